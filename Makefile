@@ -25,10 +25,10 @@ test-unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -L unit -j $(JOBS)
 
 demo: build
-	$(BUILD_DIR)/sim/geodesic-demo --source-dir $(CURDIR)
+	$(BUILD_DIR)/bin/geodesic-demo --source-dir $(CURDIR) --binary-dir $(CURDIR)/$(BUILD_DIR)
 
 bench: build
-	@for b in $(BUILD_DIR)/bench/bench_*; do [ -x "$$b" ] && "$$b" || exit 1; done
+	@for b in $(BUILD_DIR)/bin/bench_*; do [ -x "$$b" ] || continue; "$$b" || exit 1; done
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -14,6 +14,8 @@ function(geodesic_binary)
   add_executable(${ARG_NAME} ${ARG_SRCS})
   target_include_directories(${ARG_NAME} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS})
+  # Every program lands in <build>/bin, where the README, the lab and the tests find it.
+  set_target_properties(${ARG_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
 endfunction()
 
 # geodesic_test(NAME name SRCS ... DEPS ... LABELS unit|integration|drill [TIMEOUT s])

@@ -1,0 +1,438 @@
+#include "pathcomp/service/model.h"
+
+#include <cmath>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "state/entity_id.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+using state::Kind;
+
+constexpr std::string_view kCurrentPlanId = "current";
+constexpr std::string_view kEpochId = "epoch";
+
+std::string SessionKey(const std::string& facility_id, const std::string& agent_id) {
+  return facility_id + "." + agent_id;
+}
+
+bool SameMessage(const google::protobuf::MessageLite& a, const google::protobuf::MessageLite& b) {
+  return a.SerializeAsString() == b.SerializeAsString();
+}
+
+template <typename T>
+absl::Status LoadAll(const state::Store& store, Kind kind, std::map<std::string, T>& into) {
+  auto items = state::List<T>(store, kind);
+  if (!items.ok()) return items.status();
+  for (auto& item : *items) {
+    std::string id = item.id();
+    into.emplace(std::move(id), std::move(item));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateHealth(const v1::LinkReport& report) {
+  const auto& health = report.health();
+  if (!v1::OperState_IsValid(health.state())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("link ", report.link_id(), ": unknown oper state ", health.state()));
+  }
+  if (!std::isfinite(health.loss_ratio()) || health.loss_ratio() < 0 || health.loss_ratio() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("link ", report.link_id(), ": loss_ratio must be within [0, 1]"));
+  }
+  if (!std::isfinite(health.utilization_ratio()) || health.utilization_ratio() < 0 ||
+      health.utilization_ratio() > 100) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("link ", report.link_id(), ": utilization_ratio must be within [0, 100]"));
+  }
+  constexpr uint64_t kMaxRttUs = 10'000'000;  // 10 s: anything above is a broken clock
+  if (health.rtt_us() > kMaxRttUs || health.jitter_us() > kMaxRttUs) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("link ", report.link_id(), ": rtt_us/jitter_us above ", kMaxRttUs));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Model::Model(state::StorePtr store) : store_(std::move(store)) {}
+
+absl::StatusOr<std::unique_ptr<Model>> Model::Open(state::StorePtr store,
+                                                   const topology::Topology& inventory,
+                                                   std::string inventory_origin) {
+  std::unique_ptr<Model> model(new Model(std::move(store)));
+  if (auto status = model->Load(); !status.ok()) return status;
+  if (auto status = model->Reconcile(inventory, inventory_origin); !status.ok()) return status;
+  return model;
+}
+
+absl::Status Model::Load() {
+  std::lock_guard lock(mu_);
+  if (auto s = LoadAll(*store_, Kind::kFacility, facilities_); !s.ok()) return s;
+  if (auto s = LoadAll(*store_, Kind::kNode, nodes_); !s.ok()) return s;
+  if (auto s = LoadAll(*store_, Kind::kLink, links_); !s.ok()) return s;
+  if (auto s = LoadAll(*store_, Kind::kService, services_); !s.ok()) return s;
+  if (auto s = LoadAll(*store_, Kind::kWorkload, workloads_); !s.ok()) return s;
+  if (auto s = LoadAll(*store_, Kind::kIntent, intents_); !s.ok()) return s;
+  auto sessions = state::List<v1::AgentSession>(*store_, Kind::kAgentSession);
+  if (!sessions.ok()) return sessions.status();
+  for (auto& session : *sessions) {
+    sessions_[SessionKey(session.facility_id(), session.agent_id())] = session;
+  }
+  auto plan = state::Get<v1::Plan>(*store_, Kind::kPlan, kCurrentPlanId);
+  if (plan.ok()) {
+    plan_ = *std::move(plan);
+  } else if (!absl::IsNotFound(plan.status())) {
+    return plan.status();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Model::Reconcile(const topology::Topology& inventory, const std::string& origin) {
+  std::lock_guard lock(mu_);
+  state::ChangeSet changes(absl::StrCat("inventory from ", origin));
+  auto sync = [&changes](Kind kind, auto& current, const auto& wanted, auto merge) {
+    std::set<std::string> keep;
+    for (auto item : wanted) {
+      keep.insert(item.id());
+      auto it = current.find(item.id());
+      if (it != current.end()) merge(it->second, item);
+      if (it == current.end() || !SameMessage(it->second, item)) {
+        changes.Put(kind, item.id(), item);
+        current[item.id()] = item;
+      }
+    }
+    for (auto it = current.begin(); it != current.end();) {
+      if (keep.count(it->first)) {
+        ++it;
+        continue;
+      }
+      changes.Delete(kind, it->first);
+      it = current.erase(it);
+    }
+  };
+  auto no_merge = [](const auto&, auto&) {};
+  sync(Kind::kFacility, facilities_, inventory.facilities, no_merge);
+  sync(Kind::kNode, nodes_, inventory.nodes, no_merge);
+  sync(Kind::kLink, links_, inventory.links, [](const v1::Link& stored, v1::Link& wanted) {
+    *wanted.mutable_health() = stored.health();  // measurements outlive inventory edits
+  });
+  sync(Kind::kService, services_, inventory.services, no_merge);
+  if (changes.empty()) return absl::OkStatus();
+  return store_->Commit(changes).status();
+}
+
+ModelView Model::View() const {
+  std::lock_guard lock(mu_);
+  ModelView view;
+  for (const auto& [id, facility] : facilities_) view.facilities.push_back(facility);
+  for (const auto& [id, node] : nodes_) view.nodes.push_back(node);
+  for (const auto& [id, link] : links_) view.links.push_back(link);
+  for (const auto& [id, intent] : intents_) view.intents.push_back(intent);
+  return view;
+}
+
+namespace {
+template <typename T>
+std::vector<T> Values(std::mutex& mu, const std::map<std::string, T>& items) {
+  std::lock_guard lock(mu);
+  std::vector<T> values;
+  values.reserve(items.size());
+  for (const auto& [id, item] : items) values.push_back(item);
+  return values;
+}
+}  // namespace
+
+std::vector<v1::Facility> Model::Facilities() const { return Values(mu_, facilities_); }
+std::vector<v1::Node> Model::Nodes() const { return Values(mu_, nodes_); }
+std::vector<v1::Link> Model::Links() const { return Values(mu_, links_); }
+std::vector<v1::Service> Model::Services() const { return Values(mu_, services_); }
+std::vector<v1::Workload> Model::Workloads() const { return Values(mu_, workloads_); }
+std::vector<v1::Intent> Model::Intents() const { return Values(mu_, intents_); }
+
+absl::StatusOr<v1::AgentSession> Model::OpenSession(const std::string& facility_id,
+                                                    const std::string& agent_id,
+                                                    uint64_t incarnation) {
+  std::lock_guard lock(mu_);
+  if (!facilities_.count(facility_id)) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown facility ", facility_id));
+  }
+  const std::string key = SessionKey(facility_id, agent_id);
+  auto it = sessions_.find(key);
+  if (it != sessions_.end() && it->second.incarnation() == incarnation) return it->second;
+  v1::AgentSession session;
+  session.set_facility_id(facility_id);
+  session.set_agent_id(agent_id);
+  session.set_incarnation(incarnation);
+  state::ChangeSet changes(
+      absl::StrCat("agent ", key, " started incarnation ", incarnation));
+  changes.Put(Kind::kAgentSession, key, session);
+  if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
+  sessions_[key] = session;
+  return session;
+}
+
+absl::StatusOr<ReportResult> Model::ApplyReport(const std::string& facility_id,
+                                                const std::string& agent_id,
+                                                uint64_t incarnation,
+                                                const v1::AgentMessage& message,
+                                                const std::string& reporter) {
+  std::lock_guard lock(mu_);
+  const std::string key = SessionKey(facility_id, agent_id);
+  auto session_it = sessions_.find(key);
+  if (session_it == sessions_.end() || session_it->second.incarnation() != incarnation) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("no open session for agent ", key, " incarnation ", incarnation));
+  }
+  v1::AgentSession session = session_it->second;
+
+  const v1::Update* update = nullptr;
+  uint64_t seq = 0;
+  switch (message.kind_case()) {
+    case v1::AgentMessage::kSnapshot: update = &message.snapshot(); seq = update->seq(); break;
+    case v1::AgentMessage::kDelta: update = &message.delta(); seq = update->seq(); break;
+    case v1::AgentMessage::kSync: seq = message.sync().seq(); break;
+    case v1::AgentMessage::kHello:
+      return absl::InvalidArgumentError("hello may only open the stream");
+    case v1::AgentMessage::KIND_NOT_SET:
+      return absl::InvalidArgumentError("empty agent message");
+  }
+  ReportResult result;
+  result.seq = seq;
+  if (seq == 0) return absl::InvalidArgumentError("sequence numbers start at 1");
+  if (seq <= session.last_applied_seq()) {
+    result.duplicate = true;
+    return result;
+  }
+  if (seq != session.last_applied_seq() + 1) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "sequence gap: expected ", session.last_applied_seq() + 1, ", got ", seq));
+  }
+  const bool fresh = session.last_applied_seq() == 0;
+  if (message.has_delta() && (fresh || session.in_snapshot())) {
+    return absl::InvalidArgumentError(fresh ? "a new incarnation must start with a snapshot"
+                                            : "delta inside a snapshot: send the sync marker first");
+  }
+  if (message.has_sync() && !session.in_snapshot()) {
+    return absl::InvalidArgumentError("sync marker without a snapshot");
+  }
+
+  // Validate everything before changing anything.
+  std::map<std::string, v1::Link> updated;
+  if (update != nullptr) {
+    constexpr int kMaxLinksPerUpdate = 100'000;
+    if (update->links_size() > kMaxLinksPerUpdate) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("too many links in one update (", update->links_size(), ")"));
+    }
+    for (const auto& report : update->links()) {
+      auto link_it = links_.find(report.link_id());
+      if (link_it == links_.end()) {
+        return absl::InvalidArgumentError(absl::StrCat("unknown link \"", report.link_id(), "\""));
+      }
+      if (link_it->second.src_facility_id() != facility_id) {
+        return absl::PermissionDeniedError(
+            absl::StrCat("agent of ", facility_id, " may not report link ", report.link_id(),
+                         " of facility ", link_it->second.src_facility_id()));
+      }
+      if (auto status = ValidateHealth(report); !status.ok()) return status;
+      if (updated.count(report.link_id())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("link ", report.link_id(), " reported twice in one update"));
+      }
+      v1::Link link = link_it->second;
+      *link.mutable_health() = report.health();
+      updated.emplace(report.link_id(), std::move(link));
+    }
+  }
+
+  if (message.has_snapshot()) {
+    if (!session.in_snapshot()) session.clear_snapshot_link_ids();
+    session.set_in_snapshot(true);
+    for (const auto& [id, link] : updated) session.add_snapshot_link_ids(id);
+  } else if (message.has_sync()) {
+    // The snapshot is complete: what it did not mention is no longer known.
+    std::set<std::string> reported(session.snapshot_link_ids().begin(),
+                                   session.snapshot_link_ids().end());
+    for (const auto& [id, link] : links_) {
+      if (link.src_facility_id() != facility_id || reported.count(id)) continue;
+      if (link.health().state() == v1::OPER_STATE_UNKNOWN) continue;
+      v1::Link unknown = link;
+      unknown.mutable_health()->Clear();
+      updated.emplace(id, std::move(unknown));
+    }
+    session.set_in_snapshot(false);
+    session.clear_snapshot_link_ids();
+  }
+  session.set_last_applied_seq(seq);
+
+  state::ChangeSet changes(absl::StrCat("telemetry from ", reporter, " seq ", seq));
+  for (const auto& [id, link] : updated) changes.Put(Kind::kLink, id, link);
+  changes.Put(Kind::kAgentSession, key, session);
+  if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
+
+  for (auto& [id, link] : updated) {
+    v1::Link& current = links_[id];
+    if (current.health().state() != link.health().state()) {
+      result.changes.push_back({id, current.health().state(), link.health().state()});
+    }
+    current = std::move(link);
+  }
+  session_it->second = std::move(session);
+  return result;
+}
+
+absl::Status Model::AddIntent(v1::Intent intent, const std::string& actor, int64_t now_unix_ms) {
+  std::lock_guard lock(mu_);
+  if (!state::IsValidEntityId(intent.id())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("intent id \"", intent.id(), "\" is not valid (", state::kEntityIdRule, ")"));
+  }
+  if (intents_.count(intent.id())) {
+    return absl::AlreadyExistsError(absl::StrCat("intent ", intent.id(), " already exists"));
+  }
+  if (!intent.has_drain()) return absl::InvalidArgumentError("the intent names no action");
+  const auto& target = intent.drain().target();
+  switch (target.kind_case()) {
+    case v1::Target::kLinkId:
+      if (!links_.count(target.link_id())) {
+        return absl::NotFoundError(absl::StrCat("unknown link ", target.link_id()));
+      }
+      break;
+    case v1::Target::kNodeId:
+      if (!nodes_.count(target.node_id())) {
+        return absl::NotFoundError(absl::StrCat("unknown node ", target.node_id()));
+      }
+      break;
+    case v1::Target::kFacilityId:
+      if (!facilities_.count(target.facility_id())) {
+        return absl::NotFoundError(absl::StrCat("unknown facility ", target.facility_id()));
+      }
+      break;
+    case v1::Target::KIND_NOT_SET:
+      return absl::InvalidArgumentError("the drain names no target");
+  }
+  for (const auto& [id, existing] : intents_) {
+    if (existing.has_drain() && SameMessage(existing.drain().target(), target)) {
+      return absl::AlreadyExistsError(absl::StrCat("already drained by intent ", id));
+    }
+  }
+  if (intent.reason().size() > 1024) return absl::InvalidArgumentError("reason longer than 1024");
+  intent.set_created_by(actor);
+  intent.set_created_at_unix_ms(now_unix_ms);
+  state::ChangeSet changes(absl::StrCat("intent ", intent.id(), " added by ", actor));
+  changes.Put(Kind::kIntent, intent.id(), intent);
+  if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
+  intents_[intent.id()] = std::move(intent);
+  return absl::OkStatus();
+}
+
+absl::Status Model::DeleteIntent(const std::string& id, const std::string& actor) {
+  std::lock_guard lock(mu_);
+  if (!intents_.count(id)) return absl::NotFoundError(absl::StrCat("unknown intent ", id));
+  state::ChangeSet changes(absl::StrCat("intent ", id, " removed by ", actor));
+  changes.Delete(Kind::kIntent, id);
+  if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
+  intents_.erase(id);
+  return absl::OkStatus();
+}
+
+absl::Status Model::ValidateWorkload(const v1::Workload& workload) const {
+  if (!state::IsValidEntityId(workload.id())) {
+    return absl::InvalidArgumentError(absl::StrCat("workload id \"", workload.id(),
+                                                   "\" is not valid (", state::kEntityIdRule, ")"));
+  }
+  if (workload.has_elephant()) {
+    const auto& flow = workload.elephant();
+    if (!facilities_.count(flow.src_facility_id())) {
+      return absl::NotFoundError(absl::StrCat("unknown facility ", flow.src_facility_id()));
+    }
+    if (!topology::IsValidPrefix(flow.dst_prefix())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("dst_prefix \"", flow.dst_prefix(), "\" is not a CIDR prefix"));
+    }
+    if (!std::isfinite(flow.demand_gbps()) || flow.demand_gbps() <= 0) {
+      return absl::InvalidArgumentError("demand_gbps must be positive");
+    }
+    return absl::OkStatus();
+  }
+  if (workload.has_chain()) {
+    const auto& chain = workload.chain();
+    if (!facilities_.count(chain.origin_facility_id())) {
+      return absl::NotFoundError(absl::StrCat("unknown facility ", chain.origin_facility_id()));
+    }
+    if (chain.service_ids().empty()) return absl::InvalidArgumentError("a chain calls services");
+    for (const auto& service : chain.service_ids()) {
+      if (!services_.count(service)) {
+        return absl::NotFoundError(absl::StrCat("unknown service ", service));
+      }
+    }
+    if (chain.latency_budget_us() == 0) {
+      return absl::InvalidArgumentError("latency_budget_us must be positive");
+    }
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError("a workload is an elephant flow or an agent chain");
+}
+
+absl::Status Model::AddWorkload(const v1::Workload& workload, const std::string& actor) {
+  std::lock_guard lock(mu_);
+  if (auto status = ValidateWorkload(workload); !status.ok()) return status;
+  if (workloads_.count(workload.id())) {
+    return absl::AlreadyExistsError(absl::StrCat("workload ", workload.id(), " already exists"));
+  }
+  state::ChangeSet changes(absl::StrCat("workload ", workload.id(), " added by ", actor));
+  changes.Put(Kind::kWorkload, workload.id(), workload);
+  if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
+  workloads_[workload.id()] = workload;
+  return absl::OkStatus();
+}
+
+absl::Status Model::DeleteWorkload(const std::string& id, const std::string& actor) {
+  std::lock_guard lock(mu_);
+  if (!workloads_.count(id)) return absl::NotFoundError(absl::StrCat("unknown workload ", id));
+  state::ChangeSet changes(absl::StrCat("workload ", id, " removed by ", actor));
+  changes.Delete(Kind::kWorkload, id);
+  if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
+  workloads_.erase(id);
+  return absl::OkStatus();
+}
+
+std::optional<v1::Plan> Model::CurrentPlan() const {
+  std::lock_guard lock(mu_);
+  return plan_;
+}
+
+absl::Status Model::CommitPlan(const v1::Plan& plan) {
+  std::lock_guard lock(mu_);
+  state::ChangeSet changes(absl::StrCat("plan generation ", plan.generation(), ": ", plan.reason()));
+  changes.Put(Kind::kPlan, kCurrentPlanId, plan);
+  if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
+  plan_ = plan;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> Model::NextEpoch() {
+  std::lock_guard lock(mu_);
+  uint64_t epoch = 1;
+  auto stored = store_->GetRaw(Kind::kMeta, kEpochId);
+  if (stored.ok()) {
+    uint64_t previous = 0;
+    if (!absl::SimpleAtoi(*stored, &previous)) {
+      return absl::DataLossError(absl::StrCat("stored epoch \"", *stored, "\" is not a number"));
+    }
+    epoch = previous + 1;
+  } else if (!absl::IsNotFound(stored.status())) {
+    return stored.status();
+  }
+  state::ChangeSet changes(absl::StrCat("standalone start, epoch ", epoch));
+  changes.PutRaw(Kind::kMeta, kEpochId, std::to_string(epoch));
+  if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
+  return epoch;
+}
+
+}  // namespace geodesic::pathcomp

@@ -1,0 +1,211 @@
+#include "pathcomp/service/operator_service.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/log.h"
+#include "pathcomp/service/grpc_status.h"
+#include "tls/peer_identity.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+int64_t NowUnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+OperatorService::OperatorService(Model& model, Planner& planner, EventBus& events)
+    : model_(model), planner_(planner), events_(events) {}
+
+absl::StatusOr<tls::Identity> OperatorService::Authorize(grpc::ServerContext* context,
+                                                         tls::Role role) const {
+  auto identity = tls::PeerIdentity(*context);
+  if (!identity.ok()) return identity.status();
+  if (identity->kind != tls::Identity::Kind::kOperator) {
+    return absl::PermissionDeniedError(absl::StrCat(identity->spiffe_id, " is not an operator"));
+  }
+  if (identity->role < role) {
+    return absl::PermissionDeniedError(absl::StrCat("operator ", identity->name, " has role ",
+                                                    std::string(tls::RoleName(identity->role)), "; this needs ",
+                                                    std::string(tls::RoleName(role))));
+  }
+  return identity;
+}
+
+void OperatorService::Audit(const tls::Identity& who, std::string_view what,
+                            const absl::Status& result) const {
+  daemon::LogInfo("audit", {{"who", who.spiffe_id},
+                            {"what", std::string(what)},
+                            {"result", result.ok() ? "ok" : result.ToString()}});
+}
+
+#define GEODESIC_AUTHORIZE(identity, context, role)          \
+  auto identity = Authorize(context, role);                  \
+  if (!identity.ok()) return ToGrpcStatus(identity.status())
+
+grpc::Status OperatorService::ListFacilities(grpc::ServerContext* context,
+                                             const v1::ListFacilitiesRequest*,
+                                             v1::ListFacilitiesResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
+  for (auto& facility : model_.Facilities()) *response->add_facilities() = std::move(facility);
+  return grpc::Status::OK;
+}
+
+grpc::Status OperatorService::ListNodes(grpc::ServerContext* context,
+                                        const v1::ListNodesRequest* request,
+                                        v1::ListNodesResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
+  for (auto& node : model_.Nodes()) {
+    if (request->facility_id().empty() || node.facility_id() == request->facility_id()) {
+      *response->add_nodes() = std::move(node);
+    }
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status OperatorService::ListLinks(grpc::ServerContext* context,
+                                        const v1::ListLinksRequest* request,
+                                        v1::ListLinksResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
+  std::set<std::string> drained;
+  const Snapshot snapshot = Snapshot::Build(model_.View());
+  for (const auto& link : snapshot.links()) {
+    if (link.admin_state() == v1::ADMIN_STATE_DRAINED) drained.insert(link.id());
+  }
+  for (auto& link : model_.Links()) {
+    if (!request->facility_id().empty() && link.src_facility_id() != request->facility_id()) {
+      continue;
+    }
+    if (drained.count(link.id())) link.set_admin_state(v1::ADMIN_STATE_DRAINED);
+    *response->add_links() = std::move(link);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status OperatorService::GetPlan(grpc::ServerContext* context,
+                                      const v1::GetPlanRequest* request,
+                                      v1::GetPlanResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
+  auto plan = planner_.CurrentPlan();
+  if (!plan) return grpc::Status(grpc::StatusCode::NOT_FOUND, "no plan computed yet");
+  if (!request->facility_id().empty()) {
+    v1::Plan filtered = *plan;
+    filtered.clear_sites();
+    for (const auto& site : plan->sites()) {
+      if (site.facility_id() == request->facility_id()) *filtered.add_sites() = site;
+    }
+    if (filtered.sites().empty()) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                          absl::StrCat("unknown facility \"", request->facility_id(), "\""));
+    }
+    plan = std::move(filtered);
+  }
+  *response->mutable_plan() = std::move(*plan);
+  for (auto& status : planner_.InstallStatus()) {
+    if (request->facility_id().empty() || status.facility_id() == request->facility_id()) {
+      *response->add_sites() = std::move(status);
+    }
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status OperatorService::ListWorkloads(grpc::ServerContext* context,
+                                            const v1::ListWorkloadsRequest*,
+                                            v1::ListWorkloadsResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
+  for (auto& workload : model_.Workloads()) *response->add_workloads() = std::move(workload);
+  return grpc::Status::OK;
+}
+
+grpc::Status OperatorService::AddWorkload(grpc::ServerContext* context,
+                                          const v1::AddWorkloadRequest* request,
+                                          v1::AddWorkloadResponse*) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kOperator);
+  const absl::Status result = model_.AddWorkload(request->workload(), identity->spiffe_id);
+  Audit(*identity, absl::StrCat("add workload ", request->workload().id()), result);
+  return ToGrpcStatus(result);
+}
+
+grpc::Status OperatorService::DeleteWorkload(grpc::ServerContext* context,
+                                             const v1::DeleteWorkloadRequest* request,
+                                             v1::DeleteWorkloadResponse*) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kOperator);
+  const absl::Status result = model_.DeleteWorkload(request->id(), identity->spiffe_id);
+  Audit(*identity, absl::StrCat("delete workload ", request->id()), result);
+  return ToGrpcStatus(result);
+}
+
+grpc::Status OperatorService::ListIntents(grpc::ServerContext* context,
+                                          const v1::ListIntentsRequest*,
+                                          v1::ListIntentsResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
+  for (auto& intent : model_.Intents()) *response->add_intents() = std::move(intent);
+  return grpc::Status::OK;
+}
+
+grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
+                                        const v1::AddIntentRequest* request,
+                                        v1::AddIntentResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kOperator);
+  absl::Status result = model_.AddIntent(request->intent(), identity->spiffe_id, NowUnixMs());
+  if (result.ok()) {
+    auto generation = planner_.SolveNow(absl::StrCat("intent ", request->intent().id(), " by ",
+                                                     identity->name));
+    if (generation.ok()) {
+      response->set_plan_generation(*generation);
+    } else {
+      result = generation.status();
+    }
+    v1::Event event;
+    event.set_at_unix_ms(NowUnixMs());
+    *event.mutable_intent()->mutable_intent() = request->intent();
+    events_.Publish(event);
+  }
+  Audit(*identity, absl::StrCat("add intent ", request->intent().ShortDebugString()), result);
+  return ToGrpcStatus(result);
+}
+
+grpc::Status OperatorService::DeleteIntent(grpc::ServerContext* context,
+                                           const v1::DeleteIntentRequest* request,
+                                           v1::DeleteIntentResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kOperator);
+  absl::Status result = model_.DeleteIntent(request->id(), identity->spiffe_id);
+  if (result.ok()) {
+    auto generation =
+        planner_.SolveNow(absl::StrCat("intent ", request->id(), " removed by ", identity->name));
+    if (generation.ok()) {
+      response->set_plan_generation(*generation);
+    } else {
+      result = generation.status();
+    }
+    v1::Event event;
+    event.set_at_unix_ms(NowUnixMs());
+    event.mutable_intent()->mutable_intent()->set_id(request->id());
+    event.mutable_intent()->set_removed(true);
+    events_.Publish(event);
+  }
+  Audit(*identity, absl::StrCat("delete intent ", request->id()), result);
+  return ToGrpcStatus(result);
+}
+
+grpc::Status OperatorService::WatchEvents(grpc::ServerContext* context,
+                                          const v1::WatchEventsRequest*,
+                                          grpc::ServerWriter<v1::Event>* writer) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
+  auto subscription = events_.Subscribe();
+  while (!context->IsCancelled() && !planner_.stopping()) {
+    auto event = subscription->Next(std::chrono::steady_clock::now() +
+                                    std::chrono::milliseconds(500));
+    if (event && !writer->Write(*event)) break;
+  }
+  events_.Unsubscribe(subscription);
+  return grpc::Status::OK;
+}
+
+#undef GEODESIC_AUTHORIZE
+
+}  // namespace geodesic::pathcomp

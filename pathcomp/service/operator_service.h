@@ -1,0 +1,52 @@
+#pragma once
+// The Operator API (operator.proto). Roles come from the operator's
+// certificate: viewer reads; operator also changes workloads and intents.
+// Every mutation is logged with who, what and the result, and journaled with
+// its cause in the store.
+#include "geodesic/v1/operator.grpc.pb.h"
+#include "pathcomp/service/event_bus.h"
+#include "pathcomp/service/model.h"
+#include "pathcomp/service/planner.h"
+#include "tls/identity.h"
+
+namespace geodesic::pathcomp {
+
+class OperatorService final : public v1::Operator::Service {
+ public:
+  OperatorService(Model& model, Planner& planner, EventBus& events);
+
+  grpc::Status ListFacilities(grpc::ServerContext*, const v1::ListFacilitiesRequest*,
+                              v1::ListFacilitiesResponse*) override;
+  grpc::Status ListNodes(grpc::ServerContext*, const v1::ListNodesRequest*,
+                         v1::ListNodesResponse*) override;
+  grpc::Status ListLinks(grpc::ServerContext*, const v1::ListLinksRequest*,
+                         v1::ListLinksResponse*) override;
+  grpc::Status GetPlan(grpc::ServerContext*, const v1::GetPlanRequest*,
+                       v1::GetPlanResponse*) override;
+  grpc::Status ListWorkloads(grpc::ServerContext*, const v1::ListWorkloadsRequest*,
+                             v1::ListWorkloadsResponse*) override;
+  grpc::Status AddWorkload(grpc::ServerContext*, const v1::AddWorkloadRequest*,
+                           v1::AddWorkloadResponse*) override;
+  grpc::Status DeleteWorkload(grpc::ServerContext*, const v1::DeleteWorkloadRequest*,
+                              v1::DeleteWorkloadResponse*) override;
+  grpc::Status ListIntents(grpc::ServerContext*, const v1::ListIntentsRequest*,
+                           v1::ListIntentsResponse*) override;
+  grpc::Status AddIntent(grpc::ServerContext*, const v1::AddIntentRequest*,
+                         v1::AddIntentResponse*) override;
+  grpc::Status DeleteIntent(grpc::ServerContext*, const v1::DeleteIntentRequest*,
+                            v1::DeleteIntentResponse*) override;
+  grpc::Status WatchEvents(grpc::ServerContext*, const v1::WatchEventsRequest*,
+                           grpc::ServerWriter<v1::Event>*) override;
+
+ private:
+  // The caller's identity when it is an operator with at least `role`.
+  absl::StatusOr<tls::Identity> Authorize(grpc::ServerContext* context, tls::Role role) const;
+  // Audit line for a mutation.
+  void Audit(const tls::Identity& who, std::string_view what, const absl::Status& result) const;
+
+  Model& model_;
+  Planner& planner_;
+  EventBus& events_;
+};
+
+}  // namespace geodesic::pathcomp

@@ -1,0 +1,35 @@
+#pragma once
+// pathcomp's configuration (one YAML file), validated once at load.
+//
+//   replica_id: pc1                  # this replica's id; must match its certificate
+//   listen: 127.0.0.1:7443           # host:port; port 0 picks a free port
+//   listen_address_file: run/pc1.addr  # optional: written with host:port once listening
+//   state_dir: /var/lib/geodesic/pc1   # RocksDB lives here
+//   topology: backbone.yaml          # the inventory (project topology format)
+//   solve_debounce_ms: 50            # optional, 0..10000
+//   tls: {ca: ca.crt, cert: pathcomp-pc1.crt, key: pathcomp-pc1.key}
+#include <chrono>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "tls/credentials.h"
+
+namespace geodesic::pathcomp {
+
+struct PathcompConfig {
+  std::string replica_id;
+  std::string listen_address;
+  std::string listen_address_file;  // empty: none
+  std::string state_dir;
+  std::string topology_path;
+  std::chrono::milliseconds solve_debounce{50};
+  tls::TlsFiles tls;
+};
+
+// Errors name the file and key; every problem is listed.
+[[nodiscard]] absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path);
+
+// "host:port" with a numeric port 0..65535 and a non-empty host.
+bool IsValidListenAddress(const std::string& address);
+
+}  // namespace geodesic::pathcomp

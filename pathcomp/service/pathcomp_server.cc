@@ -1,0 +1,139 @@
+#include "pathcomp/service/pathcomp_server.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/log.h"
+#include "pathcomp/service/event_bus.h"
+#include "pathcomp/service/model.h"
+#include "pathcomp/service/operator_service.h"
+#include "pathcomp/service/plan_service.h"
+#include "pathcomp/service/planner.h"
+#include "pathcomp/service/telemetry_service.h"
+#include "state/rocks_store.h"
+#include "tls/credentials.h"
+#include "topology/topology.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+absl::Status WriteFileAtomically(const std::string& path, const std::string& content) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    if (!out) return absl::UnavailableError(absl::StrCat(path, ": cannot write"));
+    out << content << "\n";
+  }
+  std::error_code error;
+  std::filesystem::rename(temp, path, error);
+  if (error) return absl::UnavailableError(absl::StrCat(path, ": ", error.message()));
+  return absl::OkStatus();
+}
+
+class PathcompServerImpl final : public PathcompServer {
+ public:
+  PathcompServerImpl(std::unique_ptr<Model> model, PlannerConfig planner_config)
+      : model_(std::move(model)),
+        planner_(*model_, events_, planner_config),
+        telemetry_(*model_, planner_, events_, planner_config.replica_id),
+        plans_(*model_, planner_),
+        operators_(*model_, planner_, events_) {}
+
+  ~PathcompServerImpl() override { Shutdown(); }
+
+  absl::Status Listen(const PathcompConfig& config) {
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort(config.listen_address, tls::MakeServerCredentials(config.tls), &port);
+    builder.RegisterService(&telemetry_);
+    builder.RegisterService(&plans_);
+    builder.RegisterService(&operators_);
+    server_ = builder.BuildAndStart();
+    if (!server_ || port == 0) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot listen on ", config.listen_address, " (in use or not local?)"));
+    }
+    address_ = absl::StrCat(config.listen_address.substr(0, config.listen_address.rfind(':')),
+                            ":", port);
+    planner_.Start();
+    return absl::OkStatus();
+  }
+
+  Planner& planner() { return planner_; }
+  std::string address() const override { return address_; }
+
+  void Shutdown() override {
+    if (shut_down_) return;
+    shut_down_ = true;
+    planner_.Stop();
+    events_.Close();
+    if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  }
+
+ private:
+  std::unique_ptr<Model> model_;
+  EventBus events_;
+  Planner planner_;
+  TelemetryService telemetry_;
+  PlanService plans_;
+  OperatorService operators_;
+  std::unique_ptr<grpc::Server> server_;
+  std::string address_;
+  bool shut_down_ = false;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
+    const PathcompConfig& config) {
+  if (auto status = tls::ValidateTlsFiles(config.tls); !status.ok()) return status;
+  auto own = tls::ReadCertificateIdentity(config.tls.cert_path);
+  if (!own.ok()) return own.status();
+  if (own->kind != tls::Identity::Kind::kPathcomp || own->name != config.replica_id) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(config.tls.cert_path, ": certificate identity ", own->spiffe_id,
+                     " is not spiffe://geodesic/pathcomp/", config.replica_id));
+  }
+  auto inventory = topology::LoadTopologyFile(config.topology_path);
+  if (!inventory.ok()) return inventory.status();
+  std::error_code error;
+  std::filesystem::create_directories(config.state_dir, error);
+  if (error) {
+    return absl::UnavailableError(
+        absl::StrCat(config.state_dir, ": cannot create the state directory: ", error.message()));
+  }
+  state::RocksStoreOptions store_options;
+  store_options.sync_writes = true;  // telemetry acks promise the report is stored
+  auto store = state::OpenRocksStore(config.state_dir, store_options);
+  if (!store.ok()) return store.status();
+  auto model = Model::Open(*std::move(store), *inventory, config.topology_path);
+  if (!model.ok()) return model.status();
+  auto epoch = (*model)->NextEpoch();
+  if (!epoch.ok()) return epoch.status();
+
+  PlannerConfig planner_config;
+  planner_config.replica_id = config.replica_id;
+  planner_config.epoch = *epoch;
+  planner_config.debounce = config.solve_debounce;
+  auto server = std::make_unique<PathcompServerImpl>(*std::move(model), planner_config);
+  if (auto generation = server->planner().SolveNow("pathcomp started"); !generation.ok()) {
+    return generation.status();
+  }
+  if (auto status = server->Listen(config); !status.ok()) return status;
+  if (!config.listen_address_file.empty()) {
+    if (auto status = WriteFileAtomically(config.listen_address_file, server->address());
+        !status.ok()) {
+      return status;
+    }
+  }
+  daemon::LogInfo("pathcomp listening", {{"address", server->address()},
+                                         {"replica", config.replica_id},
+                                         {"epoch", std::to_string(*epoch)},
+                                         {"state_dir", config.state_dir}});
+  return server;
+}
+
+}  // namespace geodesic::pathcomp

@@ -1,0 +1,27 @@
+#pragma once
+// Assembles one pathcomp replica (standalone): the store, the model, the
+// planner and the three gRPC services behind one mTLS listener.
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "pathcomp/service/pathcomp_config.h"
+
+namespace geodesic::pathcomp {
+
+class PathcompServer {
+ public:
+  // Opens the store, loads and reconciles the inventory, checks the replica's
+  // own certificate, binds the listener and publishes a first plan.
+  // Errors name what failed (config key, file, store directory).
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<PathcompServer>> Start(
+      const PathcompConfig& config);
+  virtual ~PathcompServer() = default;
+
+  // "host:port" actually bound.
+  virtual std::string address() const = 0;
+  // Stops accepting calls, ends open streams and stops the planner.
+  virtual void Shutdown() = 0;
+};
+
+}  // namespace geodesic::pathcomp

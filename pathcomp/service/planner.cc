@@ -1,0 +1,185 @@
+#include "pathcomp/service/planner.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "daemon/log.h"
+#include "pathcomp/solver/path_solver.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+int64_t NowUnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// True when two plans route the same way (stamps aside).
+bool SameRouting(const v1::Plan& a, const v1::Plan& b) {
+  if (a.sites_size() != b.sites_size()) return false;
+  if (a.unreachable_size() != b.unreachable_size()) return false;
+  for (int i = 0; i < a.unreachable_size(); ++i) {
+    if (a.unreachable(i) != b.unreachable(i)) return false;
+  }
+  for (int i = 0; i < a.sites_size(); ++i) {
+    const auto& x = a.sites(i);
+    const auto& y = b.sites(i);
+    if (x.facility_id() != y.facility_id() || x.routes_size() != y.routes_size()) return false;
+    for (int r = 0; r < x.routes_size(); ++r) {
+      if (x.routes(r).SerializeAsString() != y.routes(r).SerializeAsString()) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Planner::Planner(Model& model, EventBus& events, PlannerConfig config)
+    : model_(model), events_(events), config_(std::move(config)), plan_(model.CurrentPlan()) {}
+
+Planner::~Planner() { Stop(); }
+
+void Planner::Start() { thread_ = std::thread([this] { Run(); }); }
+
+void Planner::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Planner::RequestSolve(std::string reason) {
+  {
+    std::lock_guard lock(mu_);
+    pending_reasons_.push_back(std::move(reason));
+  }
+  cv_.notify_all();
+}
+
+void Planner::Run() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    cv_.wait(lock, [this] { return stopping_ || !pending_reasons_.empty(); });
+    if (stopping_) return;
+    // Let the burst settle so one failure seen by several agents is one plan.
+    cv_.wait_for(lock, config_.debounce, [this] { return stopping_; });
+    if (stopping_) return;
+    std::vector<std::string> reasons;
+    reasons.swap(pending_reasons_);
+    lock.unlock();
+    {
+      std::lock_guard solve_lock(solve_mu_);
+      if (auto solved = SolveLocked(absl::StrJoin(reasons, "; ")); !solved.ok()) {
+        daemon::LogError("solve failed", {{"error", std::string(solved.status().message())}});
+      }
+    }
+    lock.lock();
+  }
+}
+
+absl::StatusOr<uint64_t> Planner::SolveNow(std::string reason) {
+  std::lock_guard solve_lock(solve_mu_);
+  return SolveLocked(reason);
+}
+
+absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
+  const Snapshot snapshot = Snapshot::Build(model_.View());
+  std::optional<v1::Plan> previous = CurrentPlan();
+  PlanStamp stamp;
+  stamp.generation = previous ? previous->generation() + 1 : 1;
+  stamp.epoch = config_.epoch;
+  stamp.replica_id = config_.replica_id;
+  stamp.computed_at_unix_ms = NowUnixMs();
+  stamp.reason = reason;
+  v1::Plan plan = PathSolver().Solve(snapshot, stamp);
+  if (previous && previous->epoch() == config_.epoch && SameRouting(*previous, plan)) {
+    return previous->generation();  // nothing moved: no new generation
+  }
+  if (auto status = model_.CommitPlan(plan); !status.ok()) return status;
+
+  uint32_t routes_changed = 0;
+  for (int i = 0; i < plan.sites_size(); ++i) {
+    v1::SitePlan empty;
+    const v1::SitePlan* before = &empty;
+    if (previous) {
+      for (const auto& site : previous->sites()) {
+        if (site.facility_id() == plan.sites(i).facility_id()) before = &site;
+      }
+    }
+    routes_changed += CountChangedRoutes(*before, plan.sites(i));
+  }
+  daemon::LogInfo("plan published",
+                  {{"generation", std::to_string(plan.generation())},
+                   {"epoch", std::to_string(plan.epoch())},
+                   {"routes_changed", std::to_string(routes_changed)},
+                   {"unreachable_pairs", std::to_string(plan.unreachable_size())},
+                   {"usable_links", std::to_string(snapshot.usable_link_count())},
+                   {"reason", reason}});
+  {
+    std::lock_guard lock(mu_);
+    plan_ = plan;
+  }
+  cv_.notify_all();
+  v1::Event event;
+  event.set_at_unix_ms(stamp.computed_at_unix_ms);
+  event.mutable_plan()->set_generation(plan.generation());
+  event.mutable_plan()->set_reason(reason);
+  event.mutable_plan()->set_routes_changed(routes_changed);
+  events_.Publish(event);
+  return plan.generation();
+}
+
+std::optional<v1::SitePlan> Planner::WaitForSitePlan(
+    const std::string& facility_id, uint64_t known_generation,
+    std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock lock(mu_);
+  cv_.wait_until(lock, deadline, [&] {
+    return stopping_ || (plan_ && plan_->generation() != known_generation);
+  });
+  if (stopping_ || !plan_ || plan_->generation() == known_generation) return std::nullopt;
+  for (const auto& site : plan_->sites()) {
+    if (site.facility_id() == facility_id) return site;
+  }
+  // The facility has no part in the plan (e.g. it was removed): an empty site plan.
+  v1::SitePlan site;
+  site.set_facility_id(facility_id);
+  site.set_generation(plan_->generation());
+  site.set_epoch(plan_->epoch());
+  site.set_replica_id(plan_->replica_id());
+  site.set_computed_at_unix_ms(plan_->computed_at_unix_ms());
+  site.set_reason(plan_->reason());
+  return site;
+}
+
+std::optional<v1::Plan> Planner::CurrentPlan() const {
+  std::lock_guard lock(mu_);
+  return plan_;
+}
+
+bool Planner::stopping() const {
+  std::lock_guard lock(mu_);
+  return stopping_;
+}
+
+void Planner::RecordAck(const v1::PlanAck& ack, int64_t now_unix_ms) {
+  v1::SiteInstallStatus status;
+  status.set_facility_id(ack.facility_id());
+  status.set_generation(ack.generation());
+  status.set_epoch(ack.epoch());
+  status.set_installed(ack.installed());
+  status.set_error(ack.error());
+  status.set_at_unix_ms(now_unix_ms);
+  std::lock_guard lock(mu_);
+  installed_[ack.facility_id()] = status;
+}
+
+std::vector<v1::SiteInstallStatus> Planner::InstallStatus() const {
+  std::lock_guard lock(mu_);
+  std::vector<v1::SiteInstallStatus> statuses;
+  for (const auto& [id, status] : installed_) statuses.push_back(status);
+  return statuses;
+}
+
+}  // namespace geodesic::pathcomp

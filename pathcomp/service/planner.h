@@ -1,0 +1,74 @@
+#pragma once
+// Keeps the published plan in step with the model: re-solves (debounced) when
+// health or intents change, publishes a new generation only when routes
+// actually changed, and hands each site's part to its watchers.
+// Thread-safe. Owns one solver thread between Start() and Stop().
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "geodesic/v1/operator.pb.h"
+#include "geodesic/v1/plan.pb.h"
+#include "pathcomp/service/event_bus.h"
+#include "pathcomp/service/model.h"
+
+namespace geodesic::pathcomp {
+
+struct PlannerConfig {
+  std::string replica_id;
+  uint64_t epoch = 1;
+  std::chrono::milliseconds debounce{50};
+};
+
+class Planner {
+ public:
+  Planner(Model& model, EventBus& events, PlannerConfig config);
+  ~Planner();
+
+  void Start();
+  void Stop();
+
+  // Asks for a re-solve; requests within the debounce window are coalesced and
+  // their reasons joined.
+  void RequestSolve(std::string reason);
+  // Solves at once; returns the generation current afterwards.
+  [[nodiscard]] absl::StatusOr<uint64_t> SolveNow(std::string reason);
+
+  // Waits until the current plan for `facility_id` has a generation other than
+  // `known_generation` (or the deadline, or Stop()); returns that site's plan.
+  std::optional<v1::SitePlan> WaitForSitePlan(const std::string& facility_id,
+                                              uint64_t known_generation,
+                                              std::chrono::steady_clock::time_point deadline);
+  std::optional<v1::Plan> CurrentPlan() const;
+  bool stopping() const;
+
+  void RecordAck(const v1::PlanAck& ack, int64_t now_unix_ms);
+  std::vector<v1::SiteInstallStatus> InstallStatus() const;
+
+ private:
+  void Run();
+  absl::StatusOr<uint64_t> SolveLocked(const std::string& reason);  // requires solve_mu_
+
+  Model& model_;
+  EventBus& events_;
+  const PlannerConfig config_;
+
+  std::mutex solve_mu_;  // one solve at a time
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::optional<v1::Plan> plan_;
+  std::vector<std::string> pending_reasons_;
+  bool stopping_ = false;
+  std::map<std::string, v1::SiteInstallStatus> installed_;
+  std::thread thread_;
+};
+
+}  // namespace geodesic::pathcomp

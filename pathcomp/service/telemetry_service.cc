@@ -1,0 +1,108 @@
+#include "pathcomp/service/telemetry_service.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/log.h"
+#include "pathcomp/service/grpc_status.h"
+#include "state/entity_id.h"
+#include "tls/peer_identity.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+int64_t NowUnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string StateName(v1::OperState state) {
+  switch (state) {
+    case v1::OPER_STATE_UP: return "up";
+    case v1::OPER_STATE_DEGRADED: return "degraded";
+    case v1::OPER_STATE_DOWN: return "down";
+    default: return "unknown";
+  }
+}
+
+}  // namespace
+
+TelemetryService::TelemetryService(Model& model, Planner& planner, EventBus& events,
+                                   std::string replica_id)
+    : model_(model), planner_(planner), events_(events), replica_id_(std::move(replica_id)) {}
+
+grpc::Status TelemetryService::Report(
+    grpc::ServerContext* context,
+    grpc::ServerReaderWriter<v1::ControllerMessage, v1::AgentMessage>* stream) {
+  auto identity = tls::PeerIdentity(*context);
+  if (!identity.ok()) return ToGrpcStatus(identity.status());
+  if (identity->kind != tls::Identity::Kind::kAgent) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        absl::StrCat(identity->spiffe_id, " is not a site agent"));
+  }
+
+  v1::AgentMessage message;
+  if (!stream->Read(&message)) return grpc::Status::OK;
+  if (!message.has_hello()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the stream must open with hello");
+  }
+  const v1::AgentHello hello = message.hello();
+  if (hello.facility_id() != identity->facility_id) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        absl::StrCat("certificate of facility ", identity->facility_id,
+                                     " may not report for facility ", hello.facility_id()));
+  }
+  if (!state::IsValidEntityId(hello.agent_id())) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("agent_id \"", hello.agent_id(), "\" is not a valid id"));
+  }
+  if (hello.incarnation() == 0) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "incarnation must be non-zero");
+  }
+  auto session = model_.OpenSession(hello.facility_id(), hello.agent_id(), hello.incarnation());
+  if (!session.ok()) return ToGrpcStatus(session.status());
+  daemon::LogInfo("agent connected", {{"agent", identity->spiffe_id},
+                                      {"incarnation", std::to_string(hello.incarnation())},
+                                      {"resume_after_seq",
+                                       std::to_string(session->last_applied_seq())}});
+
+  v1::ControllerMessage reply;
+  reply.mutable_hello_ack()->set_replica_id(replica_id_);
+  reply.mutable_hello_ack()->set_last_applied_seq(session->last_applied_seq());
+  reply.mutable_hello_ack()->set_snapshot_required(session->last_applied_seq() == 0);
+  if (!stream->Write(reply)) return grpc::Status::OK;
+
+  while (stream->Read(&message)) {
+    auto result = model_.ApplyReport(hello.facility_id(), hello.agent_id(), hello.incarnation(),
+                                     message, identity->spiffe_id);
+    if (!result.ok()) {
+      daemon::LogWarn("telemetry refused", {{"agent", identity->spiffe_id},
+                                            {"error", std::string(result.status().message())}});
+      return ToGrpcStatus(result.status());
+    }
+    if (!result->changes.empty()) {
+      std::string reason;
+      for (const auto& change : result->changes) {
+        if (!reason.empty()) reason += ", ";
+        absl::StrAppend(&reason, "link ", change.link_id, " ", StateName(change.current));
+        v1::Event event;
+        event.set_at_unix_ms(NowUnixMs());
+        auto& health = *event.mutable_health();
+        health.set_link_id(change.link_id);
+        health.set_previous(change.previous);
+        health.set_current(change.current);
+        health.set_reported_by(identity->spiffe_id);
+        events_.Publish(event);
+      }
+      daemon::LogInfo("link state changed", {{"agent", identity->spiffe_id}, {"changes", reason}});
+      planner_.RequestSolve(absl::StrCat(reason, " (", hello.facility_id(), " agent)"));
+    }
+    reply.Clear();
+    reply.mutable_ack()->set_seq(result->seq);
+    if (!stream->Write(reply)) break;
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace geodesic::pathcomp

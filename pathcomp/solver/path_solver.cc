@@ -1,0 +1,235 @@
+#include "pathcomp/solver/path_solver.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <queue>
+#include <set>
+
+namespace geodesic::pathcomp {
+namespace {
+
+constexpr uint64_t kInfinity = std::numeric_limits<uint64_t>::max();
+
+// What a shortest-path run must avoid.
+struct Exclusion {
+  int link = -1;
+  std::string srlg;
+  int facility = -1;
+
+  bool Excludes(const Snapshot& snapshot, const Arc& arc) const {
+    if (arc.link == link) return true;
+    if (facility >= 0 && (arc.src == facility || arc.dst == facility)) return true;
+    if (!srlg.empty()) {
+      const auto& srlgs = snapshot.links()[arc.link].srlgs();
+      if (std::find(srlgs.begin(), srlgs.end(), srlg) != srlgs.end()) return true;
+    }
+    return false;
+  }
+};
+
+// Single-source shortest paths from one facility.
+struct ShortestPaths {
+  std::vector<uint64_t> distance_us;
+  std::vector<int> parent_arc_link;  // link index of the arc into each facility on one shortest path
+  std::vector<int> parent;           // facility before it on that path
+
+  static ShortestPaths Run(const Snapshot& snapshot, int source, const Exclusion& exclusion) {
+    const int n = snapshot.facility_count();
+    ShortestPaths result{std::vector<uint64_t>(n, kInfinity), std::vector<int>(n, -1),
+                         std::vector<int>(n, -1)};
+    using Entry = std::pair<uint64_t, int>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+    result.distance_us[source] = 0;
+    queue.emplace(0, source);
+    while (!queue.empty()) {
+      auto [distance, at] = queue.top();
+      queue.pop();
+      if (distance != result.distance_us[at]) continue;
+      for (const Arc& arc : snapshot.out_arcs(at)) {
+        if (exclusion.Excludes(snapshot, arc)) continue;
+        const uint64_t candidate = distance + arc.cost_us;
+        // Ties broken by link index so plans are deterministic.
+        if (candidate < result.distance_us[arc.dst] ||
+            (candidate == result.distance_us[arc.dst] && arc.link < result.parent_arc_link[arc.dst])) {
+          const bool improved = candidate < result.distance_us[arc.dst];
+          result.distance_us[arc.dst] = candidate;
+          result.parent_arc_link[arc.dst] = arc.link;
+          result.parent[arc.dst] = at;
+          if (improved) queue.emplace(candidate, arc.dst);
+        }
+      }
+    }
+    return result;
+  }
+
+  // Facility indices from the source to `dst`, inclusive.
+  std::vector<int> PathTo(int dst) const {
+    std::vector<int> path;
+    for (int at = dst; at >= 0; at = parent[at]) path.push_back(at);
+    std::reverse(path.begin(), path.end());
+    return path;
+  }
+
+  // Link index of the first arc on the recorded path to `dst`.
+  int FirstLinkTo(int dst) const {
+    int at = dst;
+    while (parent[at] >= 0 && parent[parent[at]] >= 0) at = parent[at];
+    return parent_arc_link[at];
+  }
+};
+
+v1::NextHop MakeNextHop(const v1::Link& link, uint32_t weight) {
+  v1::NextHop hop;
+  hop.set_link_id(link.id());
+  hop.set_peer_facility_id(link.dst_facility_id());
+  hop.set_peer_node_id(link.dst_node_id());
+  hop.set_weight(weight);
+  return hop;
+}
+
+// Every first-hop arc of `source` that starts a shortest path to `dst`.
+std::vector<int> EqualCostFirstLinks(const Snapshot& snapshot, int source, int dst,
+                                     const ShortestPaths& from_source,
+                                     const std::vector<ShortestPaths>& to_dst_from_neighbor,
+                                     const Exclusion& exclusion) {
+  std::vector<int> links;
+  for (const Arc& arc : snapshot.out_arcs(source)) {
+    if (exclusion.Excludes(snapshot, arc)) continue;
+    const uint64_t rest = to_dst_from_neighbor[arc.dst].distance_us[dst];
+    if (rest == kInfinity) continue;
+    if (arc.cost_us + rest == from_source.distance_us[dst]) links.push_back(arc.link);
+  }
+  std::sort(links.begin(), links.end());
+  return links;
+}
+
+std::vector<std::string> FacilityIds(const Snapshot& snapshot, const std::vector<int>& path) {
+  std::vector<std::string> ids;
+  ids.reserve(path.size());
+  for (int index : path) ids.push_back(snapshot.facility(index).id());
+  return ids;
+}
+
+}  // namespace
+
+v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp) const {
+  v1::Plan plan;
+  plan.set_generation(stamp.generation);
+  plan.set_epoch(stamp.epoch);
+  plan.set_replica_id(stamp.replica_id);
+  plan.set_computed_at_unix_ms(stamp.computed_at_unix_ms);
+  plan.set_reason(stamp.reason);
+
+  const int n = snapshot.facility_count();
+  // Shortest paths from every facility with nothing excluded; also serves as
+  // "distance from a neighbor to the destination" for equal-cost first hops.
+  std::vector<ShortestPaths> all;
+  all.reserve(n);
+  for (int source = 0; source < n; ++source) {
+    all.push_back(ShortestPaths::Run(snapshot, source, Exclusion{}));
+  }
+
+  for (int source = 0; source < n; ++source) {
+    const ShortestPaths& primary = all[source];
+    v1::SitePlan& site = *plan.add_sites();
+    site.set_facility_id(snapshot.facility(source).id());
+    site.set_generation(stamp.generation);
+    site.set_epoch(stamp.epoch);
+    site.set_replica_id(stamp.replica_id);
+    site.set_computed_at_unix_ms(stamp.computed_at_unix_ms);
+    site.set_reason(stamp.reason);
+
+    // The failures this site must be ready for, each solved once for all destinations.
+    std::map<std::pair<int, std::string>, ShortestPaths> backups;  // (kind, id) -> paths
+    auto backup_for = [&](v1::FailureKind kind, const std::string& id,
+                          const Exclusion& exclusion) -> const ShortestPaths& {
+      auto key = std::make_pair(static_cast<int>(kind), id);
+      auto it = backups.find(key);
+      if (it == backups.end()) {
+        it = backups.emplace(key, ShortestPaths::Run(snapshot, source, exclusion)).first;
+      }
+      return it->second;
+    };
+
+    for (int dst = 0; dst < n; ++dst) {
+      if (dst == source) continue;
+      const v1::Facility& destination = snapshot.facility(dst);
+      if (primary.distance_us[dst] == kInfinity) {
+        plan.add_unreachable(site.facility_id() + "->" + destination.id());
+        continue;
+      }
+      const std::vector<int> first_links =
+          EqualCostFirstLinks(snapshot, source, dst, primary, all, Exclusion{});
+      const std::vector<int> path = primary.PathTo(dst);
+
+      v1::Route route;
+      route.set_destination_facility_id(destination.id());
+      for (int link : first_links) *route.add_next_hops() = MakeNextHop(snapshot.links()[link], 1);
+      for (const auto& id : FacilityIds(snapshot, path)) route.add_path_facility_ids(id);
+      route.set_path_latency_us(primary.distance_us[dst]);
+
+      // Failures that would hit this route: its first links, their SRLGs, transit facilities.
+      std::vector<std::pair<v1::FailureScope, Exclusion>> failures;
+      std::set<std::string> srlgs;
+      for (int link : first_links) {
+        v1::FailureScope scope;
+        scope.set_kind(v1::FAILURE_KIND_LINK);
+        scope.set_id(snapshot.links()[link].id());
+        failures.emplace_back(scope, Exclusion{.link = link});
+        for (const auto& srlg : snapshot.links()[link].srlgs()) srlgs.insert(srlg);
+      }
+      for (const auto& srlg : srlgs) {
+        v1::FailureScope scope;
+        scope.set_kind(v1::FAILURE_KIND_SRLG);
+        scope.set_id(srlg);
+        failures.emplace_back(scope, Exclusion{.srlg = srlg});
+      }
+      for (size_t i = 1; i + 1 < path.size(); ++i) {
+        v1::FailureScope scope;
+        scope.set_kind(v1::FAILURE_KIND_FACILITY);
+        scope.set_id(snapshot.facility(path[i]).id());
+        failures.emplace_back(scope, Exclusion{.facility = path[i]});
+      }
+      for (const auto& [scope, exclusion] : failures) {
+        const ShortestPaths& alternative = backup_for(scope.kind(), scope.id(), exclusion);
+        v1::Backup& backup = *route.add_backups();
+        *backup.mutable_protects() = scope;
+        if (alternative.distance_us[dst] == kInfinity) continue;  // no backup: empty next hops
+        backup.add_next_hops()->CopyFrom(
+            MakeNextHop(snapshot.links()[alternative.FirstLinkTo(dst)], 1));
+        for (const auto& id : FacilityIds(snapshot, alternative.PathTo(dst))) {
+          backup.add_path_facility_ids(id);
+        }
+        backup.set_path_latency_us(alternative.distance_us[dst]);
+      }
+
+      for (const auto& prefix : destination.prefixes()) {
+        route.set_prefix(prefix);
+        *site.add_routes() = route;
+      }
+    }
+    std::sort(site.mutable_routes()->begin(), site.mutable_routes()->end(),
+              [](const v1::Route& a, const v1::Route& b) { return a.prefix() < b.prefix(); });
+  }
+  return plan;
+}
+
+uint32_t CountChangedRoutes(const v1::SitePlan& before, const v1::SitePlan& after) {
+  std::map<std::string, std::vector<std::pair<std::string, uint32_t>>> old_hops;
+  for (const auto& route : before.routes()) {
+    auto& hops = old_hops[route.prefix()];
+    for (const auto& hop : route.next_hops()) hops.emplace_back(hop.link_id(), hop.weight());
+  }
+  uint32_t changed = 0;
+  for (const auto& route : after.routes()) {
+    std::vector<std::pair<std::string, uint32_t>> hops;
+    for (const auto& hop : route.next_hops()) hops.emplace_back(hop.link_id(), hop.weight());
+    auto it = old_hops.find(route.prefix());
+    if (it == old_hops.end() || it->second != hops) ++changed;
+    if (it != old_hops.end()) old_hops.erase(it);
+  }
+  return changed + static_cast<uint32_t>(old_hops.size());
+}
+
+}  // namespace geodesic::pathcomp

@@ -1,0 +1,130 @@
+#include "routerd/plan_installer.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/log.h"
+
+namespace geodesic::routerd {
+namespace {
+
+constexpr std::string_view kInstalledPlanFile = "installed-plan.pb";
+
+absl::Status ValidatePlan(const v1::SitePlan& plan, const std::string& facility_id) {
+  if (plan.facility_id() != facility_id) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("plan for facility \"", plan.facility_id(), "\", not ", facility_id));
+  }
+  if (plan.generation() == 0) return absl::InvalidArgumentError("plan generation 0");
+  std::set<std::string> prefixes;
+  for (const auto& route : plan.routes()) {
+    if (route.prefix().empty() || !prefixes.insert(route.prefix()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("route prefix \"", route.prefix(), "\" empty or repeated"));
+    }
+    for (const auto& hop : route.next_hops()) {
+      if (hop.link_id().empty() || hop.weight() == 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("route ", route.prefix(), ": next hop without link or weight"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+PlanInstaller::PlanInstaller(std::string facility_id, std::string state_dir,
+                             RouteInstallerPtr installer)
+    : facility_id_(std::move(facility_id)),
+      state_dir_(std::move(state_dir)),
+      installer_(std::move(installer)) {
+  installed_.set_facility_id(facility_id_);
+}
+
+absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string facility_id,
+                                                                   std::string state_dir,
+                                                                   RouteInstallerPtr installer) {
+  std::error_code error;
+  std::filesystem::create_directories(state_dir, error);
+  if (error) {
+    return absl::UnavailableError(
+        absl::StrCat(state_dir, ": cannot create the state directory: ", error.message()));
+  }
+  std::unique_ptr<PlanInstaller> installer_ptr(
+      new PlanInstaller(std::move(facility_id), std::move(state_dir), std::move(installer)));
+  const auto path = std::filesystem::path(installer_ptr->state_dir_) / kInstalledPlanFile;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return installer_ptr;  // first start
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  v1::SitePlan stored;
+  if (!stored.ParseFromString(bytes.str()) ||
+      !ValidatePlan(stored, installer_ptr->facility_id_).ok()) {
+    return absl::DataLossError(absl::StrCat(path.string(), ": not a valid installed plan of ",
+                                            installer_ptr->facility_id_));
+  }
+  if (auto status = installer_ptr->installer_->Apply(DiffRoutes(installer_ptr->installed_, stored));
+      !status.ok()) {
+    return status;
+  }
+  installer_ptr->installed_ = stored;
+  installer_ptr->highest_epoch_ = stored.epoch();
+  daemon::LogInfo("restored installed plan", {{"generation", std::to_string(stored.generation())},
+                                              {"epoch", std::to_string(stored.epoch())},
+                                              {"routes", std::to_string(stored.routes_size())}});
+  return installer_ptr;
+}
+
+absl::Status PlanInstaller::Persist(const v1::SitePlan& plan) const {
+  const auto path = std::filesystem::path(state_dir_) / kInstalledPlanFile;
+  const auto temp = path.string() + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out || !plan.SerializeToOstream(&out)) {
+      return absl::UnavailableError(absl::StrCat(temp, ": cannot write"));
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temp, path, error);
+  if (error) return absl::UnavailableError(absl::StrCat(path.string(), ": ", error.message()));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PlanVerdict> PlanInstaller::Offer(const v1::SitePlan& plan) {
+  if (auto status = ValidatePlan(plan, facility_id_); !status.ok()) return status;
+  std::lock_guard lock(mu_);
+  if (plan.epoch() < highest_epoch_) return PlanVerdict::kFencedOff;
+  if (plan.epoch() == highest_epoch_ && plan.generation() <= installed_.generation()) {
+    return PlanVerdict::kStale;
+  }
+  const RibDiff diff = DiffRoutes(installed_, plan);
+  if (auto status = installer_->Apply(diff); !status.ok()) return status;
+  if (auto status = Persist(plan); !status.ok()) {
+    daemon::LogError("cannot persist the installed plan", {{"error", status.ToString()}});
+  }
+  daemon::LogInfo("plan installed", {{"generation", std::to_string(plan.generation())},
+                                     {"epoch", std::to_string(plan.epoch())},
+                                     {"added", std::to_string(diff.added.size())},
+                                     {"changed", std::to_string(diff.changed.size())},
+                                     {"removed", std::to_string(diff.removed.size())},
+                                     {"reason", plan.reason()}});
+  installed_ = plan;
+  highest_epoch_ = plan.epoch();
+  return PlanVerdict::kInstalled;
+}
+
+v1::SitePlan PlanInstaller::installed() const {
+  std::lock_guard lock(mu_);
+  return installed_;
+}
+
+uint64_t PlanInstaller::highest_epoch() const {
+  std::lock_guard lock(mu_);
+  return highest_epoch_;
+}
+
+}  // namespace geodesic::routerd

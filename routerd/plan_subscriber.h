@@ -1,0 +1,44 @@
+#pragma once
+// Watches one pathcomp replica's plan for this facility, offers every plan to
+// the installer and acknowledges the result. Reconnects with backoff and
+// jitter; while no controller is reachable, the installed routes stay (fail-static).
+// Thread-safe. Owns one thread between Start() and Stop().
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <grpcpp/grpcpp.h>
+
+#include "routerd/plan_installer.h"
+
+namespace geodesic::routerd {
+
+class PlanSubscriber {
+ public:
+  PlanSubscriber(std::string facility_id, std::string address,
+                 std::shared_ptr<grpc::ChannelCredentials> credentials, PlanInstaller& installer);
+  ~PlanSubscriber();
+
+  void Start();
+  void Stop();
+
+ private:
+  void Run();
+  // One watch; returns true when the stream delivered at least one plan.
+  bool WatchOnce();
+
+  const std::string facility_id_;
+  const std::string address_;
+  const std::shared_ptr<grpc::ChannelCredentials> credentials_;
+  PlanInstaller& installer_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  grpc::ClientContext* live_context_ = nullptr;
+  std::thread thread_;
+};
+
+}  // namespace geodesic::routerd

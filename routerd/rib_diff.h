@@ -1,0 +1,32 @@
+#pragma once
+// The difference between the routes a site has installed and a new site plan:
+// what to announce, re-announce with new next hops, and withdraw.
+// Pure: no I/O, no clock, no threads. Thread-compatible.
+#include <string>
+#include <vector>
+
+#include "geodesic/v1/plan.pb.h"
+
+namespace geodesic::routerd {
+
+struct RouteChange {
+  v1::Route before;
+  v1::Route after;
+};
+
+struct RibDiff {
+  std::vector<v1::Route> added;
+  std::vector<RouteChange> changed;  // next hops or weights differ
+  std::vector<v1::Route> removed;
+
+  bool empty() const { return added.empty() && changed.empty() && removed.empty(); }
+};
+
+// Routes are keyed by prefix; a route whose next hops (link and weight) are
+// unchanged is left alone even when its backups or path details changed.
+RibDiff DiffRoutes(const v1::SitePlan& installed, const v1::SitePlan& next);
+
+// "iad-nyc(w1),iad-chi(w2)" for logs.
+std::string DescribeNextHops(const v1::Route& route);
+
+}  // namespace geodesic::routerd

@@ -1,0 +1,219 @@
+#include "sim/local_lab.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+
+namespace geodesic::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::Status WriteFile(const std::string& path, const std::string& content) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    if (!out) return absl::UnavailableError(absl::StrCat(path, ": cannot write"));
+    out << content;
+  }
+  std::error_code error;
+  fs::rename(temp, path, error);
+  if (error) return absl::UnavailableError(absl::StrCat(path, ": ", error.message()));
+  return absl::OkStatus();
+}
+
+std::string TlsBlock(const std::string& pki, const std::string& stem) {
+  return absl::StrCat("tls:\n  ca: ", pki, "/ca.crt\n  cert: ", pki, "/", stem, ".crt\n  key: ",
+                      pki, "/", stem, ".key\n");
+}
+
+}  // namespace
+
+bool LocalLab::WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    if (condition()) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+absl::StatusOr<std::unique_ptr<LocalLab>> LocalLab::Create(LabOptions options) {
+  std::unique_ptr<LocalLab> lab(new LocalLab(std::move(options)));
+  auto topology = topology::LoadTopologyFile(lab->options_.topology_path);
+  if (!topology.ok()) return topology.status();
+  lab->topology_ = *std::move(topology);
+  std::error_code error;
+  fs::create_directories(lab->options_.work_dir + "/logs", error);
+  if (error) return absl::UnavailableError(absl::StrCat(lab->options_.work_dir, ": ", error.message()));
+
+  std::vector<std::string> facilities;
+  for (const auto& facility : lab->topology_.facilities) facilities.push_back(facility.id());
+  auto pki = RunCommand({lab->options_.source_dir + "/deploy/pki/make-pki.sh", "--out",
+                         lab->pki_dir(), "--facilities", absl::StrJoin(facilities, ","),
+                         "--replicas", lab->options_.replica_id, "--operators",
+                         "admin:admin,viewer:viewer"});
+  if (!pki.ok()) return pki.status();
+  if (pki->exit_code != 0) {
+    return absl::InternalError(absl::StrCat("make-pki.sh failed: ", pki->output));
+  }
+  if (auto status = lab->WriteConfigs(); !status.ok()) return status;
+  return lab;
+}
+
+LocalLab::~LocalLab() { StopAll(); }
+
+std::string LocalLab::config_path(const std::string& name) const {
+  std::string file = name;
+  std::replace(file.begin(), file.end(), '/', '-');
+  return absl::StrCat(options_.work_dir, "/", file, ".yaml");
+}
+
+tls::TlsFiles LocalLab::operator_tls(const std::string& operator_name) const {
+  return {pki_dir() + "/ca.crt", pki_dir() + "/operator-" + operator_name + ".crt",
+          pki_dir() + "/operator-" + operator_name + ".key"};
+}
+
+tls::TlsFiles LocalLab::agent_tls(const std::string& facility_id) const {
+  return {pki_dir() + "/ca.crt", pki_dir() + "/site-" + facility_id + "-agent.crt",
+          pki_dir() + "/site-" + facility_id + "-agent.key"};
+}
+
+absl::Status LocalLab::WriteConfigs() {
+  const std::string& dir = options_.work_dir;
+  const std::string pki = pki_dir();
+  const std::string pathcomp = absl::StrCat(
+      "replica_id: ", options_.replica_id, "\nlisten: 127.0.0.1:0\nlisten_address_file: ", dir,
+      "/pathcomp.addr\nstate_dir: ", dir, "/state/pathcomp\ntopology: ",
+      fs::absolute(options_.topology_path).string(), "\nsolve_debounce_ms: ",
+      options_.solve_debounce_ms, "\n", TlsBlock(pki, "pathcomp-" + options_.replica_id));
+  if (auto status = WriteFile(config_path("pathcomp"), pathcomp); !status.ok()) return status;
+  return absl::OkStatus();  // agent and routerd configs need the address: written at start
+}
+
+absl::Status LocalLab::Spawn(const std::string& name, const std::string& binary,
+                             const std::string& config) {
+  std::string log_name = name;
+  std::replace(log_name.begin(), log_name.end(), '/', '-');
+  auto process = ChildProcess::Spawn({options_.binary_dir + "/" + binary, "--config", config},
+                                     options_.work_dir + "/logs/" + log_name + ".log");
+  if (!process.ok()) return process.status();
+  processes_[name] = *std::move(process);
+  return absl::OkStatus();
+}
+
+absl::Status LocalLab::StartPathcomp() {
+  const std::string address_file = options_.work_dir + "/pathcomp.addr";
+  fs::remove(address_file);
+  if (auto status = Spawn("pathcomp", "bin/pathcomp", config_path("pathcomp"));
+      !status.ok()) {
+    return status;
+  }
+  ChildProcess* process = processes_["pathcomp"].get();
+  const bool listening = WaitFor(
+      [&] {
+        std::ifstream in(address_file);
+        std::string address;
+        if (in >> address && !address.empty()) {
+          pathcomp_address_ = address;
+          return true;
+        }
+        return !process->running();
+      },
+      std::chrono::seconds(30));
+  if (!listening || !process->running()) {
+    return absl::UnavailableError(
+        absl::StrCat("pathcomp did not start; see ", process->log_path()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LocalLab::WriteHealthFile(const std::string& facility_id) {
+  std::string content = "links:\n";
+  for (const auto& [link, state] : link_overrides_[facility_id]) {
+    absl::StrAppend(&content, "  ", link, ": {state: ", state, "}\n");
+  }
+  if (link_overrides_[facility_id].empty()) content = "links: {}\n";
+  return WriteFile(absl::StrCat(options_.work_dir, "/health-", facility_id, ".yaml"), content);
+}
+
+absl::Status LocalLab::StartAgent(const std::string& facility_id) {
+  if (pathcomp_address_.empty()) return absl::FailedPreconditionError("start pathcomp first");
+  std::string links;
+  for (const auto& link : topology_.links) {
+    if (link.src_facility_id() != facility_id) continue;
+    // A healthy link measures its propagation delay both ways.
+    absl::StrAppend(&links, "  - {id: ", link.id(), ", state: up, rtt_us: ", 2 * link.latency_us(),
+                    "}\n");
+  }
+  if (links.empty()) return absl::InvalidArgumentError(facility_id + " has no links");
+  if (auto status = WriteHealthFile(facility_id); !status.ok()) return status;
+  const std::string config = absl::StrCat(
+      "facility: ", facility_id, "\npathcomp:\n  - address: ", pathcomp_address_,
+      "\npoll_interval_ms: ", options_.agent_poll_interval_ms, "\nhealth_file: ",
+      options_.work_dir, "/health-", facility_id, ".yaml\n",
+      TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), "links:\n", links);
+  const std::string name = "agent/" + facility_id;
+  if (auto status = WriteFile(config_path(name), config); !status.ok()) return status;
+  return Spawn(name, "bin/site_agent", config_path(name));
+}
+
+absl::Status LocalLab::StartRouterd(const std::string& facility_id) {
+  if (pathcomp_address_.empty()) return absl::FailedPreconditionError("start pathcomp first");
+  const std::string config = absl::StrCat(
+      "facility: ", facility_id, "\npathcomp:\n  - address: ", pathcomp_address_,
+      "\nstate_dir: ", options_.work_dir, "/state/routerd-", facility_id, "\n",
+      TlsBlock(pki_dir(), "site-" + facility_id + "-routerd"));
+  const std::string name = "routerd/" + facility_id;
+  if (auto status = WriteFile(config_path(name), config); !status.ok()) return status;
+  return Spawn(name, "bin/routerd", config_path(name));
+}
+
+absl::Status LocalLab::StartAll() {
+  if (auto status = StartPathcomp(); !status.ok()) return status;
+  for (const auto& facility : topology_.facilities) {
+    if (auto status = StartAgent(facility.id()); !status.ok()) return status;
+    if (auto status = StartRouterd(facility.id()); !status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+void LocalLab::StopAll() {
+  // Agents and routerds first, so pathcomp sees orderly disconnects.
+  for (auto& [name, process] : processes_) {
+    if (name != "pathcomp") process->Stop();
+  }
+  if (auto it = processes_.find("pathcomp"); it != processes_.end()) it->second->Stop();
+}
+
+ChildProcess* LocalLab::process(const std::string& name) {
+  auto it = processes_.find(name);
+  return it == processes_.end() ? nullptr : it->second.get();
+}
+
+absl::Status LocalLab::SetLinkState(const std::string& link_id, const std::string& state) {
+  for (const auto& link : topology_.links) {
+    if (link.id() != link_id) continue;
+    if (state == "up") {
+      link_overrides_[link.src_facility_id()].erase(link_id);
+    } else {
+      link_overrides_[link.src_facility_id()][link_id] = state;
+    }
+    return WriteHealthFile(link.src_facility_id());
+  }
+  return absl::NotFoundError(absl::StrCat("unknown link ", link_id));
+}
+
+std::unique_ptr<v1::Operator::Stub> LocalLab::OperatorClient(const std::string& operator_name) {
+  auto channel = grpc::CreateChannel(
+      pathcomp_address_,
+      tls::MakeChannelCredentials(operator_tls(operator_name), tls::Identity::Kind::kPathcomp));
+  return v1::Operator::NewStub(channel);
+}
+
+}  // namespace geodesic::sim

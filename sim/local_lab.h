@@ -1,0 +1,84 @@
+#pragma once
+// A whole Geodesic deployment on this machine, on loopback: a private PKI,
+// one pathcomp (standalone, ephemeral port), and a site agent and a routerd
+// for every facility of a topology, each a real process with its own config
+// file and log. Used by the demo and the integration tests.
+// Thread-compatible.
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/statusor.h"
+#include "geodesic/v1/operator.grpc.pb.h"
+#include "sim/process.h"
+#include "tls/credentials.h"
+#include "topology/topology.h"
+
+namespace geodesic::sim {
+
+struct LabOptions {
+  std::string source_dir;    // the checkout (for deploy/pki/make-pki.sh)
+  std::string binary_dir;    // the build tree (pathcomp/pathcomp, ...)
+  std::string work_dir;      // created; holds pki/, configs, state and logs
+  std::string topology_path;
+  std::string replica_id = "pc1";
+  int agent_poll_interval_ms = 20;
+  int solve_debounce_ms = 20;
+};
+
+class LocalLab {
+ public:
+  // Loads the topology, makes the PKI (operators "admin" with role admin and
+  // "viewer" with role viewer) and writes every config. Starts nothing.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<LocalLab>> Create(LabOptions options);
+  ~LocalLab();  // stops everything still running
+
+  // Starts pathcomp and waits until it is listening.
+  [[nodiscard]] absl::Status StartPathcomp();
+  [[nodiscard]] absl::Status StartAgent(const std::string& facility_id);
+  [[nodiscard]] absl::Status StartRouterd(const std::string& facility_id);
+  // pathcomp, then every agent and routerd.
+  [[nodiscard]] absl::Status StartAll();
+  void StopAll();
+
+  // The process named "pathcomp", "agent/<f>" or "routerd/<f>"; nullptr if not started.
+  ChildProcess* process(const std::string& name);
+
+  // Overrides one link's health through its agent's health file.
+  [[nodiscard]] absl::Status SetLinkState(const std::string& link_id, const std::string& state);
+
+  const topology::Topology& topology() const { return topology_; }
+  const std::string& pathcomp_address() const { return pathcomp_address_; }
+  const std::string& work_dir() const { return options_.work_dir; }
+  std::string pki_dir() const { return options_.work_dir + "/pki"; }
+  std::string config_path(const std::string& name) const;
+  tls::TlsFiles operator_tls(const std::string& operator_name) const;
+  tls::TlsFiles agent_tls(const std::string& facility_id) const;
+
+  // An Operator API client with the named operator's certificate.
+  std::unique_ptr<v1::Operator::Stub> OperatorClient(const std::string& operator_name = "admin");
+
+  // Polls `condition` every 20 ms until it holds or `timeout` passes.
+  static bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
+
+ private:
+  explicit LocalLab(LabOptions options) : options_(std::move(options)) {}
+  absl::Status WriteConfigs();
+  absl::Status WriteHealthFile(const std::string& facility_id);
+  absl::Status Spawn(const std::string& name, const std::string& binary,
+                     const std::string& config);
+
+  LabOptions options_;
+  topology::Topology topology_;
+  std::string pathcomp_address_;
+  std::map<std::string, ChildProcessPtr> processes_;
+  // facility -> link -> state written to that agent's health file
+  std::map<std::string, std::map<std::string, std::string>> link_overrides_;
+};
+
+}  // namespace geodesic::sim

@@ -1,0 +1,111 @@
+#include "sim/process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+
+namespace geodesic::sim {
+namespace {
+
+[[noreturn]] void ExecChild(const std::vector<std::string>& argv, int out_fd) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);  // the parent may block signals
+  dup2(out_fd, STDOUT_FILENO);
+  dup2(out_fd, STDERR_FILENO);
+  std::vector<char*> args;
+  for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  execv(args[0], args.data());
+  dprintf(out_fd, "exec %s failed\n", args[0]);
+  _exit(127);
+}
+
+int DecodeStatus(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(std::vector<std::string> argv,
+                                                                  std::string log_path) {
+  if (argv.empty()) return absl::InvalidArgumentError("no program");
+  if (access(argv[0].c_str(), X_OK) != 0) {
+    return absl::NotFoundError(absl::StrCat(argv[0], ": not an executable"));
+  }
+  const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return absl::UnavailableError(absl::StrCat(log_path, ": cannot open"));
+  const pid_t child = fork();
+  if (child < 0) {
+    close(fd);
+    return absl::UnavailableError("fork failed");
+  }
+  if (child == 0) ExecChild(argv, fd);
+  close(fd);
+  return std::unique_ptr<ChildProcess>(new ChildProcess(child, std::move(log_path)));
+}
+
+ChildProcess::~ChildProcess() {
+  if (!exit_code_) Stop(2000);
+}
+
+void ChildProcess::Signal(int signal_number) {
+  if (!exit_code_) kill(pid_, signal_number);
+}
+
+std::optional<int> ChildProcess::Wait(int timeout_ms) {
+  if (exit_code_) return exit_code_;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (true) {
+    int status = 0;
+    const pid_t done = waitpid(pid_, &status, WNOHANG);
+    if (done == pid_) {
+      exit_code_ = DecodeStatus(status);
+      return exit_code_;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+int ChildProcess::Stop(int grace_ms) {
+  if (exit_code_) return *exit_code_;
+  kill(pid_, SIGTERM);
+  if (auto code = Wait(grace_ms)) return *code;
+  kill(pid_, SIGKILL);
+  return Wait(10'000).value_or(-1);
+}
+
+bool ChildProcess::running() { return !Wait(0).has_value(); }
+
+absl::StatusOr<RunResult> RunCommand(const std::vector<std::string>& argv) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return absl::UnavailableError("pipe failed");
+  const pid_t pid = fork();
+  if (pid < 0) return absl::UnavailableError("fork failed");
+  if (pid == 0) {
+    close(pipe_fds[0]);
+    ExecChild(argv, pipe_fds[1]);
+  }
+  close(pipe_fds[1]);
+  std::string output;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(pipe_fds[0], buffer, sizeof(buffer))) > 0) output.append(buffer, n);
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return RunResult{DecodeStatus(status), std::move(output)};
+}
+
+}  // namespace geodesic::sim

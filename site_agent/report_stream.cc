@@ -1,0 +1,206 @@
+#include "site_agent/report_stream.h"
+
+#include <algorithm>
+#include <random>
+
+#include "daemon/log.h"
+
+namespace geodesic::site_agent {
+namespace {
+
+uint64_t SeqOf(const v1::AgentMessage& message) {
+  switch (message.kind_case()) {
+    case v1::AgentMessage::kSnapshot: return message.snapshot().seq();
+    case v1::AgentMessage::kDelta: return message.delta().seq();
+    case v1::AgentMessage::kSync: return message.sync().seq();
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+ReportStream::ReportStream(ReportStreamOptions options,
+                           std::shared_ptr<grpc::ChannelCredentials> credentials,
+                           FullState full_state)
+    : options_(std::move(options)),
+      credentials_(std::move(credentials)),
+      full_state_(std::move(full_state)) {}
+
+ReportStream::~ReportStream() { Stop(); }
+
+void ReportStream::Start() { thread_ = std::thread([this] { Run(); }); }
+
+void ReportStream::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    if (live_context_ != nullptr) live_context_->TryCancel();
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+uint64_t ReportStream::last_acked_seq() const {
+  std::lock_guard lock(mu_);
+  return last_acked_seq_;
+}
+
+bool ReportStream::connected() const {
+  std::lock_guard lock(mu_);
+  return connected_;
+}
+
+void ReportStream::EnqueueSnapshotLocked(uint64_t first_seq) {
+  outbox_.clear();
+  next_seq_ = first_seq;
+  const std::vector<v1::LinkReport> links = full_state_();
+  size_t index = 0;
+  do {  // at least one batch, even for no links
+    v1::AgentMessage message;
+    v1::Update& update = *message.mutable_snapshot();
+    update.set_seq(next_seq_++);
+    for (size_t n = 0; n < options_.snapshot_batch_links && index < links.size(); ++n) {
+      *update.add_links() = links[index++];
+    }
+    outbox_.push_back(std::move(message));
+  } while (index < links.size());
+  v1::AgentMessage sync;
+  sync.mutable_sync()->set_seq(next_seq_++);
+  outbox_.push_back(std::move(sync));
+  needs_snapshot_ = false;
+}
+
+void ReportStream::Publish(const std::vector<v1::LinkReport>& links) {
+  if (links.empty()) return;
+  {
+    std::lock_guard lock(mu_);
+    if (needs_snapshot_) return;  // the coming snapshot will carry this state
+    if (outbox_.size() >= options_.outbox_limit) {
+      // Too far behind to replay: collapse into a snapshot at the next session.
+      daemon::LogWarn("outbox full, collapsing into a snapshot",
+                      {{"replica", options_.address},
+                       {"outbox", std::to_string(outbox_.size())}});
+      outbox_.clear();
+      needs_snapshot_ = true;
+      if (live_context_ != nullptr) live_context_->TryCancel();
+    } else {
+      v1::AgentMessage message;
+      message.mutable_delta()->set_seq(next_seq_++);
+      for (const auto& link : links) *message.mutable_delta()->add_links() = link;
+      outbox_.push_back(std::move(message));
+    }
+  }
+  cv_.notify_all();
+}
+
+void ReportStream::Run() {
+  std::mt19937_64 random(options_.hello.incarnation() ^ std::hash<std::string>()(options_.address));
+  auto backoff = options_.min_backoff;
+  while (true) {
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) return;
+    }
+    if (Session()) backoff = options_.min_backoff;
+    // Full jitter between half and all of the backoff.
+    std::uniform_int_distribution<int64_t> jitter(backoff.count() / 2, backoff.count());
+    const auto wait = std::chrono::milliseconds(jitter(random));
+    backoff = std::min(options_.max_backoff, backoff * 2);
+    std::unique_lock lock(mu_);
+    if (cv_.wait_for(lock, wait, [this] { return stopping_; })) return;
+  }
+}
+
+bool ReportStream::Session() {
+  auto channel = grpc::CreateChannel(options_.address, credentials_);
+  auto stub = v1::Telemetry::NewStub(channel);
+  grpc::ClientContext context;
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return false;
+    live_context_ = &context;
+  }
+  auto stream = stub->Report(&context);
+  bool hello_answered = false;
+  auto finish = [&](const char* why) {
+    {
+      std::lock_guard lock(mu_);
+      live_context_ = nullptr;
+      connected_ = false;
+    }
+    context.TryCancel();
+    const grpc::Status status = stream->Finish();
+    daemon::LogWarn("report stream ended", {{"replica", options_.address},
+                                            {"why", why},
+                                            {"status", status.error_message()}});
+    return hello_answered;
+  };
+
+  v1::AgentMessage hello;
+  *hello.mutable_hello() = options_.hello;
+  v1::ControllerMessage reply;
+  if (!stream->Write(hello) || !stream->Read(&reply) || !reply.has_hello_ack()) {
+    return finish("no hello ack");
+  }
+  hello_answered = true;
+  const uint64_t applied = reply.hello_ack().last_applied_seq();
+  {
+    std::lock_guard lock(mu_);
+    connected_ = true;
+    // Drop what the replica already has; resend the rest, or start over with a
+    // snapshot when the outbox cannot continue right after `applied`.
+    while (!outbox_.empty() && SeqOf(outbox_.front()) <= applied) outbox_.pop_front();
+    last_acked_seq_ = applied;
+    const bool continues = !outbox_.empty() ? SeqOf(outbox_.front()) == applied + 1
+                                            : next_seq_ == applied + 1;
+    if (reply.hello_ack().snapshot_required() || needs_snapshot_ || !continues) {
+      EnqueueSnapshotLocked(applied + 1);
+    }
+  }
+  daemon::LogInfo("report stream connected",
+                  {{"replica", options_.address},
+                   {"replica_id", reply.hello_ack().replica_id()},
+                   {"resume_after_seq", std::to_string(applied)}});
+
+  // Acks arrive on their own thread; this one writes.
+  std::thread reader([&] {
+    v1::ControllerMessage message;
+    while (stream->Read(&message)) {
+      if (!message.has_ack()) continue;
+      std::lock_guard lock(mu_);
+      const uint64_t seq = message.ack().seq();
+      while (!outbox_.empty() && SeqOf(outbox_.front()) <= seq) outbox_.pop_front();
+      last_acked_seq_ = std::max(last_acked_seq_, seq);
+    }
+    {
+      std::lock_guard lock(mu_);
+      connected_ = false;
+    }
+    cv_.notify_all();
+  });
+
+  uint64_t written = applied;
+  std::unique_lock lock(mu_);
+  while (true) {
+    cv_.wait(lock, [&] {
+      return stopping_ || !connected_ || needs_snapshot_ ||
+             (!outbox_.empty() && SeqOf(outbox_.back()) > written);
+    });
+    if (stopping_ || !connected_ || needs_snapshot_) break;
+    // Find the first unwritten message (the outbox may have shrunk from acks).
+    auto it = std::find_if(outbox_.begin(), outbox_.end(),
+                           [&](const v1::AgentMessage& m) { return SeqOf(m) > written; });
+    const v1::AgentMessage message = *it;
+    lock.unlock();
+    const bool ok = stream->Write(message);
+    lock.lock();
+    if (!ok) break;
+    written = SeqOf(message);
+  }
+  lock.unlock();
+  context.TryCancel();
+  reader.join();
+  return finish("stream closed");
+}
+
+}  // namespace geodesic::site_agent

@@ -1,0 +1,78 @@
+#pragma once
+// One long-lived Telemetry.Report stream to one pathcomp replica, losing
+// nothing and repeating nothing (see telemetry.proto):
+//  - every report gets the next sequence number and waits in an outbox until
+//    the replica acknowledges it;
+//  - after any disconnect the stream reconnects (exponential backoff with
+//    jitter), learns the last sequence the replica applied, and resends the rest;
+//  - when the outbox passes its bound, or the replica holds nothing of this
+//    incarnation, the outbox collapses into a fresh snapshot of the current state.
+// Thread-safe. Owns one connection thread (plus a reader per live stream)
+// between Start() and Stop().
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "geodesic/v1/telemetry.grpc.pb.h"
+
+namespace geodesic::site_agent {
+
+struct ReportStreamOptions {
+  std::string address;
+  v1::AgentHello hello;
+  size_t outbox_limit = 10'000;
+  size_t snapshot_batch_links = 500;
+  std::chrono::milliseconds min_backoff{100};
+  std::chrono::milliseconds max_backoff{5000};
+};
+
+class ReportStream {
+ public:
+  // `full_state` returns every link's current health, for snapshots.
+  using FullState = std::function<std::vector<v1::LinkReport>()>;
+
+  ReportStream(ReportStreamOptions options, std::shared_ptr<grpc::ChannelCredentials> credentials,
+               FullState full_state);
+  ~ReportStream();
+
+  void Start();
+  void Stop();
+
+  // Queues a delta with these links' health.
+  void Publish(const std::vector<v1::LinkReport>& links);
+
+  uint64_t last_acked_seq() const;
+  bool connected() const;
+
+ private:
+  void Run();
+  // One connected session; returns when the stream breaks or Stop() is called.
+  // True when the replica answered hello (the backoff resets).
+  bool Session();
+  void EnqueueSnapshotLocked(uint64_t first_seq);  // requires mu_
+
+  const ReportStreamOptions options_;
+  const std::shared_ptr<grpc::ChannelCredentials> credentials_;
+  const FullState full_state_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<v1::AgentMessage> outbox_;  // unacknowledged, ascending seq
+  uint64_t next_seq_ = 1;
+  uint64_t last_acked_seq_ = 0;
+  bool needs_snapshot_ = true;  // the outbox no longer covers what the replica lacks
+  bool connected_ = false;
+  bool stopping_ = false;
+  grpc::ClientContext* live_context_ = nullptr;
+  std::thread thread_;
+};
+
+}  // namespace geodesic::site_agent

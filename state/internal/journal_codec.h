@@ -1,0 +1,42 @@
+#pragma once
+// Internal to state/: the on-disk encoding of journal entries and their keys in
+// RocksStore's "journal" column family.
+//
+// Key: the seq as 8 bytes big-endian, so keys sort in seq order.
+//
+// Value (all integers little-endian, fixed width):
+//   entry   := u8 format (= 1)
+//              i64 at_unix_ms
+//              bytes cause
+//              u32 change_count
+//              change * change_count
+//   change  := bytes kind_name         (KindName(), e.g. "link")
+//              bytes id
+//              u8 op                   (1 = put, 0 = delete)
+//              bytes value             (present only when op = 1)
+//   bytes   := u32 length, then `length` bytes
+// The seq is not repeated in the value; it is the key. Decoding checks every
+// length against the bytes left, rejects unknown formats, kinds and ops, and
+// trailing bytes. Pure functions; thread-safe.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "state/journal_entry.h"
+
+namespace geodesic::state::internal {
+
+inline constexpr uint8_t kJournalFormat = 1;
+
+std::string EncodeJournalKey(uint64_t seq);
+// nullopt when `key` is not 8 bytes.
+std::optional<uint64_t> DecodeJournalKey(std::string_view key);
+
+// Encodes everything but entry.seq.
+std::string EncodeJournalValue(const JournalEntry& entry);
+// DataLoss, naming `seq` and what is wrong, when `value` is not a valid encoding.
+[[nodiscard]] absl::StatusOr<JournalEntry> DecodeJournalValue(uint64_t seq, std::string_view value);
+
+}  // namespace geodesic::state::internal

@@ -1,0 +1,42 @@
+#pragma once
+// The kinds of entity pathcomp keeps in its store. Each kind is one RocksDB
+// column family; its name is also the key prefix ("<kind>/<id>", DESIGN §3) and
+// is what the journal records, so names are persistent: never rename one.
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace geodesic::state {
+
+// To add a kind: append it here, to kAllKinds and to KindName.
+enum class Kind {
+  kFacility,
+  kNode,
+  kLink,
+  kService,
+  kWorkload,
+  kIntent,
+  kPlan,
+  kAgentSession,
+  kMeta,
+};
+
+// Every kind, in enum order.
+inline constexpr std::array<Kind, 9> kAllKinds = {
+    Kind::kFacility, Kind::kNode, Kind::kLink,         Kind::kService, Kind::kWorkload,
+    Kind::kIntent,   Kind::kPlan, Kind::kAgentSession, Kind::kMeta,
+};
+
+// "facility", "node", "link", "service", "workload", "intent", "plan",
+// "agent_session", "meta". Returns "" for a value outside the enum.
+std::string_view KindName(Kind kind);
+
+// The inverse of KindName; nullopt for an unknown name.
+std::optional<Kind> KindFromName(std::string_view name);
+
+// "<kind>/<id>", e.g. "link/iad-ord-1": the entity's RocksDB key (DESIGN §3),
+// and how messages name an entity.
+std::string EntityKey(Kind kind, std::string_view id);
+
+}  // namespace geodesic::state

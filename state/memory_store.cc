@@ -1,0 +1,85 @@
+#include "state/memory_store.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+
+namespace geodesic::state {
+namespace {
+
+class MemoryStore final : public Store {
+ public:
+  absl::StatusOr<uint64_t> Commit(const ChangeSet& changes) override {
+    if (absl::Status valid = changes.Validate(); !valid.ok()) return valid;
+    absl::MutexLock lock(&mu_);
+    for (const Change& change : changes.changes()) {
+      auto& entities = entities_[change.kind];
+      if (change.value.has_value()) {
+        entities.insert_or_assign(change.id, *change.value);
+      } else if (auto it = entities.find(change.id); it != entities.end()) {
+        entities.erase(it);
+      }
+    }
+    JournalEntry& entry = journal_.emplace_back();
+    entry.seq = journal_.size();
+    entry.at_unix_ms = absl::ToUnixMillis(absl::Now());
+    entry.cause = changes.cause();
+    entry.changes = changes.changes();
+    return entry.seq;
+  }
+
+  absl::StatusOr<std::string> GetRaw(Kind kind, std::string_view id) const override {
+    absl::MutexLock lock(&mu_);
+    auto kind_it = entities_.find(kind);
+    if (kind_it != entities_.end()) {
+      auto it = kind_it->second.find(id);
+      if (it != kind_it->second.end()) return it->second;
+    }
+    return absl::NotFoundError(absl::StrCat(EntityKey(kind, id), " not found"));
+  }
+
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ListRaw(Kind kind) const override {
+    absl::MutexLock lock(&mu_);
+    std::vector<std::pair<std::string, std::string>> out;
+    auto kind_it = entities_.find(kind);
+    if (kind_it == entities_.end()) return out;
+    out.reserve(kind_it->second.size());
+    for (const auto& [id, bytes] : kind_it->second) out.emplace_back(id, bytes);
+    return out;
+  }
+
+  absl::StatusOr<std::vector<JournalEntry>> ReadJournal(uint64_t from_seq, size_t limit) const override {
+    absl::MutexLock lock(&mu_);
+    std::vector<JournalEntry> out;
+    // journal_[i] has seq i + 1.
+    for (uint64_t seq = std::max<uint64_t>(from_seq, 1); seq <= journal_.size() && out.size() < limit; ++seq) {
+      out.push_back(journal_[seq - 1]);
+    }
+    return out;
+  }
+
+  uint64_t LastJournalSeq() const override {
+    absl::MutexLock lock(&mu_);
+    return journal_.size();
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  // Per kind, id -> bytes; std::less<> so lookups take a string_view.
+  std::map<Kind, std::map<std::string, std::string, std::less<>>> entities_ ABSL_GUARDED_BY(mu_);
+  std::vector<JournalEntry> journal_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+StorePtr NewMemoryStore() { return std::make_unique<MemoryStore>(); }
+
+}  // namespace geodesic::state

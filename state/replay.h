@@ -1,0 +1,23 @@
+#pragma once
+// Rebuilding past states of the model from the journal, for history ("what did
+// pathcomp know when it computed plan 41?") and for copying a store.
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "state/store.h"
+
+namespace geodesic::state {
+
+// Commits the journal entries 1..up_to_seq of `from` into `into`, in order and
+// with their causes, so that `into` then holds the state `from` had right after
+// commit `up_to_seq` and its journal repeats those entries with the same seqs
+// (but new timestamps). up_to_seq = 0 replays nothing.
+//
+// Errors: FailedPrecondition when `into` is not empty (LastJournalSeq() != 0);
+// OutOfRange when up_to_seq > from.LastJournalSeq(); DataLoss when `from`'s
+// journal is corrupt or has a gap; any error of reading `from` or committing
+// into `into` (which is then left with the entries before the failing one).
+// `from` may be written to meanwhile; nothing else may write to `into`.
+[[nodiscard]] absl::Status ReplayJournal(const Store& from, uint64_t up_to_seq, Store& into);
+
+}  // namespace geodesic::state

@@ -1,0 +1,42 @@
+#pragma once
+// Schema migrations of a RocksStore: how a DB written by an older version of
+// the store is brought to the current schema (kSchemaVersion) when opened.
+#include <functional>
+#include <map>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace rocksdb {
+class ColumnFamilyHandle;
+class DB;
+class WriteBatch;
+}  // namespace rocksdb
+
+namespace geodesic::state {
+
+// The schema this build writes. Bump it, and register a Migration from the old
+// number, whenever the layout of keys or values changes incompatibly.
+inline constexpr int kSchemaVersion = 1;
+
+// What a migration may read and write.
+struct MigrationContext {
+  // The open DB, for reads (Get, iterators). Do not write to it directly:
+  // put every write into `batch`.
+  rocksdb::DB* db = nullptr;
+  // Every column family of the DB by name: "default", "journal", one per Kind
+  // (KindName), and any other the DB already had on disk.
+  std::map<std::string, rocksdb::ColumnFamilyHandle*, std::less<>> column_families;
+};
+
+// Upgrades a DB from schema `from_version` to `from_version + 1`. `apply` reads
+// through `ctx.db` and adds its writes to `batch`; the store then writes the
+// batch together with the new schema version in one synced WriteBatch, so a
+// migration is applied entirely or not at all and never twice. A non-OK status
+// aborts the open and leaves the DB at `from_version`.
+struct Migration {
+  int from_version = 0;
+  std::function<absl::Status(const MigrationContext& ctx, rocksdb::WriteBatch& batch)> apply;
+};
+
+}  // namespace geodesic::state

@@ -1,0 +1,339 @@
+#include "state/rocks_store.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "rocksdb/db.h"
+#include "rocksdb/iterator.h"
+#include "rocksdb/options.h"
+#include "rocksdb/write_batch.h"
+#include "state/internal/journal_codec.h"
+
+namespace geodesic::state {
+namespace {
+
+constexpr std::string_view kJournalColumnFamily = "journal";
+constexpr char kSchemaVersionKey[] = "schema_version";
+
+std::string EntityKeyPrefix(Kind kind) { return EntityKey(kind, ""); }
+
+// Maps a RocksDB error while opening `dir` to a status that names the dir and
+// says what to do about it.
+absl::Status OpenError(const std::string& dir, const rocksdb::Status& s) {
+  const std::string detail = s.ToString();
+  const std::string prefix = absl::StrCat("cannot open state store in ", dir, ": ");
+  // RocksDB reports its LOCK file, held by another process ("While lock file:
+  // <dir>/LOCK: Resource temporarily unavailable") or by another DB object in
+  // this one ("lock hold by current process ... <dir>/LOCK").
+  if (absl::StrContains(detail, "/LOCK")) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(prefix,
+                     "it is already open (its LOCK is held by another process or by another store in this process; "
+                     "is another pathcomp running on the same directory?): ",
+                     detail));
+  }
+  if (absl::StrContains(detail, "Permission denied")) {
+    return absl::PermissionDeniedError(absl::StrCat(prefix, "not writable: ", detail));
+  }
+  if (s.IsCorruption()) return absl::DataLossError(absl::StrCat(prefix, "corrupt: ", detail));
+  // Missing parents, a file in the way, a full disk: the directory is unusable.
+  if (s.IsIOError()) return absl::FailedPreconditionError(absl::StrCat(prefix, detail));
+  return absl::InternalError(absl::StrCat(prefix, detail));
+}
+
+absl::Status RocksError(const std::string& what, const std::string& dir, const rocksdb::Status& s) {
+  const std::string message = absl::StrCat(what, " (state store in ", dir, "): ", s.ToString());
+  if (s.IsCorruption()) return absl::DataLossError(message);
+  if (s.IsBusy() || s.IsTimedOut() || s.IsTryAgain()) return absl::UnavailableError(message);
+  return absl::InternalError(message);
+}
+
+struct ColumnFamilyHandleDeleter {
+  rocksdb::DB* db;
+  void operator()(rocksdb::ColumnFamilyHandle* handle) const {
+    db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+  }
+};
+
+// An open RocksDB with every column family; closes them in the right order.
+struct OpenDb {
+  std::unique_ptr<rocksdb::DB> db;
+  std::map<std::string, std::unique_ptr<rocksdb::ColumnFamilyHandle, ColumnFamilyHandleDeleter>, std::less<>> cfs;
+
+  OpenDb() = default;
+  OpenDb(OpenDb&&) = default;
+  OpenDb& operator=(OpenDb&&) = delete;
+  ~OpenDb() {
+    cfs.clear();  // handles before the DB
+    if (db != nullptr) db->Close().PermitUncheckedError();
+  }
+
+  rocksdb::ColumnFamilyHandle* cf(std::string_view name) const {
+    auto it = cfs.find(name);
+    return it == cfs.end() ? nullptr : it->second.get();
+  }
+};
+
+class RocksStore final : public Store {
+ public:
+  RocksStore(std::string dir, OpenDb db, bool sync_writes, uint64_t last_seq)
+      : dir_(std::move(dir)), db_(std::move(db)), sync_writes_(sync_writes), last_seq_(last_seq) {
+    for (Kind kind : kAllKinds) kind_cfs_[static_cast<size_t>(kind)] = db_.cf(KindName(kind));
+    journal_cf_ = db_.cf(kJournalColumnFamily);
+  }
+
+  absl::StatusOr<uint64_t> Commit(const ChangeSet& changes) override {
+    if (absl::Status valid = changes.Validate(); !valid.ok()) return valid;
+    rocksdb::WriteBatch batch;
+    for (const Change& change : changes.changes()) {
+      rocksdb::ColumnFamilyHandle* cf = KindCf(change.kind);
+      if (cf == nullptr) {  // a nullptr would mean the default column family
+        return absl::InvalidArgumentError(absl::StrCat("unknown kind ", static_cast<int>(change.kind)));
+      }
+      const std::string key = EntityKey(change.kind, change.id);
+      rocksdb::Status s = change.value.has_value() ? batch.Put(cf, key, *change.value) : batch.Delete(cf, key);
+      if (!s.ok()) return RocksError(absl::StrCat("commit \"", changes.cause(), "\""), dir_, s);
+    }
+    JournalEntry entry;
+    entry.cause = changes.cause();
+    entry.changes = changes.changes();
+
+    absl::MutexLock lock(&commit_mu_);
+    entry.seq = last_seq_.load() + 1;
+    entry.at_unix_ms = absl::ToUnixMillis(absl::Now());
+    rocksdb::Status s =
+        batch.Put(journal_cf_, internal::EncodeJournalKey(entry.seq), internal::EncodeJournalValue(entry));
+    if (s.ok()) {
+      rocksdb::WriteOptions options;
+      options.sync = sync_writes_;
+      s = db_.db->Write(options, &batch);
+    }
+    if (!s.ok()) return RocksError(absl::StrCat("commit \"", changes.cause(), "\""), dir_, s);
+    last_seq_.store(entry.seq);
+    return entry.seq;
+  }
+
+  absl::StatusOr<std::string> GetRaw(Kind kind, std::string_view id) const override {
+    rocksdb::ColumnFamilyHandle* cf = KindCf(kind);
+    if (cf == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown kind ", static_cast<int>(kind)));
+    std::string value;
+    rocksdb::Status s = db_.db->Get(rocksdb::ReadOptions(), cf, EntityKey(kind, id), &value);
+    if (s.IsNotFound()) return absl::NotFoundError(absl::StrCat(EntityKey(kind, id), " not found"));
+    if (!s.ok()) return RocksError(absl::StrCat("get ", EntityKey(kind, id)), dir_, s);
+    return value;
+  }
+
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ListRaw(Kind kind) const override {
+    rocksdb::ColumnFamilyHandle* cf = KindCf(kind);
+    if (cf == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown kind ", static_cast<int>(kind)));
+    const std::string prefix = EntityKeyPrefix(kind);
+    std::vector<std::pair<std::string, std::string>> out;
+    std::unique_ptr<rocksdb::Iterator> it(db_.db->NewIterator(rocksdb::ReadOptions(), cf));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      std::string key = it->key().ToString();
+      if (!absl::StartsWith(key, prefix)) {
+        return absl::DataLossError(absl::StrCat("state store in ", dir_, ": key \"",
+                                                absl::CHexEscape(it->key().ToString()), "\" in column family ",
+                                                std::string(KindName(kind)), " lacks the prefix ", prefix));
+      }
+      key.erase(0, prefix.size());
+      out.emplace_back(std::move(key), it->value().ToString());
+    }
+    if (!it->status().ok()) return RocksError(absl::StrCat("list ", std::string(KindName(kind))), dir_, it->status());
+    return out;
+  }
+
+  absl::StatusOr<std::vector<JournalEntry>> ReadJournal(uint64_t from_seq, size_t limit) const override {
+    std::vector<JournalEntry> out;
+    if (limit == 0) return out;
+    std::unique_ptr<rocksdb::Iterator> it(db_.db->NewIterator(rocksdb::ReadOptions(), journal_cf_));
+    for (it->Seek(internal::EncodeJournalKey(std::max<uint64_t>(from_seq, 1))); it->Valid() && out.size() < limit;
+         it->Next()) {
+      const std::string_view key(it->key().data(), it->key().size());
+      std::optional<uint64_t> seq = internal::DecodeJournalKey(key);
+      if (!seq.has_value()) {
+        return absl::DataLossError(absl::StrCat("state store in ", dir_, ": malformed journal key \"",
+                                                absl::CHexEscape(it->key().ToString()), "\""));
+      }
+      absl::StatusOr<JournalEntry> entry =
+          internal::DecodeJournalValue(*seq, std::string_view(it->value().data(), it->value().size()));
+      if (!entry.ok()) {
+        return absl::DataLossError(absl::StrCat("state store in ", dir_, ": ", entry.status().message()));
+      }
+      out.push_back(*std::move(entry));
+    }
+    if (!it->status().ok()) return RocksError("read journal", dir_, it->status());
+    return out;
+  }
+
+  uint64_t LastJournalSeq() const override { return last_seq_.load(); }
+
+ private:
+  rocksdb::ColumnFamilyHandle* KindCf(Kind kind) const {
+    const auto index = static_cast<size_t>(kind);
+    return index < kind_cfs_.size() ? kind_cfs_[index] : nullptr;
+  }
+
+  const std::string dir_;
+  const OpenDb db_;
+  const bool sync_writes_;
+  std::array<rocksdb::ColumnFamilyHandle*, kAllKinds.size()> kind_cfs_{};
+  rocksdb::ColumnFamilyHandle* journal_cf_ = nullptr;
+  // Serializes commits so seqs are assigned and written in order.
+  absl::Mutex commit_mu_;
+  // Written only under commit_mu_, after the commit's write succeeded.
+  std::atomic<uint64_t> last_seq_;
+};
+
+// Opens the DB with every column family it has plus every one the store needs.
+absl::StatusOr<OpenDb> OpenColumnFamilies(const std::string& dir) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.create_missing_column_families = true;
+
+  std::set<std::string> names = {rocksdb::kDefaultColumnFamilyName, std::string(kJournalColumnFamily)};
+  for (Kind kind : kAllKinds) names.insert(std::string(KindName(kind)));
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::path(dir) / "CURRENT", ec)) {
+    std::vector<std::string> existing;
+    rocksdb::Status s = rocksdb::DB::ListColumnFamilies(options, dir, &existing);
+    if (!s.ok()) return OpenError(dir, s);
+    names.insert(existing.begin(), existing.end());
+  }
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (const std::string& name : names) descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions(options));
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw_db = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(options, dir, descriptors, &handles, &raw_db);
+  if (!s.ok()) return OpenError(dir, s);
+
+  OpenDb db;
+  db.db.reset(raw_db);
+  for (rocksdb::ColumnFamilyHandle* handle : handles) {
+    db.cfs.emplace(handle->GetName(), std::unique_ptr<rocksdb::ColumnFamilyHandle, ColumnFamilyHandleDeleter>(
+                                          handle, ColumnFamilyHandleDeleter{raw_db}));
+  }
+  return db;
+}
+
+absl::StatusOr<bool> IsEmpty(const std::string& dir, const OpenDb& db) {
+  for (const auto& [name, cf] : db.cfs) {
+    std::unique_ptr<rocksdb::Iterator> it(db.db->NewIterator(rocksdb::ReadOptions(), cf.get()));
+    it->SeekToFirst();
+    if (it->Valid()) return false;
+    if (!it->status().ok()) return RocksError(absl::StrCat("scan ", name), dir, it->status());
+  }
+  return true;
+}
+
+absl::Status WriteSchemaVersion(const std::string& dir, const OpenDb& db, int version, rocksdb::WriteBatch& batch) {
+  rocksdb::Status s = batch.Put(db.cf(rocksdb::kDefaultColumnFamilyName), kSchemaVersionKey, absl::StrCat(version));
+  if (s.ok()) {
+    rocksdb::WriteOptions options;
+    options.sync = true;
+    s = db.db->Write(options, &batch);
+  }
+  if (!s.ok()) return RocksError(absl::StrCat("write schema version ", version), dir, s);
+  return absl::OkStatus();
+}
+
+// Brings the DB to kSchemaVersion: stamps a new DB, refuses a newer one, runs
+// the migrations of an older one.
+absl::Status PrepareSchema(const std::string& dir, const OpenDb& db, const std::vector<Migration>& migrations) {
+  std::map<int, const Migration*> by_version;
+  for (const Migration& migration : migrations) {
+    if (!migration.apply || !by_version.emplace(migration.from_version, &migration).second) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot open state store in ", dir, ": migration from schema ",
+                                                     migration.from_version, " is empty or registered twice"));
+    }
+  }
+
+  std::string stored;
+  rocksdb::Status s =
+      db.db->Get(rocksdb::ReadOptions(), db.cf(rocksdb::kDefaultColumnFamilyName), kSchemaVersionKey, &stored);
+  if (s.IsNotFound()) {
+    absl::StatusOr<bool> empty = IsEmpty(dir, db);
+    if (!empty.ok()) return empty.status();
+    if (!*empty) {
+      return absl::DataLossError(
+          absl::StrCat("cannot open state store in ", dir, ": it holds data but no ", kSchemaVersionKey, " key"));
+    }
+    rocksdb::WriteBatch batch;
+    return WriteSchemaVersion(dir, db, kSchemaVersion, batch);
+  }
+  if (!s.ok()) return RocksError("read schema version", dir, s);
+
+  int version = 0;
+  if (!absl::SimpleAtoi(stored, &version) || version < 0) {
+    return absl::DataLossError(absl::StrCat("cannot open state store in ", dir, ": unreadable ", kSchemaVersionKey,
+                                            " \"", absl::CHexEscape(stored), "\""));
+  }
+  if (version > kSchemaVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot open state store in ", dir, ": its schema version ", version, " is newer than this build's ",
+        kSchemaVersion, "; it was written by a newer pathcomp (downgrades are not supported)"));
+  }
+
+  MigrationContext ctx;
+  ctx.db = db.db.get();
+  for (const auto& [name, cf] : db.cfs) ctx.column_families.emplace(name, cf.get());
+  for (; version < kSchemaVersion; ++version) {
+    auto it = by_version.find(version);
+    if (it == by_version.end()) {
+      return absl::FailedPreconditionError(absl::StrCat("cannot open state store in ", dir, ": its schema version ",
+                                                        version, " is older than this build's ", kSchemaVersion,
+                                                        " and no migration from ", version, " is registered"));
+    }
+    rocksdb::WriteBatch batch;
+    if (absl::Status migrated = it->second->apply(ctx, batch); !migrated.ok()) {
+      return absl::Status(migrated.code(), absl::StrCat("cannot open state store in ", dir, ": migration from schema ",
+                                                        version, " failed: ", migrated.message()));
+    }
+    if (absl::Status written = WriteSchemaVersion(dir, db, version + 1, batch); !written.ok()) return written;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> ReadLastSeq(const std::string& dir, const OpenDb& db) {
+  std::unique_ptr<rocksdb::Iterator> it(db.db->NewIterator(rocksdb::ReadOptions(), db.cf(kJournalColumnFamily)));
+  it->SeekToLast();
+  if (!it->status().ok()) return RocksError("read journal", dir, it->status());
+  if (!it->Valid()) return 0;
+  const std::string_view key(it->key().data(), it->key().size());
+  std::optional<uint64_t> seq = internal::DecodeJournalKey(key);
+  if (!seq.has_value()) {
+    return absl::DataLossError(absl::StrCat("cannot open state store in ", dir, ": malformed journal key \"",
+                                            absl::CHexEscape(it->key().ToString()), "\""));
+  }
+  return *seq;
+}
+
+}  // namespace
+
+absl::StatusOr<StorePtr> OpenRocksStore(const std::string& dir, RocksStoreOptions opts) {
+  absl::StatusOr<OpenDb> db = OpenColumnFamilies(dir);
+  if (!db.ok()) return db.status();
+  if (absl::Status schema = PrepareSchema(dir, *db, opts.migrations); !schema.ok()) return schema;
+  absl::StatusOr<uint64_t> last_seq = ReadLastSeq(dir, *db);
+  if (!last_seq.ok()) return last_seq.status();
+  return std::make_unique<RocksStore>(dir, *std::move(db), opts.sync_writes, *last_seq);
+}
+
+}  // namespace geodesic::state

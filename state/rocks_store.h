@@ -1,0 +1,49 @@
+#pragma once
+// The durable Store: a RocksDB database in one directory (DESIGN §3).
+//
+// Layout: one column family per Kind, named KindName(kind), with keys
+// "<kind>/<id>" and serialized protobuf values; a "journal" column family with
+// one entry per commit (encoding in state/internal/journal_codec.h); the
+// schema version under "schema_version" in the default column family, as a
+// decimal string.
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "state/rocks_migration.h"
+#include "state/store.h"
+
+namespace geodesic::state {
+
+struct RocksStoreOptions {
+  // Whether each Commit waits for its write to reach stable storage (fsync of
+  // the WAL). Without it a commit survives a crash of the process (RocksDB's
+  // WAL is in the OS page cache) but not a power loss or kernel crash, which
+  // may lose the latest commits. Set it whenever a commit is acknowledged to
+  // someone who will not resend it (exactly-once telemetry acks). Costs one
+  // fsync per Commit.
+  bool sync_writes = false;
+  // Migrations to run on a DB whose schema is older than kSchemaVersion, at
+  // most one per from_version; they run in order of from_version.
+  std::vector<Migration> migrations;
+};
+
+// Opens the store in `dir`, creating `dir` (not its parents) and an empty store
+// (at kSchemaVersion) when there is none. The store holds RocksDB's lock on `dir`
+// until destroyed. Errors name `dir` and the reason:
+//   FailedPrecondition  another store has `dir` open (in this or another
+//                       process); `dir` is unusable (its parent is missing, a
+//                       file is in the way, I/O fails); the DB's schema is
+//                       newer than this build's; an older schema lacks a
+//                       registered migration.
+//   PermissionDenied    `dir` or its files are not writable.
+//   DataLoss            RocksDB reports corruption; the schema version is
+//                       missing (in a DB that holds data) or unreadable; a
+//                       journal key is malformed.
+//   InvalidArgument     two migrations share a from_version, or one is empty.
+//   Internal            other RocksDB errors.
+//   A failing migration's own code, with its message prefixed.
+// The returned Store is thread-safe.
+[[nodiscard]] absl::StatusOr<StorePtr> OpenRocksStore(const std::string& dir, RocksStoreOptions opts = {});
+
+}  // namespace geodesic::state

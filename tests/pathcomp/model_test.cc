@@ -1,0 +1,205 @@
+#include "pathcomp/service/model.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "state/memory_store.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint64_t kIncarnation = 99;
+
+topology::Topology SmallInventory() {
+  auto topology = topology::ParseTopology(R"(
+facilities:
+  - {id: iad, position: {lat: 39, lon: -77}, prefixes: [10.1.0.0/16]}
+  - {id: chi, position: {lat: 41, lon: -87}, prefixes: [10.3.0.0/16]}
+nodes:
+  - {id: iad1, facility: iad}
+  - {id: chi1, facility: chi}
+links:
+  - {id: iad-chi, reverse: chi-iad, from: iad1, to: chi1, capacity_gbps: 100}
+services:
+  - {id: retriever, replicas: [chi]}
+)",
+                                          "inventory.yaml");
+  EXPECT_TRUE(topology.ok()) << topology.status();
+  return *topology;
+}
+
+v1::AgentMessage Snapshot(uint64_t seq, const std::string& link, v1::OperState state) {
+  v1::AgentMessage message;
+  message.mutable_snapshot()->set_seq(seq);
+  auto* report = message.mutable_snapshot()->add_links();
+  report->set_link_id(link);
+  report->mutable_health()->set_state(state);
+  return message;
+}
+
+v1::AgentMessage Delta(uint64_t seq, const std::string& link, v1::OperState state) {
+  const v1::Update update = Snapshot(seq, link, state).snapshot();
+  v1::AgentMessage message;
+  *message.mutable_delta() = update;
+  return message;
+}
+
+v1::AgentMessage Sync(uint64_t seq) {
+  v1::AgentMessage message;
+  message.mutable_sync()->set_seq(seq);
+  return message;
+}
+
+class ModelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto model = Model::Open(state::NewMemoryStore(), SmallInventory(), "inventory.yaml");
+    ASSERT_TRUE(model.ok()) << model.status();
+    model_ = *std::move(model);
+    ASSERT_TRUE(model_->OpenSession("iad", "agent", kIncarnation).ok());
+  }
+
+  absl::StatusOr<ReportResult> Apply(const v1::AgentMessage& message) {
+    return model_->ApplyReport("iad", "agent", kIncarnation, message, "test-agent");
+  }
+
+  v1::OperState StateOf(const std::string& link_id) {
+    for (const auto& link : model_->Links()) {
+      if (link.id() == link_id) return link.health().state();
+    }
+    return v1::OPER_STATE_UNKNOWN;
+  }
+
+  std::unique_ptr<Model> model_;
+};
+
+TEST_F(ModelTest, AppliesSnapshotSyncAndDeltasInOrder) {
+  auto first = Apply(Snapshot(1, "iad-chi", v1::OPER_STATE_UP));
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->changes.size(), 1u);
+  ASSERT_TRUE(Apply(Sync(2)).ok());
+  EXPECT_EQ(StateOf("iad-chi"), v1::OPER_STATE_UP);
+  auto down = Apply(Delta(3, "iad-chi", v1::OPER_STATE_DOWN));
+  ASSERT_TRUE(down.ok());
+  ASSERT_EQ(down->changes.size(), 1u);
+  EXPECT_EQ(down->changes[0].previous, v1::OPER_STATE_UP);
+  EXPECT_EQ(down->changes[0].current, v1::OPER_STATE_DOWN);
+  EXPECT_EQ(StateOf("iad-chi"), v1::OPER_STATE_DOWN);
+}
+
+TEST_F(ModelTest, DuplicatesAreAcknowledgedButNotReapplied) {
+  ASSERT_TRUE(Apply(Snapshot(1, "iad-chi", v1::OPER_STATE_UP)).ok());
+  ASSERT_TRUE(Apply(Sync(2)).ok());
+  ASSERT_TRUE(Apply(Delta(3, "iad-chi", v1::OPER_STATE_DOWN)).ok());
+  // A resend of seq 1 (up) after a reconnect must not bring the link back up.
+  auto resent = Apply(Snapshot(1, "iad-chi", v1::OPER_STATE_UP));
+  ASSERT_TRUE(resent.ok());
+  EXPECT_TRUE(resent->duplicate);
+  EXPECT_EQ(StateOf("iad-chi"), v1::OPER_STATE_DOWN);
+}
+
+TEST_F(ModelTest, GapsAndOutOfOrderMessagesAreRefused) {
+  auto gap = Apply(Snapshot(2, "iad-chi", v1::OPER_STATE_UP));
+  EXPECT_EQ(gap.status().code(), absl::StatusCode::kFailedPrecondition);
+  auto delta_first = Apply(Delta(1, "iad-chi", v1::OPER_STATE_UP));
+  EXPECT_THAT(std::string(delta_first.status().message()), HasSubstr("start with a snapshot"));
+  ASSERT_TRUE(Apply(Snapshot(1, "iad-chi", v1::OPER_STATE_UP)).ok());
+  auto delta_in_snapshot = Apply(Delta(2, "iad-chi", v1::OPER_STATE_UP));
+  EXPECT_EQ(delta_in_snapshot.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(StateOf("iad-chi"), v1::OPER_STATE_UP);
+}
+
+TEST_F(ModelTest, AgentMayNotReportAnotherFacilitysLinkAndNothingChanges) {
+  ASSERT_TRUE(Apply(Snapshot(1, "iad-chi", v1::OPER_STATE_UP)).ok());
+  ASSERT_TRUE(Apply(Sync(2)).ok());
+  v1::AgentMessage message = Delta(3, "iad-chi", v1::OPER_STATE_DOWN);
+  auto* foreign = message.mutable_delta()->add_links();
+  foreign->set_link_id("chi-iad");
+  foreign->mutable_health()->set_state(v1::OPER_STATE_DOWN);
+  auto refused = Apply(message);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
+  // The whole message is refused: the legitimate part did not land either.
+  EXPECT_EQ(StateOf("iad-chi"), v1::OPER_STATE_UP);
+  EXPECT_EQ(StateOf("chi-iad"), v1::OPER_STATE_UNKNOWN);
+  // And the sequence did not advance: seq 3 is still expected.
+  EXPECT_TRUE(Apply(Delta(3, "iad-chi", v1::OPER_STATE_DOWN)).ok());
+}
+
+TEST_F(ModelTest, MalformedReportsAreRefused) {
+  v1::AgentMessage message = Snapshot(1, "iad-chi", v1::OPER_STATE_UP);
+  message.mutable_snapshot()->mutable_links(0)->mutable_health()->set_loss_ratio(1.5);
+  EXPECT_EQ(Apply(message).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Apply(Snapshot(1, "no-such-link", v1::OPER_STATE_UP)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  message = Snapshot(1, "iad-chi", v1::OPER_STATE_UP);
+  *message.mutable_snapshot()->add_links() = message.snapshot().links(0);
+  EXPECT_THAT(std::string(Apply(message).status().message()), HasSubstr("reported twice"));
+  EXPECT_EQ(StateOf("iad-chi"), v1::OPER_STATE_UNKNOWN);
+}
+
+TEST_F(ModelTest, SyncMarksLinksMissingFromTheSnapshotUnknown) {
+  ASSERT_TRUE(Apply(Snapshot(1, "iad-chi", v1::OPER_STATE_UP)).ok());
+  ASSERT_TRUE(Apply(Sync(2)).ok());
+  // A new snapshot that no longer lists the link.
+  v1::AgentMessage empty;
+  empty.mutable_snapshot()->set_seq(3);
+  ASSERT_TRUE(Apply(empty).ok());
+  EXPECT_EQ(StateOf("iad-chi"), v1::OPER_STATE_UP);
+  ASSERT_TRUE(Apply(Sync(4)).ok());
+  EXPECT_EQ(StateOf("iad-chi"), v1::OPER_STATE_UNKNOWN);
+}
+
+TEST_F(ModelTest, SessionSurvivesReopenOnlyForTheSameIncarnation) {
+  ASSERT_TRUE(Apply(Snapshot(1, "iad-chi", v1::OPER_STATE_UP)).ok());
+  auto same = model_->OpenSession("iad", "agent", kIncarnation);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->last_applied_seq(), 1u);
+  auto fresh = model_->OpenSession("iad", "agent", kIncarnation + 1);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ(fresh->last_applied_seq(), 0u);
+  EXPECT_EQ(model_->OpenSession("nowhere", "agent", 1).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(ModelTest, IntentsAreValidatedAndUnique) {
+  v1::Intent intent;
+  intent.set_id("drain-1");
+  intent.mutable_drain()->mutable_target()->set_link_id("iad-chi");
+  ASSERT_TRUE(model_->AddIntent(intent, "alice", 1).ok());
+  EXPECT_EQ(model_->Intents().at(0).created_by(), "alice");
+  EXPECT_EQ(model_->AddIntent(intent, "alice", 1).code(), absl::StatusCode::kAlreadyExists);
+  intent.set_id("drain-2");
+  EXPECT_EQ(model_->AddIntent(intent, "alice", 1).code(), absl::StatusCode::kAlreadyExists);
+  intent.mutable_drain()->mutable_target()->set_link_id("nope");
+  EXPECT_EQ(model_->AddIntent(intent, "alice", 1).code(), absl::StatusCode::kNotFound);
+  intent.set_id("Bad Id");
+  EXPECT_EQ(model_->AddIntent(intent, "alice", 1).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(model_->Intents().size(), 1u);
+  EXPECT_TRUE(model_->DeleteIntent("drain-1", "alice").ok());
+  EXPECT_EQ(model_->DeleteIntent("drain-1", "alice").code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(ModelTest, WorkloadsAreValidated) {
+  v1::Workload flow;
+  flow.set_id("train-1");
+  flow.mutable_elephant()->set_src_facility_id("iad");
+  flow.mutable_elephant()->set_dst_prefix("10.3.0.0/16");
+  flow.mutable_elephant()->set_demand_gbps(40);
+  EXPECT_TRUE(model_->AddWorkload(flow, "alice").ok());
+  flow.set_id("train-2");
+  flow.mutable_elephant()->set_demand_gbps(-1);
+  EXPECT_EQ(model_->AddWorkload(flow, "alice").code(), absl::StatusCode::kInvalidArgument);
+  v1::Workload chain;
+  chain.set_id("rag-1");
+  chain.mutable_chain()->set_origin_facility_id("iad");
+  chain.mutable_chain()->add_service_ids("retriever");
+  chain.mutable_chain()->add_service_ids("llm");
+  chain.mutable_chain()->set_latency_budget_us(100000);
+  EXPECT_EQ(model_->AddWorkload(chain, "alice").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(model_->Workloads().size(), 1u);
+}
+
+}  // namespace
+}  // namespace geodesic::pathcomp

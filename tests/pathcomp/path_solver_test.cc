@@ -1,0 +1,188 @@
+#include "pathcomp/solver/path_solver.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+using ::testing::ElementsAre;
+
+// Facilities a..e with one prefix each; links added both ways, up, with a latency.
+class PathSolverTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* id : {"a", "b", "c", "d", "e"}) {
+      v1::Facility facility;
+      facility.set_id(id);
+      facility.add_prefixes(absl::StrCat("10.", id[0] - 'a' + 1, ".0.0/16"));
+      model_.facilities.push_back(facility);
+    }
+  }
+
+  void Fiber(const std::string& x, const std::string& y, uint64_t latency_us,
+             std::vector<std::string> srlgs = {}) {
+    for (auto [src, dst] : {std::pair{x, y}, std::pair{y, x}}) {
+      v1::Link link;
+      link.set_id(src + "-" + dst);
+      link.set_src_facility_id(src);
+      link.set_dst_facility_id(dst);
+      link.set_src_node_id(src + "1");
+      link.set_dst_node_id(dst + "1");
+      link.set_latency_us(latency_us);
+      link.set_admin_state(v1::ADMIN_STATE_UP);
+      link.mutable_health()->set_state(v1::OPER_STATE_UP);
+      for (const auto& srlg : srlgs) link.add_srlgs(srlg);
+      model_.links.push_back(link);
+    }
+  }
+
+  v1::Link& LinkById(const std::string& id) {
+    for (auto& link : model_.links) {
+      if (link.id() == id) return link;
+    }
+    ADD_FAILURE() << "no link " << id;
+    return model_.links.front();
+  }
+
+  v1::Plan Solve() {
+    PlanStamp stamp;
+    stamp.generation = 7;
+    stamp.epoch = 3;
+    stamp.replica_id = "pc1";
+    return PathSolver().Solve(Snapshot::Build(model_), stamp);
+  }
+
+  static v1::Route RouteTo(const v1::Plan& plan, const std::string& site,
+                                  const std::string& destination) {
+    for (const auto& site_plan : plan.sites()) {
+      if (site_plan.facility_id() != site) continue;
+      for (const auto& route : site_plan.routes()) {
+        if (route.destination_facility_id() == destination) return route;
+      }
+    }
+    return v1::Route();
+  }
+
+  static std::vector<std::string> Hops(const google::protobuf::RepeatedPtrField<v1::NextHop>& hops) {
+    std::vector<std::string> ids;
+    for (const auto& hop : hops) ids.push_back(hop.link_id());
+    return ids;
+  }
+
+  ModelView model_;
+};
+
+TEST_F(PathSolverTest, ChoosesLowestLatencyPathAndStampsThePlan) {
+  Fiber("a", "b", 1000);
+  Fiber("b", "c", 1000);
+  Fiber("a", "c", 5000);
+  Fiber("c", "d", 1000);
+  Fiber("d", "e", 1000);
+  const v1::Plan plan = Solve();
+  EXPECT_EQ(plan.generation(), 7u);
+  EXPECT_EQ(plan.epoch(), 3u);
+  ASSERT_EQ(plan.sites_size(), 5);
+  EXPECT_EQ(plan.sites(0).generation(), 7u);
+  const v1::Route& route = RouteTo(plan, "a", "d");
+  EXPECT_EQ(route.prefix(), "10.4.0.0/16");
+  EXPECT_THAT(Hops(route.next_hops()), ElementsAre("a-b"));
+  EXPECT_THAT(route.path_facility_ids(), ElementsAre("a", "b", "c", "d"));
+  EXPECT_EQ(route.path_latency_us(), 3000u);
+  EXPECT_TRUE(plan.unreachable().empty());
+  EXPECT_EQ(plan.sites(0).routes_size(), 4);  // one prefix per other facility
+}
+
+TEST_F(PathSolverTest, UsesMeasuredRttOverInventoryLatency) {
+  Fiber("a", "b", 1000);
+  Fiber("b", "c", 1000);
+  Fiber("a", "c", 2500);
+  LinkById("a-b").mutable_health()->set_rtt_us(8000);  // congested: 4 ms one way
+  const v1::Route& route = RouteTo(Solve(), "a", "c");
+  EXPECT_THAT(Hops(route.next_hops()), ElementsAre("a-c"));
+}
+
+TEST_F(PathSolverTest, EqualCostPathsGiveEveryFirstHop) {
+  Fiber("a", "b", 1000);
+  Fiber("a", "c", 1000);
+  Fiber("b", "d", 1000);
+  Fiber("c", "d", 1000);
+  const v1::Route& route = RouteTo(Solve(), "a", "d");
+  EXPECT_THAT(Hops(route.next_hops()), ElementsAre("a-b", "a-c"));
+  for (const auto& hop : route.next_hops()) EXPECT_EQ(hop.weight(), 1u);
+}
+
+TEST_F(PathSolverTest, DownUnknownDrainedLinksAreAvoidedAndDegradedIsLastResort) {
+  Fiber("a", "b", 1000);
+  Fiber("b", "c", 1000);
+  Fiber("a", "c", 5000);
+  Fiber("a", "d", 1000);
+  Fiber("d", "c", 9000);
+  LinkById("a-b").mutable_health()->set_state(v1::OPER_STATE_DOWN);
+  EXPECT_THAT(Hops(RouteTo(Solve(), "a", "c").next_hops()), ElementsAre("a-c"));
+  LinkById("a-c").mutable_health()->set_state(v1::OPER_STATE_UNKNOWN);
+  EXPECT_THAT(Hops(RouteTo(Solve(), "a", "c").next_hops()), ElementsAre("a-d"));
+  LinkById("a-c").mutable_health()->set_state(v1::OPER_STATE_DEGRADED);
+  EXPECT_THAT(Hops(RouteTo(Solve(), "a", "c").next_hops()), ElementsAre("a-d"));
+  v1::Intent drain;
+  drain.set_id("drain-d");
+  drain.mutable_drain()->mutable_target()->set_facility_id("d");
+  model_.intents.push_back(drain);
+  // Only the degraded direct link is left.
+  EXPECT_THAT(Hops(RouteTo(Solve(), "a", "c").next_hops()), ElementsAre("a-c"));
+}
+
+TEST_F(PathSolverTest, BackupsAvoidTheFailedLinkSrlgAndTransitFacility) {
+  Fiber("a", "b", 1000, {"conduit-1"});
+  Fiber("b", "c", 1000);
+  Fiber("a", "d", 1500, {"conduit-1"});
+  Fiber("d", "c", 1500);
+  Fiber("a", "e", 3000);
+  Fiber("e", "c", 3000);
+  const v1::Route& route = RouteTo(Solve(), "a", "c");
+  EXPECT_THAT(route.path_facility_ids(), ElementsAre("a", "b", "c"));
+  std::map<std::string, std::vector<std::string>> backup_paths;
+  for (const auto& backup : route.backups()) {
+    backup_paths[absl::StrCat(backup.protects().kind(), ":", backup.protects().id())] =
+        {backup.path_facility_ids().begin(), backup.path_facility_ids().end()};
+  }
+  EXPECT_THAT(backup_paths[absl::StrCat(v1::FAILURE_KIND_LINK, ":a-b")], ElementsAre("a", "d", "c"));
+  // a-d shares the conduit with a-b: the SRLG backup must go around both.
+  EXPECT_THAT(backup_paths[absl::StrCat(v1::FAILURE_KIND_SRLG, ":conduit-1")],
+              ElementsAre("a", "e", "c"));
+  EXPECT_THAT(backup_paths[absl::StrCat(v1::FAILURE_KIND_FACILITY, ":b")], ElementsAre("a", "d", "c"));
+  EXPECT_EQ(backup_paths.size(), 3u);
+}
+
+TEST_F(PathSolverTest, PartitionedFacilitiesAreReportedUnreachable) {
+  Fiber("a", "b", 1000);
+  Fiber("c", "d", 1000);
+  Fiber("d", "e", 1000);
+  const v1::Plan plan = Solve();
+  EXPECT_THAT(plan.unreachable(), ::testing::Contains("a->c"));
+  EXPECT_THAT(plan.unreachable(), ::testing::Contains("e->b"));
+  EXPECT_EQ(plan.unreachable_size(), 12);  // {a,b} x {c,d,e}, both ways
+  EXPECT_EQ(RouteTo(plan, "a", "c").prefix(), "");
+}
+
+TEST(CountChangedRoutesTest, CountsAddedRemovedAndChanged) {
+  v1::SitePlan before, after;
+  auto add = [](v1::SitePlan& plan, const std::string& prefix, const std::string& link) {
+    auto* route = plan.add_routes();
+    route->set_prefix(prefix);
+    route->add_next_hops()->set_link_id(link);
+  };
+  add(before, "p1", "x");
+  add(before, "p2", "x");
+  add(before, "p3", "x");
+  add(after, "p1", "x");  // same
+  add(after, "p2", "y");  // changed
+  add(after, "p4", "x");  // added; p3 removed
+  EXPECT_EQ(CountChangedRoutes(before, after), 3u);
+  EXPECT_EQ(CountChangedRoutes(after, after), 0u);
+}
+
+}  // namespace
+}  // namespace geodesic::pathcomp

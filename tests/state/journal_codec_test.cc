@@ -1,0 +1,84 @@
+#include "state/internal/journal_codec.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace geodesic::state::internal {
+namespace {
+
+using ::testing::HasSubstr;
+
+JournalEntry SampleEntry() {
+  JournalEntry entry;
+  entry.seq = 42;
+  entry.at_unix_ms = 1'700'000'000'123;
+  entry.cause = "telemetry from spiffe://geodesic/site/iad/agent seq 42";
+  entry.changes = {
+      {Kind::kLink, "iad-ord-1", std::string("\0\x01\xff value", 9)},
+      {Kind::kIntent, "drain-1", std::nullopt},
+      {Kind::kAgentSession, "spiffe://geodesic/site/iad/agent", std::string()},
+  };
+  return entry;
+}
+
+TEST(JournalCodecTest, RoundTrips) {
+  const JournalEntry entry = SampleEntry();
+  absl::StatusOr<JournalEntry> decoded = DecodeJournalValue(42, EncodeJournalValue(entry));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, entry);
+
+  JournalEntry negative_time;
+  negative_time.at_unix_ms = -5;
+  EXPECT_EQ(DecodeJournalValue(0, EncodeJournalValue(negative_time)).value(), negative_time);
+}
+
+TEST(JournalCodecTest, EveryTruncationIsDataLoss) {
+  const std::string value = EncodeJournalValue(SampleEntry());
+  for (size_t size = 0; size < value.size(); ++size) {
+    absl::StatusOr<JournalEntry> decoded = DecodeJournalValue(7, value.substr(0, size));
+    EXPECT_EQ(decoded.status().code(), absl::StatusCode::kDataLoss) << "truncated to " << size;
+    EXPECT_THAT(decoded.status().message(), HasSubstr("journal entry 7"));
+  }
+}
+
+TEST(JournalCodecTest, RejectsTrailingBytesUnknownFormatKindAndOp) {
+  const std::string value = EncodeJournalValue(SampleEntry());
+  EXPECT_THAT(DecodeJournalValue(1, value + "x").status().message(), HasSubstr("trailing"));
+
+  std::string format = value;
+  format[0] = 2;
+  EXPECT_THAT(DecodeJournalValue(1, format).status().message(), HasSubstr("unknown format 2"));
+
+  JournalEntry one;
+  one.changes = {{Kind::kLink, "l1", std::nullopt}};
+  std::string kind = EncodeJournalValue(one);
+  const size_t at = kind.find("link");
+  ASSERT_NE(at, std::string::npos);
+  kind.replace(at, 4, "lunk");
+  EXPECT_THAT(DecodeJournalValue(1, kind).status().message(), HasSubstr("unknown kind \"lunk\""));
+
+  std::string op = EncodeJournalValue(one);
+  op.back() = 7;  // the delete's op byte is last
+  EXPECT_THAT(DecodeJournalValue(1, op).status().message(), HasSubstr("unknown op 7"));
+}
+
+TEST(JournalCodecTest, HugeChangeCountIsRejectedWithoutAllocating) {
+  JournalEntry empty;
+  std::string value = EncodeJournalValue(empty);
+  value.replace(value.size() - 4, 4, "\xff\xff\xff\xff");
+  EXPECT_THAT(DecodeJournalValue(1, value).status().message(), HasSubstr("exceeds the bytes left"));
+}
+
+TEST(JournalCodecTest, KeysSortBySeqAndRoundTrip) {
+  EXPECT_LT(EncodeJournalKey(255), EncodeJournalKey(256));
+  EXPECT_LT(EncodeJournalKey(1), EncodeJournalKey(uint64_t{1} << 56));
+  for (uint64_t seq : {uint64_t{0}, uint64_t{1}, uint64_t{0x0102030405060708}, ~uint64_t{0}}) {
+    EXPECT_EQ(DecodeJournalKey(EncodeJournalKey(seq)), seq);
+  }
+  EXPECT_EQ(DecodeJournalKey("short"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace geodesic::state::internal

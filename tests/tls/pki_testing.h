@@ -1,0 +1,58 @@
+// Test-only helpers for tls/ tests: temporary directories and PKIs made with
+// the real deploy/pki/make-pki.sh (found through $GEODESIC_SOURCE_DIR, which
+// geodesic_test sets).
+#ifndef GEODESIC_TESTS_TLS_PKI_TESTING_H_
+#define GEODESIC_TESTS_TLS_PKI_TESTING_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "tls/credentials.h"
+
+namespace geodesic::tls::testing {
+
+// A fresh directory under $TMPDIR (or /tmp), removed with its contents when
+// destroyed.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string Join(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// Runs `make-pki.sh --out out_dir args...`. On failure the status carries the
+// script's exit code and output.
+absl::Status RunMakePki(const std::string& out_dir,
+                        const std::vector<std::string>& args);
+
+// The files make-pki.sh writes for leaf `base` ("site-iad-agent",
+// "pathcomp-pc1", "operator-alice"...) in `dir`.
+TlsFiles LeafFiles(const std::string& dir, const std::string& base);
+
+// Issues `dir/base.{crt,key}` signed by `dir/ca.{crt,key}` but with only a
+// DNS SAN: a certificate from our CA that carries no geodesic identity.
+absl::Status IssueCertWithoutIdentity(const std::string& dir,
+                                      const std::string& base);
+
+absl::StatusOr<std::string> ReadFile(const std::string& path);
+
+// Writes `contents` to `path` atomically (temporary file + rename), as a
+// rotation tool would.
+absl::Status WriteFileAtomically(const std::string& path,
+                                 const std::string& contents);
+
+// Copies `from` over `to` atomically.
+absl::Status CopyFileAtomically(const std::string& from, const std::string& to);
+
+}  // namespace geodesic::tls::testing
+
+#endif  // GEODESIC_TESTS_TLS_PKI_TESTING_H_
