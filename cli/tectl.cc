@@ -25,6 +25,7 @@
 #include "geodesic/v1/operator.grpc.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "state/entity_id.h"
+#include "state/oper_state_name.h"
 #include "tls/credentials.h"
 
 namespace geodesic::cli {
@@ -102,14 +103,6 @@ std::string Json(const google::protobuf::Message& message) {
   return json;
 }
 
-std::string StateName(v1::OperState state) {
-  switch (state) {
-    case v1::OPER_STATE_UP: return "up";
-    case v1::OPER_STATE_DEGRADED: return "degraded";
-    case v1::OPER_STATE_DOWN: return "down";
-    default: return "unknown";
-  }
-}
 
 int Get(v1::Operator::Stub& stub, const Options& options) {
   if (options.words.size() != 2) return UsageError("get takes one kind");
@@ -146,7 +139,7 @@ int Get(v1::Operator::Stub& stub, const Options& options) {
     for (const auto& l : response.links()) {
       table.Add({l.id(), l.src_facility_id(), l.dst_facility_id(),
                  absl::StrCat(l.capacity_gbps()), absl::StrCat(l.latency_us()),
-                 StateName(l.health().state()), absl::StrCat(l.health().rtt_us()),
+                 state::OperStateName(l.health().state()), absl::StrCat(l.health().rtt_us()),
                  l.admin_state() == v1::ADMIN_STATE_DRAINED ? "drained" : "up",
                  absl::StrJoin(l.srlgs(), ",")});
     }

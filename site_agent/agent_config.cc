@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "config/config_reader.h"
+#include "config/shared_keys.h"
 
 namespace geodesic::site_agent {
 
@@ -20,15 +21,8 @@ absl::StatusOr<AgentConfig> LoadAgentConfig(const std::string& path) {
   AgentConfig config;
   config.facility_id = reader->RequiredId("facility");
   if (reader->Has("agent_id")) config.agent_id = reader->RequiredId("agent_id");
-  for (auto& replica : reader->RequiredMapList("pathcomp")) {
-    config.pathcomp_addresses.push_back(replica.RequiredString("address"));
-    replica.RejectUnknownKeys();
-  }
-  auto tls = reader->RequiredMap("tls");
-  config.tls.ca_path = tls.RequiredPath("ca");
-  config.tls.cert_path = tls.RequiredPath("cert");
-  config.tls.key_path = tls.RequiredPath("key");
-  tls.RejectUnknownKeys();
+  config.pathcomp_addresses = config::ReadPathcompReplicas(*reader);
+  config.tls = config::ReadTlsKeys(*reader);
   config.poll_interval =
       std::chrono::milliseconds(reader->OptionalUint("poll_interval_ms", 100, 1, 60'000));
   config.outbox_limit = reader->OptionalUint("outbox_limit", 10'000, 16, 10'000'000);

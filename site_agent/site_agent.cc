@@ -5,6 +5,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/clock.h"
 #include "daemon/log.h"
 #include "site_agent/link_health_source.h"
 #include "site_agent/report_stream.h"
@@ -12,12 +13,6 @@
 
 namespace geodesic::site_agent {
 namespace {
-
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 uint64_t NewIncarnation() {
   std::random_device device;
@@ -30,7 +25,7 @@ class SiteAgentImpl final : public SiteAgent {
  public:
   explicit SiteAgentImpl(AgentConfig config)
       : config_(std::move(config)), source_(config_.links, config_.health_file) {
-    source_.Poll(NowUnixMs());
+    source_.Poll(daemon::UnixNowMs());
     v1::AgentHello hello;
     hello.set_facility_id(config_.facility_id);
     hello.set_agent_id(config_.agent_id);
@@ -61,7 +56,7 @@ class SiteAgentImpl final : public SiteAgent {
       std::vector<v1::LinkReport> changed;
       {
         std::lock_guard source_lock(source_mu_);
-        changed = source_.Poll(NowUnixMs());
+        changed = source_.Poll(daemon::UnixNowMs());
       }
       if (changed.empty()) continue;
       for (const auto& report : changed) {

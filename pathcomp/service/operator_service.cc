@@ -3,20 +3,12 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/clock.h"
 #include "daemon/log.h"
 #include "pathcomp/service/grpc_status.h"
 #include "tls/peer_identity.h"
 
 namespace geodesic::pathcomp {
-namespace {
-
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 OperatorService::OperatorService(Model& model, Planner& planner, EventBus& events)
     : model_(model), planner_(planner), events_(events) {}
@@ -41,6 +33,15 @@ void OperatorService::Audit(const tls::Identity& who, std::string_view what,
   daemon::LogInfo("audit", {{"who", who.spiffe_id},
                             {"what", std::string(what)},
                             {"result", result.ok() ? "ok" : result.ToString()}});
+}
+
+absl::StatusOr<uint64_t> OperatorService::Replan(const v1::IntentChange& change,
+                                                 const std::string& reason) {
+  v1::Event event;
+  event.set_at_unix_ms(daemon::UnixNowMs());
+  *event.mutable_intent() = change;
+  events_.Publish(event);
+  return planner_.SolveNow(reason);
 }
 
 #define GEODESIC_AUTHORIZE(identity, context, role)          \
@@ -151,19 +152,14 @@ grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
                                         const v1::AddIntentRequest* request,
                                         v1::AddIntentResponse* response) {
   GEODESIC_AUTHORIZE(identity, context, tls::Role::kOperator);
-  absl::Status result = model_.AddIntent(request->intent(), identity->spiffe_id, NowUnixMs());
+  absl::Status result = model_.AddIntent(request->intent(), identity->spiffe_id, daemon::UnixNowMs());
   if (result.ok()) {
-    auto generation = planner_.SolveNow(absl::StrCat("intent ", request->intent().id(), " by ",
-                                                     identity->name));
-    if (generation.ok()) {
-      response->set_plan_generation(*generation);
-    } else {
-      result = generation.status();
-    }
-    v1::Event event;
-    event.set_at_unix_ms(NowUnixMs());
-    *event.mutable_intent()->mutable_intent() = request->intent();
-    events_.Publish(event);
+    v1::IntentChange change;
+    *change.mutable_intent() = request->intent();
+    auto generation =
+        Replan(change, absl::StrCat("intent ", request->intent().id(), " by ", identity->name));
+    if (generation.ok()) response->set_plan_generation(*generation);
+    result = generation.status();
   }
   Audit(*identity, absl::StrCat("add intent ", request->intent().ShortDebugString()), result);
   return ToGrpcStatus(result);
@@ -175,18 +171,13 @@ grpc::Status OperatorService::DeleteIntent(grpc::ServerContext* context,
   GEODESIC_AUTHORIZE(identity, context, tls::Role::kOperator);
   absl::Status result = model_.DeleteIntent(request->id(), identity->spiffe_id);
   if (result.ok()) {
+    v1::IntentChange change;
+    change.mutable_intent()->set_id(request->id());
+    change.set_removed(true);
     auto generation =
-        planner_.SolveNow(absl::StrCat("intent ", request->id(), " removed by ", identity->name));
-    if (generation.ok()) {
-      response->set_plan_generation(*generation);
-    } else {
-      result = generation.status();
-    }
-    v1::Event event;
-    event.set_at_unix_ms(NowUnixMs());
-    event.mutable_intent()->mutable_intent()->set_id(request->id());
-    event.mutable_intent()->set_removed(true);
-    events_.Publish(event);
+        Replan(change, absl::StrCat("intent ", request->id(), " removed by ", identity->name));
+    if (generation.ok()) response->set_plan_generation(*generation);
+    result = generation.status();
   }
   Audit(*identity, absl::StrCat("delete intent ", request->id()), result);
   return ToGrpcStatus(result);

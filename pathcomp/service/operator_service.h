@@ -41,6 +41,8 @@ class OperatorService final : public v1::Operator::Service {
  private:
   // The caller's identity when it is an operator with at least `role`.
   absl::StatusOr<tls::Identity> Authorize(grpc::ServerContext* context, tls::Role role) const;
+  // Announces an intent change and re-solves at once; the generation current afterwards.
+  absl::StatusOr<uint64_t> Replan(const v1::IntentChange& change, const std::string& reason);
   // Audit line for a mutation.
   void Audit(const tls::Identity& who, std::string_view what, const absl::Status& result) const;
 

@@ -29,7 +29,4 @@ struct PathcompConfig {
 // Errors name the file and key; every problem is listed.
 [[nodiscard]] absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path);
 
-// "host:port" with a numeric port 0..65535 and a non-empty host.
-bool IsValidListenAddress(const std::string& address);
-
 }  // namespace geodesic::pathcomp

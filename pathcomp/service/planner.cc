@@ -2,17 +2,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "daemon/clock.h"
 #include "daemon/log.h"
 #include "pathcomp/solver/path_solver.h"
 
 namespace geodesic::pathcomp {
 namespace {
-
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // True when two plans route the same way (stamps aside).
 bool SameRouting(const v1::Plan& a, const v1::Plan& b) {
@@ -91,7 +86,7 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
   stamp.generation = previous ? previous->generation() + 1 : 1;
   stamp.epoch = config_.epoch;
   stamp.replica_id = config_.replica_id;
-  stamp.computed_at_unix_ms = NowUnixMs();
+  stamp.computed_at_unix_ms = daemon::UnixNowMs();
   stamp.reason = reason;
   v1::Plan plan = PathSolver().Solve(snapshot, stamp);
   if (previous && previous->epoch() == config_.epoch && SameRouting(*previous, plan)) {

@@ -3,30 +3,14 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/clock.h"
 #include "daemon/log.h"
 #include "pathcomp/service/grpc_status.h"
 #include "state/entity_id.h"
+#include "state/oper_state_name.h"
 #include "tls/peer_identity.h"
 
 namespace geodesic::pathcomp {
-namespace {
-
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string StateName(v1::OperState state) {
-  switch (state) {
-    case v1::OPER_STATE_UP: return "up";
-    case v1::OPER_STATE_DEGRADED: return "degraded";
-    case v1::OPER_STATE_DOWN: return "down";
-    default: return "unknown";
-  }
-}
-
-}  // namespace
 
 TelemetryService::TelemetryService(Model& model, Planner& planner, EventBus& events,
                                    std::string replica_id)
@@ -85,9 +69,9 @@ grpc::Status TelemetryService::Report(
       std::string reason;
       for (const auto& change : result->changes) {
         if (!reason.empty()) reason += ", ";
-        absl::StrAppend(&reason, "link ", change.link_id, " ", StateName(change.current));
+        absl::StrAppend(&reason, "link ", change.link_id, " ", state::OperStateName(change.current));
         v1::Event event;
-        event.set_at_unix_ms(NowUnixMs());
+        event.set_at_unix_ms(daemon::UnixNowMs());
         auto& health = *event.mutable_health();
         health.set_link_id(change.link_id);
         health.set_previous(change.previous);

@@ -1,5 +1,7 @@
 #include "pathcomp/service/pathcomp_config.h"
 
+#include "config/shared_keys.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -48,12 +50,12 @@ TEST(PathcompConfigTest, ErrorsNameTheFileAndKey) {
 }
 
 TEST(PathcompConfigTest, ListenAddressValidation) {
-  EXPECT_TRUE(IsValidListenAddress("127.0.0.1:0"));
-  EXPECT_TRUE(IsValidListenAddress("[::1]:7443"));
-  EXPECT_FALSE(IsValidListenAddress("127.0.0.1"));
-  EXPECT_FALSE(IsValidListenAddress(":80"));
-  EXPECT_FALSE(IsValidListenAddress("host:99999"));
-  EXPECT_FALSE(IsValidListenAddress("host:http"));
+  EXPECT_TRUE(config::IsValidHostPort("127.0.0.1:0"));
+  EXPECT_TRUE(config::IsValidHostPort("[::1]:7443"));
+  EXPECT_FALSE(config::IsValidHostPort("127.0.0.1"));
+  EXPECT_FALSE(config::IsValidHostPort(":80"));
+  EXPECT_FALSE(config::IsValidHostPort("host:99999"));
+  EXPECT_FALSE(config::IsValidHostPort("host:http"));
 }
 
 }  // namespace
