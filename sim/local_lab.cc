@@ -1,5 +1,6 @@
 #include "sim/local_lab.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -62,7 +63,7 @@ absl::StatusOr<std::unique_ptr<LocalLab>> LocalLab::Create(LabOptions options) {
   if (pki->exit_code != 0) {
     return absl::InternalError(absl::StrCat("make-pki.sh failed: ", pki->output));
   }
-  if (auto status = lab->WriteConfigs(); !status.ok()) return status;
+  if (auto status = lab->WritePathcompConfig("127.0.0.1:0"); !status.ok()) return status;
   return lab;
 }
 
@@ -84,16 +85,17 @@ tls::TlsFiles LocalLab::agent_tls(const std::string& facility_id) const {
           pki_dir() + "/site-" + facility_id + "-agent.key"};
 }
 
-absl::Status LocalLab::WriteConfigs() {
+absl::Status LocalLab::WritePathcompConfig(const std::string& listen_address) {
   const std::string& dir = options_.work_dir;
   const std::string pki = pki_dir();
   const std::string pathcomp = absl::StrCat(
-      "replica_id: ", options_.replica_id, "\nlisten: 127.0.0.1:0\nlisten_address_file: ", dir,
+      "replica_id: ", options_.replica_id, "\nlisten: ", listen_address,
+      "\nlisten_address_file: ", dir,
       "/pathcomp.addr\nstate_dir: ", dir, "/state/pathcomp\ntopology: ",
       fs::absolute(options_.topology_path).string(), "\nsolve_debounce_ms: ",
       options_.solve_debounce_ms, "\n", TlsBlock(pki, "pathcomp-" + options_.replica_id));
-  if (auto status = WriteFile(config_path("pathcomp"), pathcomp); !status.ok()) return status;
-  return absl::OkStatus();  // agent and routerd configs need the address: written at start
+  return WriteFile(config_path("pathcomp"), pathcomp);
+  // Agent and routerd configs need pathcomp's address: they are written at their start.
 }
 
 absl::Status LocalLab::Spawn(const std::string& name, const std::string& binary,
@@ -110,6 +112,9 @@ absl::Status LocalLab::Spawn(const std::string& name, const std::string& binary,
 absl::Status LocalLab::StartPathcomp() {
   const std::string address_file = options_.work_dir + "/pathcomp.addr";
   fs::remove(address_file);
+  if (!pathcomp_address_.empty()) {
+    if (auto status = WritePathcompConfig(pathcomp_address_); !status.ok()) return status;
+  }
   if (auto status = Spawn("pathcomp", "bin/pathcomp", config_path("pathcomp"));
       !status.ok()) {
     return status;
@@ -189,6 +194,22 @@ void LocalLab::StopAll() {
     if (name != "pathcomp") process->Stop();
   }
   if (auto it = processes_.find("pathcomp"); it != processes_.end()) it->second->Stop();
+}
+
+void LocalLab::Kill(const std::string& name, int signal_number) {
+  auto it = processes_.find(name);
+  if (it == processes_.end()) return;
+  it->second->Signal(signal_number);
+  it->second->Wait(10'000);
+}
+
+absl::Status LocalLab::Restart(const std::string& name) {
+  auto it = processes_.find(name);
+  if (it == processes_.end()) return absl::NotFoundError(absl::StrCat("never started: ", name));
+  if (it->second->running()) return absl::FailedPreconditionError(name + " is still running");
+  if (name == "pathcomp") return StartPathcomp();
+  const std::string binary = name.rfind("agent/", 0) == 0 ? "bin/site_agent" : "bin/routerd";
+  return Spawn(name, binary, config_path(name));
 }
 
 ChildProcess* LocalLab::process(const std::string& name) {

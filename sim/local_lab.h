@@ -38,13 +38,18 @@ class LocalLab {
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<LocalLab>> Create(LabOptions options);
   ~LocalLab();  // stops everything still running
 
-  // Starts pathcomp and waits until it is listening.
+  // Starts pathcomp and waits until it is listening. A restart keeps the
+  // address it had, so agents and routerds find it again.
   [[nodiscard]] absl::Status StartPathcomp();
   [[nodiscard]] absl::Status StartAgent(const std::string& facility_id);
   [[nodiscard]] absl::Status StartRouterd(const std::string& facility_id);
   // pathcomp, then every agent and routerd.
   [[nodiscard]] absl::Status StartAll();
   void StopAll();
+  // Sends `signal_number` to the named process and waits for it to exit.
+  void Kill(const std::string& name, int signal_number);
+  // Starts the named process again with the same config (after Kill).
+  [[nodiscard]] absl::Status Restart(const std::string& name);
 
   // The process named "pathcomp", "agent/<f>" or "routerd/<f>"; nullptr if not started.
   ChildProcess* process(const std::string& name);
@@ -68,7 +73,7 @@ class LocalLab {
 
  private:
   explicit LocalLab(LabOptions options) : options_(std::move(options)) {}
-  absl::Status WriteConfigs();
+  absl::Status WritePathcompConfig(const std::string& listen_address);
   absl::Status WriteHealthFile(const std::string& facility_id);
   absl::Status Spawn(const std::string& name, const std::string& binary,
                      const std::string& config);
