@@ -14,6 +14,7 @@ struct Topology {
   std::vector<v1::Facility> facilities;
   std::vector<v1::Node> nodes;
   std::vector<v1::Link> links;  // directed; src/dst facility filled in
+  std::vector<v1::Fabric> fabrics;  // at most one per facility
   std::vector<v1::Service> services;
   std::vector<v1::Workload> workloads;
 };
