@@ -32,12 +32,24 @@ std::string Describe(const YAML::Node& node) {
   }
 }
 
+// The 1-based line a parsed node starts on; 0 for nodes the parser did not make.
+int LineOf(const YAML::Node& node) {
+  const YAML::Mark mark = node.Mark();
+  return mark.is_null() || mark.line < 0 ? 0 : mark.line + 1;
+}
+
+// "origin:line: " or "origin: " when the line is unknown.
+std::string Where(const std::string& origin, int line) {
+  return line > 0 ? absl::StrCat(origin, ":", line, ": ") : absl::StrCat(origin, ": ");
+}
+
 absl::StatusOr<YAML::Node> ParseYaml(const std::string& text, const std::string& origin) {
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(
-        absl::StrCat(origin, ": not valid YAML (line ", e.mark.line + 1, "): ", e.msg));
+        absl::StrCat(Where(origin, e.mark.is_null() ? 0 : e.mark.line + 1), "not valid YAML: ",
+                     e.msg));
   }
 }
 
@@ -48,13 +60,14 @@ absl::StatusOr<ConfigReader> ConfigReader::FromString(const std::string& text,
   auto root = ParseYaml(text, origin);
   if (!root.ok()) return root.status();
   if (!root->IsMap()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(origin, ": the top level must be a map of keys, got ", Describe(*root)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        Where(origin, LineOf(*root)), "the top level must be a map of keys, got ", Describe(*root)));
   }
   auto shared = std::make_shared<Shared>();
   shared->origin = std::move(origin);
   shared->base_dir = std::filesystem::path(shared->origin).parent_path().string();
-  return ConfigReader(std::move(shared), std::make_unique<YAML::Node>(*root), "");
+  const int line = LineOf(*root);
+  return ConfigReader(std::move(shared), std::make_unique<YAML::Node>(*root), "", line);
 }
 
 absl::StatusOr<ConfigReader> ConfigReader::OpenFile(const std::string& path) {
@@ -66,13 +79,14 @@ absl::StatusOr<ConfigReader> ConfigReader::OpenFile(const std::string& path) {
 }
 
 ConfigReader::ConfigReader(std::shared_ptr<Shared> shared, std::unique_ptr<YAML::Node> node,
-                           std::string path)
-    : shared_(std::move(shared)), node_(std::move(node)), path_(std::move(path)) {}
+                           std::string path, int line)
+    : shared_(std::move(shared)), node_(std::move(node)), path_(std::move(path)), line_(line) {}
 
 ConfigReader::ConfigReader(const ConfigReader& other)
     : shared_(other.shared_),
       node_(std::make_unique<YAML::Node>(*other.node_)),
       path_(other.path_),
+      line_(other.line_),
       read_keys_(other.read_keys_) {}
 
 ConfigReader& ConfigReader::operator=(const ConfigReader& other) {
@@ -80,6 +94,7 @@ ConfigReader& ConfigReader::operator=(const ConfigReader& other) {
     shared_ = other.shared_;
     node_ = std::make_unique<YAML::Node>(*other.node_);
     path_ = other.path_;
+    line_ = other.line_;
     read_keys_ = other.read_keys_;
   }
   return *this;
@@ -89,14 +104,25 @@ ConfigReader::~ConfigReader() = default;
 
 const std::string& ConfigReader::path() const { return path_; }
 const std::string& ConfigReader::origin() const { return shared_->origin; }
+int ConfigReader::line() const { return line_; }
 
 std::string ConfigReader::KeyPath(const std::string& key) const {
   return path_.empty() ? std::string(key) : absl::StrCat(path_, ".", key);
 }
 
+void ConfigReader::AddErrorAtLine(int line, const std::string& key_path,
+                                  const std::string& message) {
+  shared_->errors.push_back(absl::StrCat(Where(shared_->origin, line), key_path, ": ", message));
+}
+
 void ConfigReader::AddError(const std::string& key, const std::string& message) {
-  shared_->errors.push_back(
-      absl::StrCat(shared_->origin, ": ", key.empty() ? path_ : KeyPath(key), ": ", message));
+  int line = line_;
+  if (!key.empty() && node_->IsMap()) {
+    const YAML::Node& map = *node_;
+    const YAML::Node child = map[key];
+    if (child.IsDefined() && LineOf(child) > 0) line = LineOf(child);
+  }
+  AddErrorAtLine(line, key.empty() ? path_ : KeyPath(key), message);
 }
 
 bool ConfigReader::Has(const std::string& key) const {
@@ -267,8 +293,9 @@ std::vector<std::string> ConfigReader::OptionalStringList(const std::string& key
   for (size_t i = 0; i < node->size(); ++i) {
     const YAML::Node item = (*node)[i];
     if (!item.IsScalar() || item.Scalar().empty()) {
-      AddError(absl::StrCat(key, "[", i, "]"),
-               absl::StrCat("expected a non-empty string, got ", Describe(item)));
+      AddErrorAtLine(LineOf(item) > 0 ? LineOf(item) : LineOf(*node),
+                     absl::StrCat(KeyPath(key), "[", i, "]"),
+                     absl::StrCat("expected a non-empty string, got ", Describe(item)));
       continue;
     }
     values.push_back(item.Scalar());
@@ -280,7 +307,8 @@ ConfigReader ConfigReader::RequiredMap(const std::string& key) {
   auto child = OptionalMap(key);
   if (child) return *std::move(child);
   if (!Has(key)) AddError(key, "required key is missing");
-  return ConfigReader(shared_, std::make_unique<YAML::Node>(YAML::NodeType::Map), KeyPath(key));
+  return ConfigReader(shared_, std::make_unique<YAML::Node>(YAML::NodeType::Map), KeyPath(key),
+                      line_);
 }
 
 std::optional<ConfigReader> ConfigReader::OptionalMap(const std::string& key) {
@@ -290,7 +318,8 @@ std::optional<ConfigReader> ConfigReader::OptionalMap(const std::string& key) {
     AddError(key, absl::StrCat("expected a map, got ", Describe(*node)));
     return std::nullopt;
   }
-  return ConfigReader(shared_, std::make_unique<YAML::Node>(*node), KeyPath(key));
+  return ConfigReader(shared_, std::make_unique<YAML::Node>(*node), KeyPath(key),
+                      LineOf(*node) > 0 ? LineOf(*node) : line_);
 }
 
 std::vector<ConfigReader> ConfigReader::RequiredMapList(const std::string& key) {
@@ -315,12 +344,13 @@ std::vector<ConfigReader> ConfigReader::OptionalMapList(const std::string& key) 
   for (size_t i = 0; i < node->size(); ++i) {
     const YAML::Node item = (*node)[i];
     const std::string item_path = absl::StrCat(KeyPath(key), "[", i, "]");
+    const int item_line = LineOf(item) > 0 ? LineOf(item) : LineOf(*node);
     if (!item.IsMap()) {
-      shared_->errors.push_back(absl::StrCat(shared_->origin, ": ", item_path,
-                                             ": expected a map, got ", Describe(item)));
+      AddErrorAtLine(item_line, item_path, absl::StrCat("expected a map, got ", Describe(item)));
       continue;
     }
-    items.push_back(ConfigReader(shared_, std::make_unique<YAML::Node>(item), item_path));
+    items.push_back(
+        ConfigReader(shared_, std::make_unique<YAML::Node>(item), item_path, item_line));
   }
   return items;
 }
@@ -330,10 +360,13 @@ void ConfigReader::RejectUnknownKeys() {
   for (const auto& entry : *node_) {
     const std::string key = entry.first.Scalar();
     if (std::find(read_keys_.begin(), read_keys_.end(), key) == read_keys_.end()) {
-      AddError(key, "unknown key (a typo?)");
+      const int line = LineOf(entry.first) > 0 ? LineOf(entry.first) : line_;
+      AddErrorAtLine(line, KeyPath(key), "unknown key (a typo?)");
     }
   }
 }
+
+size_t ConfigReader::error_count() const { return shared_->errors.size(); }
 
 absl::Status ConfigReader::status() const {
   if (shared_->errors.empty()) return absl::OkStatus();

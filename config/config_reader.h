@@ -1,9 +1,13 @@
 #pragma once
-// Reads a YAML configuration file into a typed structure, collecting every
-// error with the file and the key it concerns:
+// Reads a YAML (or JSON) configuration file into a typed structure, collecting
+// every error with the file, the 1-based line and the key it concerns:
 //
-//   pathcomp.yaml: tls.cert: required key is missing
-//   agent.yaml: links[2].rtt_us: expected an unsigned integer, got "fast"
+//   pathcomp.yaml:4: tls.cert: required key is missing
+//   agent.yaml:9: links[2].rtt_us: expected an unsigned integer, got "fast"
+//
+// The line is the value's when the key is present, else the enclosing map's
+// (for a missing key). Errors without a position ("cannot open the file") are
+// "file: message".
 //
 // Usage: open the file, read each key through the reader (required or with a
 // default), call RejectUnknownKeys() on every map you read, then status().
@@ -71,20 +75,29 @@ class ConfigReader {
 
   // The key path of this map ("links[2]"), empty at the top.
   const std::string& path() const;
+  // The 1-based line where this map starts in the file; 0 when unknown.
+  int line() const;
   const std::string& origin() const;
   // OK, or InvalidArgument listing every error, one per line.
   [[nodiscard]] absl::Status status() const;
+  // How many errors have been recorded so far (by this reader and those it
+  // shares its list with): lets a caller tell whether a read succeeded.
+  size_t error_count() const;
 
  private:
   struct Shared;
-  ConfigReader(std::shared_ptr<Shared> shared, std::unique_ptr<YAML::Node> node, std::string path);
+  ConfigReader(std::shared_ptr<Shared> shared, std::unique_ptr<YAML::Node> node, std::string path,
+               int line);
   std::string KeyPath(const std::string& key) const;
+  // Records "origin:line: key_path: message" (no line when `line` is 0).
+  void AddErrorAtLine(int line, const std::string& key_path, const std::string& message);
   std::optional<YAML::Node> Lookup(const std::string& key);
   bool ReadScalar(const std::string& key, std::string& out, const std::string& expected);
 
   std::shared_ptr<Shared> shared_;
   std::unique_ptr<YAML::Node> node_;
   std::string path_;
+  int line_ = 0;
   std::vector<std::string> read_keys_;
 };
 

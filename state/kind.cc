@@ -22,6 +22,8 @@ std::string_view KindName(Kind kind) {
       return "agent_session";
     case Kind::kMeta:
       return "meta";
+    case Kind::kFabric:
+      return "fabric";
   }
   return "";
 }

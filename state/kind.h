@@ -20,16 +20,17 @@ enum class Kind {
   kPlan,
   kAgentSession,
   kMeta,
+  kFabric,
 };
 
 // Every kind, in enum order.
-inline constexpr std::array<Kind, 9> kAllKinds = {
+inline constexpr std::array<Kind, 10> kAllKinds = {
     Kind::kFacility, Kind::kNode, Kind::kLink,         Kind::kService, Kind::kWorkload,
-    Kind::kIntent,   Kind::kPlan, Kind::kAgentSession, Kind::kMeta,
+    Kind::kIntent,   Kind::kPlan, Kind::kAgentSession, Kind::kMeta,    Kind::kFabric,
 };
 
 // "facility", "node", "link", "service", "workload", "intent", "plan",
-// "agent_session", "meta". Returns "" for a value outside the enum.
+// "agent_session", "meta", "fabric". Returns "" for a value outside the enum.
 std::string_view KindName(Kind kind);
 
 // The inverse of KindName; nullopt for an unknown name.

@@ -22,6 +22,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/iterator.h"
 #include "rocksdb/options.h"
+#include "rocksdb/slice_transform.h"
 #include "rocksdb/write_batch.h"
 #include "state/internal/journal_codec.h"
 
@@ -110,23 +111,20 @@ class RocksStore final : public Store {
       rocksdb::Status s = change.value.has_value() ? batch.Put(cf, key, *change.value) : batch.Delete(cf, key);
       if (!s.ok()) return RocksError(absl::StrCat("commit \"", changes.cause(), "\""), dir_, s);
     }
-    JournalEntry entry;
-    entry.cause = changes.cause();
-    entry.changes = changes.changes();
 
     absl::MutexLock lock(&commit_mu_);
-    entry.seq = last_seq_.load() + 1;
-    entry.at_unix_ms = absl::ToUnixMillis(absl::Now());
-    rocksdb::Status s =
-        batch.Put(journal_cf_, internal::EncodeJournalKey(entry.seq), internal::EncodeJournalValue(entry));
+    const uint64_t seq = last_seq_.load() + 1;
+    rocksdb::Status s = batch.Put(
+        journal_cf_, internal::EncodeJournalKey(seq),
+        internal::EncodeJournalValue(absl::ToUnixMillis(absl::Now()), changes.cause(), changes.changes()));
     if (s.ok()) {
       rocksdb::WriteOptions options;
       options.sync = sync_writes_;
       s = db_.db->Write(options, &batch);
     }
     if (!s.ok()) return RocksError(absl::StrCat("commit \"", changes.cause(), "\""), dir_, s);
-    last_seq_.store(entry.seq);
-    return entry.seq;
+    last_seq_.store(seq);
+    return seq;
   }
 
   absl::StatusOr<std::string> GetRaw(Kind kind, std::string_view id) const override {
@@ -195,7 +193,9 @@ class RocksStore final : public Store {
   const bool sync_writes_;
   std::array<rocksdb::ColumnFamilyHandle*, kAllKinds.size()> kind_cfs_{};
   rocksdb::ColumnFamilyHandle* journal_cf_ = nullptr;
-  // Serializes commits so seqs are assigned and written in order.
+  // Serializes commits so seqs are assigned and written in order. (It also
+  // keeps RocksDB on its single-writer memtable path, which uses the insert
+  // hints set in OpenColumnFamilies.)
   absl::Mutex commit_mu_;
   // Written only under commit_mu_, after the commit's write succeeded.
   std::atomic<uint64_t> last_seq_;
@@ -218,7 +218,19 @@ absl::StatusOr<OpenDb> OpenColumnFamilies(const std::string& dir) {
   }
 
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-  for (const std::string& name : names) descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions(options));
+  for (const std::string& name : names) {
+    rocksdb::ColumnFamilyOptions cf_options(options);
+    // Entities are overwritten again and again (link health on every report).
+    // With the whole key as the hint "prefix", the memtable remembers where each
+    // key's latest version went and inserts the next one there instead of
+    // searching its skiplist from the top: about a third fewer instructions per
+    // update. Costs ~250 bytes of memtable arena per distinct key in a memtable.
+    // Not for the journal: its keys are written once, in order.
+    if (KindFromName(name).has_value()) {
+      cf_options.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewNoopTransform());
+    }
+    descriptors.emplace_back(name, std::move(cf_options));
+  }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw_db = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(options, dir, descriptors, &handles, &raw_db);

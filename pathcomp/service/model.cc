@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "pathcomp/service/entity_key.h"
 #include "state/entity_id.h"
 
 namespace geodesic::pathcomp {
@@ -28,7 +29,7 @@ absl::Status LoadAll(const state::Store& store, Kind kind, std::map<std::string,
   auto items = state::List<T>(store, kind);
   if (!items.ok()) return items.status();
   for (auto& item : *items) {
-    std::string id = item.id();
+    std::string id = EntityKeyOf(item);
     into.emplace(std::move(id), std::move(item));
   }
   return absl::OkStatus();
@@ -61,12 +62,9 @@ absl::Status ValidateHealth(const v1::LinkReport& report) {
 
 Model::Model(state::StorePtr store) : store_(std::move(store)) {}
 
-absl::StatusOr<std::unique_ptr<Model>> Model::Open(state::StorePtr store,
-                                                   const topology::Topology& inventory,
-                                                   std::string inventory_origin) {
+absl::StatusOr<std::unique_ptr<Model>> Model::Open(state::StorePtr store) {
   std::unique_ptr<Model> model(new Model(std::move(store)));
   if (auto status = model->Load(); !status.ok()) return status;
-  if (auto status = model->Reconcile(inventory, inventory_origin); !status.ok()) return status;
   return model;
 }
 
@@ -75,6 +73,7 @@ absl::Status Model::Load() {
   if (auto s = LoadAll(*store_, Kind::kFacility, facilities_); !s.ok()) return s;
   if (auto s = LoadAll(*store_, Kind::kNode, nodes_); !s.ok()) return s;
   if (auto s = LoadAll(*store_, Kind::kLink, links_); !s.ok()) return s;
+  if (auto s = LoadAll(*store_, Kind::kFabric, fabrics_); !s.ok()) return s;
   if (auto s = LoadAll(*store_, Kind::kService, services_); !s.ok()) return s;
   if (auto s = LoadAll(*store_, Kind::kWorkload, workloads_); !s.ok()) return s;
   if (auto s = LoadAll(*store_, Kind::kIntent, intents_); !s.ok()) return s;
@@ -92,40 +91,6 @@ absl::Status Model::Load() {
   return absl::OkStatus();
 }
 
-absl::Status Model::Reconcile(const topology::Topology& inventory, const std::string& origin) {
-  std::lock_guard lock(mu_);
-  state::ChangeSet changes(absl::StrCat("inventory from ", origin));
-  auto sync = [&changes](Kind kind, auto& current, const auto& wanted, auto merge) {
-    std::set<std::string> keep;
-    for (auto item : wanted) {
-      keep.insert(item.id());
-      auto it = current.find(item.id());
-      if (it != current.end()) merge(it->second, item);
-      if (it == current.end() || !SameMessage(it->second, item)) {
-        changes.Put(kind, item.id(), item);
-        current[item.id()] = item;
-      }
-    }
-    for (auto it = current.begin(); it != current.end();) {
-      if (keep.count(it->first)) {
-        ++it;
-        continue;
-      }
-      changes.Delete(kind, it->first);
-      it = current.erase(it);
-    }
-  };
-  auto no_merge = [](const auto&, auto&) {};
-  sync(Kind::kFacility, facilities_, inventory.facilities, no_merge);
-  sync(Kind::kNode, nodes_, inventory.nodes, no_merge);
-  sync(Kind::kLink, links_, inventory.links, [](const v1::Link& stored, v1::Link& wanted) {
-    *wanted.mutable_health() = stored.health();  // measurements outlive inventory edits
-  });
-  sync(Kind::kService, services_, inventory.services, no_merge);
-  if (changes.empty()) return absl::OkStatus();
-  return store_->Commit(changes).status();
-}
-
 ModelView Model::View() const {
   std::lock_guard lock(mu_);
   ModelView view;
@@ -133,7 +98,34 @@ ModelView Model::View() const {
   for (const auto& [id, node] : nodes_) view.nodes.push_back(node);
   for (const auto& [id, link] : links_) view.links.push_back(link);
   for (const auto& [id, intent] : intents_) view.intents.push_back(intent);
+  for (const auto& [id, workload] : workloads_) view.workloads.push_back(workload);
   return view;
+}
+
+std::shared_ptr<const Snapshot> Model::CurrentSnapshot() {
+  std::lock_guard lock(mu_);
+  if (snapshot_ && !pending_health_.empty()) {
+    std::vector<std::pair<std::string, v1::LinkHealth>> health(pending_health_.begin(),
+                                                               pending_health_.end());
+    auto updated = snapshot_->WithLinkHealth(health);
+    // Every pending link is in links_ (the model validated it) and so in the
+    // snapshot; should that ever not hold, a rebuild is the safe answer.
+    snapshot_ = updated.ok() ? std::make_shared<const Snapshot>(*std::move(updated)) : nullptr;
+  }
+  pending_health_.clear();
+  if (!snapshot_) {
+    ModelView view;
+    view.facilities.reserve(facilities_.size());
+    for (const auto& [id, facility] : facilities_) view.facilities.push_back(facility);
+    for (const auto& [id, node] : nodes_) view.nodes.push_back(node);
+    view.links.reserve(links_.size());
+    for (const auto& [id, link] : links_) view.links.push_back(link);
+    for (const auto& [id, intent] : intents_) view.intents.push_back(intent);
+    view.workloads.reserve(workloads_.size());
+    for (const auto& [id, workload] : workloads_) view.workloads.push_back(workload);
+    snapshot_ = std::make_shared<const Snapshot>(Snapshot::Build(view));
+  }
+  return snapshot_;
 }
 
 namespace {
@@ -150,6 +142,7 @@ std::vector<T> Values(std::mutex& mu, const std::map<std::string, T>& items) {
 std::vector<v1::Facility> Model::Facilities() const { return Values(mu_, facilities_); }
 std::vector<v1::Node> Model::Nodes() const { return Values(mu_, nodes_); }
 std::vector<v1::Link> Model::Links() const { return Values(mu_, links_); }
+std::vector<v1::Fabric> Model::Fabrics() const { return Values(mu_, fabrics_); }
 std::vector<v1::Service> Model::Services() const { return Values(mu_, services_); }
 std::vector<v1::Workload> Model::Workloads() const { return Values(mu_, workloads_); }
 std::vector<v1::Intent> Model::Intents() const { return Values(mu_, intents_); }
@@ -276,6 +269,7 @@ absl::StatusOr<ReportResult> Model::ApplyReport(const std::string& facility_id,
   if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
 
   for (auto& [id, link] : updated) {
+    if (snapshot_) pending_health_[id] = link.health();
     v1::Link& current = links_[id];
     if (current.health().state() != link.health().state()) {
       result.changes.push_back({id, current.health().state(), link.health().state()});
@@ -286,14 +280,11 @@ absl::StatusOr<ReportResult> Model::ApplyReport(const std::string& facility_id,
   return result;
 }
 
-absl::Status Model::AddIntent(v1::Intent intent, const std::string& actor, int64_t now_unix_ms) {
-  std::lock_guard lock(mu_);
-  if (!state::IsValidEntityId(intent.id())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("intent id \"", intent.id(), "\" is not valid (", state::kEntityIdRule, ")"));
-  }
-  if (intents_.count(intent.id())) {
-    return absl::AlreadyExistsError(absl::StrCat("intent ", intent.id(), " already exists"));
+absl::Status Model::ValidateIntentTarget(const v1::Intent& intent) const {
+  if (intent.has_pin() || intent.has_metric_override()) {
+    return absl::UnimplementedError(
+        "pins and metric overrides are part of the wire contract but not applied by this "
+        "pathcomp yet; use a drain");
   }
   if (!intent.has_drain()) return absl::InvalidArgumentError("the intent names no action");
   const auto& target = intent.drain().target();
@@ -316,8 +307,21 @@ absl::Status Model::AddIntent(v1::Intent intent, const std::string& actor, int64
     case v1::Target::KIND_NOT_SET:
       return absl::InvalidArgumentError("the drain names no target");
   }
+  return absl::OkStatus();
+}
+
+absl::Status Model::AddIntent(v1::Intent intent, const std::string& actor, int64_t now_unix_ms) {
+  std::lock_guard lock(mu_);
+  if (!state::IsValidEntityId(intent.id())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("intent id \"", intent.id(), "\" is not valid (", state::kEntityIdRule, ")"));
+  }
+  if (intents_.count(intent.id())) {
+    return absl::AlreadyExistsError(absl::StrCat("intent ", intent.id(), " already exists"));
+  }
+  if (auto status = ValidateIntentTarget(intent); !status.ok()) return status;
   for (const auto& [id, existing] : intents_) {
-    if (existing.has_drain() && SameMessage(existing.drain().target(), target)) {
+    if (existing.has_drain() && SameMessage(existing.drain(), intent.drain())) {
       return absl::AlreadyExistsError(absl::StrCat("already drained by intent ", id));
     }
   }
@@ -328,6 +332,7 @@ absl::Status Model::AddIntent(v1::Intent intent, const std::string& actor, int64
   changes.Put(Kind::kIntent, intent.id(), intent);
   if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
   intents_[intent.id()] = std::move(intent);
+  InvalidateSnapshot();
   return absl::OkStatus();
 }
 
@@ -338,6 +343,7 @@ absl::Status Model::DeleteIntent(const std::string& id, const std::string& actor
   changes.Delete(Kind::kIntent, id);
   if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
   intents_.erase(id);
+  InvalidateSnapshot();
   return absl::OkStatus();
 }
 
@@ -389,6 +395,7 @@ absl::Status Model::AddWorkload(const v1::Workload& workload, const std::string&
   changes.Put(Kind::kWorkload, workload.id(), workload);
   if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
   workloads_[workload.id()] = workload;
+  InvalidateSnapshot();
   return absl::OkStatus();
 }
 
@@ -399,6 +406,7 @@ absl::Status Model::DeleteWorkload(const std::string& id, const std::string& act
   changes.Delete(Kind::kWorkload, id);
   if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
   workloads_.erase(id);
+  InvalidateSnapshot();
   return absl::OkStatus();
 }
 
@@ -434,5 +442,12 @@ absl::StatusOr<uint64_t> Model::NextEpoch() {
   if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
   return epoch;
 }
+
+absl::StatusOr<std::vector<state::JournalEntry>> Model::ReadJournal(uint64_t from_seq,
+                                                                    size_t limit) const {
+  return store_->ReadJournal(from_seq, limit);
+}
+
+uint64_t Model::LastJournalSeq() const { return store_->LastJournalSeq(); }
 
 }  // namespace geodesic::pathcomp

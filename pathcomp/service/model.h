@@ -35,18 +35,55 @@ struct ReportResult {
   std::vector<HealthChange> changes;
 };
 
+struct ImportOptions {
+  // The inventory's workloads replace every workload of the model; otherwise
+  // they are added or replaced by id and the others are kept.
+  bool replace_workloads = false;
+  bool dry_run = false;  // validate and count; change nothing
+};
+
+// What an import changed for one kind of entity.
+struct ImportCount {
+  state::Kind kind;
+  uint32_t added = 0, changed = 0, removed = 0, unchanged = 0;
+};
+
+struct ImportResult {
+  std::vector<ImportCount> counts;  // facility, node, link, fabric, service, workload
+  uint64_t journal_seq = 0;         // 0 when nothing changed (or a dry run)
+  bool changed() const { return journal_seq != 0; }
+};
+
 class Model {
  public:
-  // Loads the model from `store` and reconciles it with `inventory` (the
-  // topology file is authoritative for facilities, nodes, links' static
-  // attributes and services; measured health and drains are kept).
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Model>> Open(
-      state::StorePtr store, const topology::Topology& inventory, std::string inventory_origin);
+  // Loads the model from `store` as it is.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Model>> Open(state::StorePtr store);
+
+  // --- Inventory ---
+  // Makes facilities, nodes, links, fabrics and services those of `inventory`
+  // (a validated topology) in one commit journaled with `cause`; measured
+  // link health and fabric plane health outlive the import; workloads per
+  // `options`. FailedPrecondition, changing nothing, when a kept workload or
+  // intent would refer to something the import removes.
+  [[nodiscard]] absl::StatusOr<ImportResult> ImportInventory(const topology::Topology& inventory,
+                                                             const std::string& cause,
+                                                             const ImportOptions& options = {});
+  // The inventory file of pathcomp's config (`path`), at start: imported only
+  // when its content differs from the last one applied this way, so an
+  // unchanged file does not undo what `tectl import` did since. nullopt when
+  // skipped.
+  [[nodiscard]] absl::StatusOr<std::optional<ImportResult>> ApplyConfiguredInventory(
+      const topology::Topology& inventory, const std::string& path);
+
+  // The solver's view, built once per inventory, intent or workload change and
+  // brought up to date incrementally with the health reported since.
+  std::shared_ptr<const Snapshot> CurrentSnapshot();
 
   ModelView View() const;
   std::vector<v1::Facility> Facilities() const;
   std::vector<v1::Node> Nodes() const;
   std::vector<v1::Link> Links() const;
+  std::vector<v1::Fabric> Fabrics() const;
   std::vector<v1::Service> Services() const;
   std::vector<v1::Workload> Workloads() const;
   std::vector<v1::Intent> Intents() const;
@@ -80,22 +117,35 @@ class Model {
   // Bumped and stored once per start: the standalone controller's epoch.
   [[nodiscard]] absl::StatusOr<uint64_t> NextEpoch();
 
+  // The store's journal (state::Store::ReadJournal) and newest seq.
+  [[nodiscard]] absl::StatusOr<std::vector<state::JournalEntry>> ReadJournal(uint64_t from_seq,
+                                                                             size_t limit) const;
+  uint64_t LastJournalSeq() const;
+
  private:
   explicit Model(state::StorePtr store);
   absl::Status Load();
-  absl::Status Reconcile(const topology::Topology& inventory, const std::string& origin);
-  absl::Status ValidateWorkload(const v1::Workload& workload) const;  // caller holds mu_
+  // The caller holds mu_ for these.
+  absl::StatusOr<ImportResult> ImportInventoryLocked(
+      const topology::Topology& inventory, const std::string& cause, const ImportOptions& options,
+      const std::vector<std::pair<std::string, std::string>>& meta);
+  absl::Status ValidateWorkload(const v1::Workload& workload) const;
+  absl::Status ValidateIntentTarget(const v1::Intent& intent) const;
+  void InvalidateSnapshot() { snapshot_.reset(); pending_health_.clear(); }
 
   state::StorePtr store_;
   mutable std::mutex mu_;
   std::map<std::string, v1::Facility> facilities_;
   std::map<std::string, v1::Node> nodes_;
   std::map<std::string, v1::Link> links_;
+  std::map<std::string, v1::Fabric> fabrics_;  // key: facility id
   std::map<std::string, v1::Service> services_;
   std::map<std::string, v1::Workload> workloads_;
   std::map<std::string, v1::Intent> intents_;
   std::map<std::string, v1::AgentSession> sessions_;  // key: facility/agent
   std::optional<v1::Plan> plan_;
+  std::shared_ptr<const Snapshot> snapshot_;  // null: rebuild on next use
+  std::map<std::string, v1::LinkHealth> pending_health_;  // reported since snapshot_
 };
 
 }  // namespace geodesic::pathcomp

@@ -7,6 +7,7 @@
 #include "daemon/log.h"
 #include "pathcomp/service/grpc_status.h"
 #include "tls/peer_identity.h"
+#include "topology/inventory_proto.h"
 
 namespace geodesic::pathcomp {
 
@@ -72,18 +73,38 @@ grpc::Status OperatorService::ListLinks(grpc::ServerContext* context,
                                         const v1::ListLinksRequest* request,
                                         v1::ListLinksResponse* response) {
   GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
-  std::set<std::string> drained;
-  const Snapshot snapshot = Snapshot::Build(model_.View());
-  for (const auto& link : snapshot.links()) {
-    if (link.admin_state() == v1::ADMIN_STATE_DRAINED) drained.insert(link.id());
-  }
+  // Drains are intents; show their effect on the links as the solver sees it.
+  const std::shared_ptr<const Snapshot> snapshot = model_.CurrentSnapshot();
   for (auto& link : model_.Links()) {
     if (!request->facility_id().empty() && link.src_facility_id() != request->facility_id()) {
       continue;
     }
-    if (drained.count(link.id())) link.set_admin_state(v1::ADMIN_STATE_DRAINED);
+    const int index = snapshot->LinkIndex(link.id());
+    if (index >= 0 && snapshot->link_state(index).drained) {
+      link.set_admin_state(v1::ADMIN_STATE_DRAINED);
+    }
     *response->add_links() = std::move(link);
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status OperatorService::ListFabrics(grpc::ServerContext* context,
+                                          const v1::ListFabricsRequest* request,
+                                          v1::ListFabricsResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
+  for (auto& fabric : model_.Fabrics()) {
+    if (request->facility_id().empty() || fabric.facility_id() == request->facility_id()) {
+      *response->add_fabrics() = std::move(fabric);
+    }
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status OperatorService::ListServices(grpc::ServerContext* context,
+                                           const v1::ListServicesRequest*,
+                                           v1::ListServicesResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
+  for (auto& service : model_.Services()) *response->add_services() = std::move(service);
   return grpc::Status::OK;
 }
 
@@ -181,6 +202,82 @@ grpc::Status OperatorService::DeleteIntent(grpc::ServerContext* context,
   }
   Audit(*identity, absl::StrCat("delete intent ", request->id()), result);
   return ToGrpcStatus(result);
+}
+
+grpc::Status OperatorService::ImportTopology(grpc::ServerContext* context,
+                                             const v1::ImportTopologyRequest* request,
+                                             v1::ImportTopologyResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kAdmin);
+  const std::string source = request->source().empty() ? "an import request" : request->source();
+  absl::Status result;
+  if (source.size() > 1024 || source.find('\n') != std::string::npos) {
+    result = absl::InvalidArgumentError("source must be one line of at most 1024 characters");
+  }
+  absl::StatusOr<topology::Topology> inventory = result;
+  if (result.ok()) inventory = topology::TopologyFromInventoryProto(request->inventory(), source);
+  absl::StatusOr<ImportResult> imported = inventory.status();
+  if (inventory.ok()) {
+    ImportOptions options;
+    options.replace_workloads = request->replace_workloads();
+    options.dry_run = request->dry_run();
+    imported = model_.ImportInventory(
+        *inventory, absl::StrCat("import of ", source, " by ", identity->spiffe_id), options);
+  }
+  result = imported.status();
+  if (imported.ok()) {
+    for (const ImportCount& count : imported->counts) {
+      auto* out = response->add_counts();
+      out->set_kind(std::string(state::KindName(count.kind)));
+      out->set_added(count.added);
+      out->set_changed(count.changed);
+      out->set_removed(count.removed);
+      out->set_unchanged(count.unchanged);
+    }
+    response->set_journal_seq(imported->journal_seq);
+    if (imported->changed()) {
+      auto generation = planner_.SolveNow(absl::StrCat("import of ", source, " by ", identity->name));
+      if (generation.ok()) response->set_plan_generation(*generation);
+      result = generation.status();
+    } else if (auto plan = planner_.CurrentPlan()) {
+      response->set_plan_generation(plan->generation());
+    }
+  }
+  Audit(*identity,
+        absl::StrCat(request->dry_run() ? "dry-run import of " : "import of ", source,
+                     imported.ok() ? absl::StrCat(" (journal seq ", imported->journal_seq, ")") : ""),
+        result);
+  return ToGrpcStatus(result);
+}
+
+grpc::Status OperatorService::ListJournal(grpc::ServerContext* context,
+                                          const v1::ListJournalRequest* request,
+                                          v1::ListJournalResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
+  constexpr uint32_t kDefaultLimit = 100;
+  constexpr uint32_t kMaxLimit = 10'000;
+  const uint32_t limit = request->limit() == 0 ? kDefaultLimit : request->limit();
+  if (limit > kMaxLimit) {
+    return ToGrpcStatus(absl::InvalidArgumentError(absl::StrCat("limit must be at most ", kMaxLimit)));
+  }
+  const uint64_t last = model_.LastJournalSeq();
+  const uint64_t from = request->from_seq() != 0 ? request->from_seq()
+                                                 : (last > limit ? last - limit + 1 : 1);
+  auto entries = model_.ReadJournal(from, limit);
+  if (!entries.ok()) return ToGrpcStatus(entries.status());
+  response->set_last_seq(last);
+  for (const auto& entry : *entries) {
+    auto* record = response->add_entries();
+    record->set_seq(entry.seq);
+    record->set_at_unix_ms(entry.at_unix_ms);
+    record->set_cause(entry.cause);
+    for (const auto& change : entry.changes) {
+      auto* out = record->add_changes();
+      out->set_kind(std::string(state::KindName(change.kind)));
+      out->set_id(change.id);
+      out->set_deleted(!change.value.has_value());
+    }
+  }
+  return grpc::Status::OK;
 }
 
 grpc::Status OperatorService::WatchEvents(grpc::ServerContext* context,

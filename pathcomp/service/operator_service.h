@@ -1,6 +1,7 @@
 #pragma once
 // The Operator API (operator.proto). Roles come from the operator's
-// certificate: viewer reads; operator also changes workloads and intents.
+// certificate: viewer reads; operator also changes workloads and intents;
+// admin also imports a topology.
 // Every mutation is logged with who, what and the result, and journaled with
 // its cause in the store.
 #include "geodesic/v1/operator.grpc.pb.h"
@@ -21,6 +22,10 @@ class OperatorService final : public v1::Operator::Service {
                          v1::ListNodesResponse*) override;
   grpc::Status ListLinks(grpc::ServerContext*, const v1::ListLinksRequest*,
                          v1::ListLinksResponse*) override;
+  grpc::Status ListFabrics(grpc::ServerContext*, const v1::ListFabricsRequest*,
+                           v1::ListFabricsResponse*) override;
+  grpc::Status ListServices(grpc::ServerContext*, const v1::ListServicesRequest*,
+                            v1::ListServicesResponse*) override;
   grpc::Status GetPlan(grpc::ServerContext*, const v1::GetPlanRequest*,
                        v1::GetPlanResponse*) override;
   grpc::Status ListWorkloads(grpc::ServerContext*, const v1::ListWorkloadsRequest*,
@@ -35,6 +40,10 @@ class OperatorService final : public v1::Operator::Service {
                          v1::AddIntentResponse*) override;
   grpc::Status DeleteIntent(grpc::ServerContext*, const v1::DeleteIntentRequest*,
                             v1::DeleteIntentResponse*) override;
+  grpc::Status ImportTopology(grpc::ServerContext*, const v1::ImportTopologyRequest*,
+                              v1::ImportTopologyResponse*) override;
+  grpc::Status ListJournal(grpc::ServerContext*, const v1::ListJournalRequest*,
+                           v1::ListJournalResponse*) override;
   grpc::Status WatchEvents(grpc::ServerContext*, const v1::WatchEventsRequest*,
                            grpc::ServerWriter<v1::Event>*) override;
 

@@ -33,6 +33,10 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
   return absl::OkStatus();
 }
 
+// Large enough for a whole imported inventory (Cogentco with its 38,612
+// demands is ~6 MB on the wire).
+constexpr int kMaxOperatorMessageBytes = 256 << 20;
+
 class PathcompServerImpl final : public PathcompServer {
  public:
   PathcompServerImpl(std::unique_ptr<Model> model, PlannerConfig planner_config)
@@ -47,6 +51,7 @@ class PathcompServerImpl final : public PathcompServer {
   absl::Status Listen(const PathcompConfig& config) {
     grpc::ServerBuilder builder;
     int port = 0;
+    builder.SetMaxReceiveMessageSize(kMaxOperatorMessageBytes);
     builder.AddListeningPort(config.listen_address, tls::MakeServerCredentials(config.tls), &port);
     builder.RegisterService(&telemetry_);
     builder.RegisterService(&plans_);
@@ -109,8 +114,14 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
   store_options.sync_writes = true;  // telemetry acks promise the report is stored
   auto store = state::OpenRocksStore(config.state_dir, store_options);
   if (!store.ok()) return store.status();
-  auto model = Model::Open(*std::move(store), *inventory, config.topology_path);
+  auto model = Model::Open(*std::move(store));
   if (!model.ok()) return model.status();
+  auto imported = (*model)->ApplyConfiguredInventory(*inventory, config.topology_path);
+  if (!imported.ok()) return imported.status();
+  if (!imported->has_value()) {
+    daemon::LogInfo("inventory file unchanged since it was last applied; the store stands",
+                    {{"topology", config.topology_path}});
+  }
   auto epoch = (*model)->NextEpoch();
   if (!epoch.ok()) return epoch.status();
 

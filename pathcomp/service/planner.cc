@@ -80,7 +80,8 @@ absl::StatusOr<uint64_t> Planner::SolveNow(std::string reason) {
 }
 
 absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
-  const Snapshot snapshot = Snapshot::Build(model_.View());
+  const std::shared_ptr<const Snapshot> current = model_.CurrentSnapshot();
+  const Snapshot& snapshot = *current;
   std::optional<v1::Plan> previous = CurrentPlan();
   PlanStamp stamp;
   stamp.generation = previous ? previous->generation() + 1 : 1;

@@ -14,14 +14,18 @@ constexpr uint64_t kInfinity = std::numeric_limits<uint64_t>::max();
 // What a shortest-path run must avoid.
 struct Exclusion {
   int link = -1;
-  std::string srlg;
+  int srlg = -1;
   int facility = -1;
 
-  bool Excludes(const Snapshot& snapshot, const Arc& arc) const {
-    if (arc.link == link) return true;
-    if (facility >= 0 && (arc.src == facility || arc.dst == facility)) return true;
-    if (!srlg.empty()) {
-      const auto& srlgs = snapshot.links()[arc.link].srlgs();
+  // True when `link` may not be used: unusable, or hit by the failure.
+  bool Excludes(const Snapshot& snapshot, int link_index) const {
+    if (!snapshot.link_state(link_index).usable || link_index == link) return true;
+    if (facility >= 0 &&
+        (snapshot.link_src(link_index) == facility || snapshot.link_dst(link_index) == facility)) {
+      return true;
+    }
+    if (srlg >= 0) {
+      const auto srlgs = snapshot.link_srlgs(link_index);
       if (std::find(srlgs.begin(), srlgs.end(), srlg) != srlgs.end()) return true;
     }
     return false;
@@ -46,17 +50,18 @@ struct ShortestPaths {
       auto [distance, at] = queue.top();
       queue.pop();
       if (distance != result.distance_us[at]) continue;
-      for (const Arc& arc : snapshot.out_arcs(at)) {
-        if (exclusion.Excludes(snapshot, arc)) continue;
-        const uint64_t candidate = distance + arc.cost_us;
+      for (const int link : snapshot.out_links(at)) {
+        if (exclusion.Excludes(snapshot, link)) continue;
+        const int next = snapshot.link_dst(link);
+        const uint64_t candidate = distance + snapshot.link_state(link).cost_us;
         // Ties broken by link index so plans are deterministic.
-        if (candidate < result.distance_us[arc.dst] ||
-            (candidate == result.distance_us[arc.dst] && arc.link < result.parent_arc_link[arc.dst])) {
-          const bool improved = candidate < result.distance_us[arc.dst];
-          result.distance_us[arc.dst] = candidate;
-          result.parent_arc_link[arc.dst] = arc.link;
-          result.parent[arc.dst] = at;
-          if (improved) queue.emplace(candidate, arc.dst);
+        if (candidate < result.distance_us[next] ||
+            (candidate == result.distance_us[next] && link < result.parent_arc_link[next])) {
+          const bool improved = candidate < result.distance_us[next];
+          result.distance_us[next] = candidate;
+          result.parent_arc_link[next] = link;
+          result.parent[next] = at;
+          if (improved) queue.emplace(candidate, next);
         }
       }
     }
@@ -79,11 +84,11 @@ struct ShortestPaths {
   }
 };
 
-v1::NextHop MakeNextHop(const v1::Link& link, uint32_t weight) {
+v1::NextHop MakeNextHop(const Snapshot& snapshot, int link, uint32_t weight) {
   v1::NextHop hop;
-  hop.set_link_id(link.id());
-  hop.set_peer_facility_id(link.dst_facility_id());
-  hop.set_peer_node_id(link.dst_node_id());
+  hop.set_link_id(snapshot.link_id(link));
+  hop.set_peer_facility_id(snapshot.facility_id(snapshot.link_dst(link)));
+  hop.set_peer_node_id(snapshot.link_dst_node(link));
   hop.set_weight(weight);
   return hop;
 }
@@ -94,11 +99,13 @@ std::vector<int> EqualCostFirstLinks(const Snapshot& snapshot, int source, int d
                                      const std::vector<ShortestPaths>& to_dst_from_neighbor,
                                      const Exclusion& exclusion) {
   std::vector<int> links;
-  for (const Arc& arc : snapshot.out_arcs(source)) {
-    if (exclusion.Excludes(snapshot, arc)) continue;
-    const uint64_t rest = to_dst_from_neighbor[arc.dst].distance_us[dst];
+  for (const int link : snapshot.out_links(source)) {
+    if (exclusion.Excludes(snapshot, link)) continue;
+    const uint64_t rest = to_dst_from_neighbor[snapshot.link_dst(link)].distance_us[dst];
     if (rest == kInfinity) continue;
-    if (arc.cost_us + rest == from_source.distance_us[dst]) links.push_back(arc.link);
+    if (snapshot.link_state(link).cost_us + rest == from_source.distance_us[dst]) {
+      links.push_back(link);
+    }
   }
   std::sort(links.begin(), links.end());
   return links;
@@ -107,7 +114,7 @@ std::vector<int> EqualCostFirstLinks(const Snapshot& snapshot, int source, int d
 std::vector<std::string> FacilityIds(const Snapshot& snapshot, const std::vector<int>& path) {
   std::vector<std::string> ids;
   ids.reserve(path.size());
-  for (int index : path) ids.push_back(snapshot.facility(index).id());
+  for (int index : path) ids.push_back(snapshot.facility_id(index));
   return ids;
 }
 
@@ -133,7 +140,7 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp) con
   for (int source = 0; source < n; ++source) {
     const ShortestPaths& primary = all[source];
     v1::SitePlan& site = *plan.add_sites();
-    site.set_facility_id(snapshot.facility(source).id());
+    site.set_facility_id(snapshot.facility_id(source));
     site.set_generation(stamp.generation);
     site.set_epoch(stamp.epoch);
     site.set_replica_id(stamp.replica_id);
@@ -154,9 +161,8 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp) con
 
     for (int dst = 0; dst < n; ++dst) {
       if (dst == source) continue;
-      const v1::Facility& destination = snapshot.facility(dst);
       if (primary.distance_us[dst] == kInfinity) {
-        plan.add_unreachable(site.facility_id() + "->" + destination.id());
+        plan.add_unreachable(site.facility_id() + "->" + snapshot.facility_id(dst));
         continue;
       }
       const std::vector<int> first_links =
@@ -164,31 +170,31 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp) con
       const std::vector<int> path = primary.PathTo(dst);
 
       v1::Route route;
-      route.set_destination_facility_id(destination.id());
-      for (int link : first_links) *route.add_next_hops() = MakeNextHop(snapshot.links()[link], 1);
+      route.set_destination_facility_id(snapshot.facility_id(dst));
+      for (int link : first_links) *route.add_next_hops() = MakeNextHop(snapshot, link, 1);
       for (const auto& id : FacilityIds(snapshot, path)) route.add_path_facility_ids(id);
       route.set_path_latency_us(primary.distance_us[dst]);
 
       // Failures that would hit this route: its first links, their SRLGs, transit facilities.
       std::vector<std::pair<v1::FailureScope, Exclusion>> failures;
-      std::set<std::string> srlgs;
+      std::set<int> srlgs;
       for (int link : first_links) {
         v1::FailureScope scope;
         scope.set_kind(v1::FAILURE_KIND_LINK);
-        scope.set_id(snapshot.links()[link].id());
+        scope.set_id(snapshot.link_id(link));
         failures.emplace_back(scope, Exclusion{.link = link});
-        for (const auto& srlg : snapshot.links()[link].srlgs()) srlgs.insert(srlg);
+        for (int srlg : snapshot.link_srlgs(link)) srlgs.insert(srlg);
       }
-      for (const auto& srlg : srlgs) {
+      for (int srlg : srlgs) {
         v1::FailureScope scope;
         scope.set_kind(v1::FAILURE_KIND_SRLG);
-        scope.set_id(srlg);
+        scope.set_id(snapshot.srlg_name(srlg));
         failures.emplace_back(scope, Exclusion{.srlg = srlg});
       }
       for (size_t i = 1; i + 1 < path.size(); ++i) {
         v1::FailureScope scope;
         scope.set_kind(v1::FAILURE_KIND_FACILITY);
-        scope.set_id(snapshot.facility(path[i]).id());
+        scope.set_id(snapshot.facility_id(path[i]));
         failures.emplace_back(scope, Exclusion{.facility = path[i]});
       }
       for (const auto& [scope, exclusion] : failures) {
@@ -196,15 +202,14 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp) con
         v1::Backup& backup = *route.add_backups();
         *backup.mutable_protects() = scope;
         if (alternative.distance_us[dst] == kInfinity) continue;  // no backup: empty next hops
-        backup.add_next_hops()->CopyFrom(
-            MakeNextHop(snapshot.links()[alternative.FirstLinkTo(dst)], 1));
+        *backup.add_next_hops() = MakeNextHop(snapshot, alternative.FirstLinkTo(dst), 1);
         for (const auto& id : FacilityIds(snapshot, alternative.PathTo(dst))) {
           backup.add_path_facility_ids(id);
         }
         backup.set_path_latency_us(alternative.distance_us[dst]);
       }
 
-      for (const auto& prefix : destination.prefixes()) {
+      for (const auto& prefix : snapshot.facility_prefixes(dst)) {
         route.set_prefix(prefix);
         *site.add_routes() = route;
       }

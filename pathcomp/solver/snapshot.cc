@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "absl/strings/str_cat.h"
+
 namespace geodesic::pathcomp {
 namespace {
 
@@ -11,7 +13,7 @@ struct Drains {
 
   explicit Drains(const std::vector<v1::Intent>& intents) {
     for (const auto& intent : intents) {
-      if (!intent.has_drain()) continue;
+      if (!intent.has_drain() || intent.drain().plane_set()) continue;  // plane drains: fabric
       const auto& target = intent.drain().target();
       switch (target.kind_case()) {
         case v1::Target::kLinkId: links.insert(target.link_id()); break;
@@ -29,45 +31,128 @@ struct Drains {
   }
 };
 
-bool OperUsable(const v1::LinkHealth& health) {
-  return health.state() == v1::OPER_STATE_UP || health.state() == v1::OPER_STATE_DEGRADED;
-}
-
 }  // namespace
 
+LinkState Snapshot::StateFor(uint64_t latency_us, bool drained, const v1::LinkHealth& health) {
+  LinkState state;
+  state.oper = health.state();
+  state.drained = drained;
+  state.usable = !drained && (health.state() == v1::OPER_STATE_UP ||
+                              health.state() == v1::OPER_STATE_DEGRADED);
+  state.cost_us = std::max<uint64_t>(1, health.rtt_us() > 0 ? health.rtt_us() / 2 : latency_us);
+  if (health.state() == v1::OPER_STATE_DEGRADED) state.cost_us += kDegradedPenaltyUs;
+  return state;
+}
+
 Snapshot Snapshot::Build(const ModelView& model) {
-  Snapshot snapshot;
-  snapshot.facilities_ = model.facilities;
-  std::sort(snapshot.facilities_.begin(), snapshot.facilities_.end(),
-            [](const auto& a, const auto& b) { return a.id() < b.id(); });
-  for (size_t i = 0; i < snapshot.facilities_.size(); ++i) {
-    snapshot.facility_index_[snapshot.facilities_[i].id()] = static_cast<int>(i);
+  auto shared = std::make_shared<Shared>();
+  std::vector<const v1::Facility*> facilities;
+  for (const auto& facility : model.facilities) facilities.push_back(&facility);
+  std::sort(facilities.begin(), facilities.end(),
+            [](const auto* a, const auto* b) { return a->id() < b->id(); });
+  std::unordered_map<std::string, int> prefix_owner;
+  for (const auto* facility : facilities) {
+    const int index = static_cast<int>(shared->facility_ids.size());
+    shared->facility_index[facility->id()] = index;
+    shared->facility_ids.push_back(facility->id());
+    shared->facility_prefixes.emplace_back(facility->prefixes().begin(), facility->prefixes().end());
+    for (const auto& prefix : facility->prefixes()) prefix_owner[prefix] = index;
   }
-  snapshot.out_arcs_.resize(snapshot.facilities_.size());
-  snapshot.links_ = model.links;
-  std::sort(snapshot.links_.begin(), snapshot.links_.end(),
-            [](const auto& a, const auto& b) { return a.id() < b.id(); });
+
+  // Links with both ends known, sorted by id.
+  std::vector<const v1::Link*> links;
+  for (const auto& link : model.links) {
+    const auto src = shared->facility_index.find(link.src_facility_id());
+    const auto dst = shared->facility_index.find(link.dst_facility_id());
+    if (src == shared->facility_index.end() || dst == shared->facility_index.end() ||
+        src->second == dst->second) {
+      continue;
+    }
+    links.push_back(&link);
+  }
+  std::sort(links.begin(), links.end(), [](const auto* a, const auto* b) { return a->id() < b->id(); });
 
   const Drains drains(model.intents);
-  for (size_t i = 0; i < snapshot.links_.size(); ++i) {
-    v1::Link& link = snapshot.links_[i];
-    if (drains.Drained(link)) link.set_admin_state(v1::ADMIN_STATE_DRAINED);
-    if (link.admin_state() != v1::ADMIN_STATE_UP || !OperUsable(link.health())) continue;
-    const int src = snapshot.FacilityIndex(link.src_facility_id());
-    const int dst = snapshot.FacilityIndex(link.dst_facility_id());
-    if (src < 0 || dst < 0 || src == dst) continue;
-    uint64_t cost_us = link.health().rtt_us() > 0 ? link.health().rtt_us() / 2 : link.latency_us();
-    cost_us = std::max<uint64_t>(cost_us, 1);
-    if (link.health().state() == v1::OPER_STATE_DEGRADED) cost_us += kDegradedPenaltyUs;
-    snapshot.out_arcs_[src].push_back(Arc{static_cast<int>(i), src, dst, cost_us});
-    ++snapshot.usable_links_;
+  auto states = std::make_shared<std::vector<LinkState>>();
+  states->reserve(links.size());
+  const int n = static_cast<int>(shared->facility_ids.size());
+  std::vector<int> out_count(n, 0);
+  Snapshot snapshot;
+  for (const auto* link : links) {
+    const int index = static_cast<int>(shared->link_ids.size());
+    shared->link_index[link->id()] = index;
+    shared->link_ids.push_back(link->id());
+    const int src = shared->facility_index.at(link->src_facility_id());
+    shared->link_src.push_back(src);
+    shared->link_dst.push_back(shared->facility_index.at(link->dst_facility_id()));
+    shared->link_dst_node.push_back(link->dst_node_id());
+    shared->link_capacity_gbps.push_back(link->capacity_gbps());
+    shared->link_metric.push_back(link->igp_metric());
+    shared->link_latency_us.push_back(link->latency_us());
+    std::vector<int> srlgs;
+    for (const auto& name : link->srlgs()) {
+      auto [it, inserted] = shared->srlg_index.emplace(name, static_cast<int>(shared->srlg_names.size()));
+      if (inserted) shared->srlg_names.push_back(name);
+      srlgs.push_back(it->second);
+    }
+    shared->link_srlgs.push_back(std::move(srlgs));
+    ++out_count[src];
+    const bool drained = link->admin_state() != v1::ADMIN_STATE_UP || drains.Drained(*link);
+    states->push_back(StateFor(link->latency_us(), drained, link->health()));
+    snapshot.usable_links_ += states->back().usable;
   }
+  // Adjacency as one flat array (CSR), links of a facility in id order.
+  shared->out_offsets.assign(n + 1, 0);
+  for (int f = 0; f < n; ++f) shared->out_offsets[f + 1] = shared->out_offsets[f] + out_count[f];
+  shared->out_links.resize(shared->link_ids.size());
+  std::vector<int> fill(shared->out_offsets.begin(), shared->out_offsets.end() - 1);
+  for (int link = 0; link < static_cast<int>(shared->link_ids.size()); ++link) {
+    shared->out_links[fill[shared->link_src[link]]++] = link;
+  }
+
+  for (const auto& workload : model.workloads) {
+    if (!workload.has_elephant()) continue;
+    const auto& flow = workload.elephant();
+    const auto src = shared->facility_index.find(flow.src_facility_id());
+    const auto dst = prefix_owner.find(flow.dst_prefix());
+    if (src == shared->facility_index.end() || dst == prefix_owner.end()) continue;
+    shared->demands.push_back(Demand{src->second, dst->second, flow.demand_gbps(), flow.priority()});
+  }
+
+  snapshot.shared_ = std::move(shared);
+  snapshot.states_ = std::move(states);
   return snapshot;
 }
 
+absl::StatusOr<Snapshot> Snapshot::WithLinkHealth(
+    const std::vector<std::pair<std::string, v1::LinkHealth>>& health) const {
+  auto states = std::make_shared<std::vector<LinkState>>(*states_);
+  Snapshot next = *this;
+  for (const auto& [id, link_health] : health) {
+    const int link = LinkIndex(id);
+    if (link < 0) return absl::NotFoundError(absl::StrCat("unknown link ", id));
+    LinkState& state = (*states)[link];
+    next.usable_links_ -= state.usable;
+    state = StateFor(shared_->link_latency_us[link], state.drained, link_health);
+    next.usable_links_ += state.usable;
+  }
+  next.states_ = std::move(states);
+  return next;
+}
+
 int Snapshot::FacilityIndex(const std::string& id) const {
-  auto it = facility_index_.find(id);
-  return it == facility_index_.end() ? -1 : it->second;
+  auto it = shared_->facility_index.find(id);
+  return it == shared_->facility_index.end() ? -1 : it->second;
+}
+
+int Snapshot::LinkIndex(const std::string& id) const {
+  auto it = shared_->link_index.find(id);
+  return it == shared_->link_index.end() ? -1 : it->second;
+}
+
+int Snapshot::SrlgIndex(const std::string& name) const {
+  auto it = shared_->srlg_index.find(name);
+  return it == shared_->srlg_index.end() ? -1 : it->second;
 }
 
 }  // namespace geodesic::pathcomp

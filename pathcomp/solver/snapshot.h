@@ -1,57 +1,119 @@
 #pragma once
-// A compact, immutable graph of the backbone for one solve: facilities as
-// dense indices, usable links as weighted arcs. Built from the model (entities
-// plus operator intents); the solver reads nothing else.
-// Pure: no I/O, no clock, no threads. Thread-compatible; immutable once built.
+// A compact, immutable graph of the backbone for one solve: facilities and
+// links as dense indices (sorted by id), adjacency in one flat array, per-link
+// state in a small struct, elephant demands as index triples. Versions share
+// everything that does not change with health: WithLinkHealth() copies only
+// the per-link state, so an update costs O(links) small copies instead of a
+// rebuild from the model.
+// Pure: no I/O, no clock, no threads. Immutable once built; safe to read from
+// several threads.
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "geodesic/v1/model.pb.h"
 
 namespace geodesic::pathcomp {
 
-// What the solver is given: the model's entities as they are now.
+// What a snapshot is built from: the model's entities as they are now.
 struct ModelView {
   std::vector<v1::Facility> facilities;
   std::vector<v1::Node> nodes;
   std::vector<v1::Link> links;
   std::vector<v1::Intent> intents;
-};
-
-struct Arc {
-  int link;  // index into Snapshot::links()
-  int src;   // facility index
-  int dst;   // facility index
-  uint64_t cost_us;
+  std::vector<v1::Workload> workloads;
 };
 
 // Degraded links are kept but cost this much more, so they carry traffic only
 // when no healthy path exists.
 inline constexpr uint64_t kDegradedPenaltyUs = 1'000'000;
 
+struct LinkState {
+  uint64_t cost_us = 0;  // measured RTT / 2 when measured, else inventory latency (+ penalty)
+  v1::OperState oper = v1::OPER_STATE_UNKNOWN;
+  bool drained = false;  // admin down or drained by an intent
+  bool usable = false;   // !drained && oper is up or degraded
+};
+
+struct Demand {
+  int src;  // facility index
+  int dst;  // facility index (owner of the dst prefix)
+  double gbps;
+  uint32_t priority;
+};
+
 class Snapshot {
  public:
   // Links are usable when admin-up, not drained by an intent (link, either end
-  // node, either end facility), and measured up or degraded. A link's cost is
-  // its measured one-way latency (RTT / 2) when measured, else its inventory latency.
+  // node, either end facility), and measured up or degraded. Elephant flows
+  // whose prefix no facility announces are left out of demands().
   static Snapshot Build(const ModelView& model);
 
-  int facility_count() const { return static_cast<int>(facilities_.size()); }
-  const v1::Facility& facility(int index) const { return facilities_[index]; }
-  // -1 when unknown.
-  int FacilityIndex(const std::string& id) const;
+  // This snapshot with the given links' health replaced. NotFound for an
+  // unknown link id; nothing changes then.
+  [[nodiscard]] absl::StatusOr<Snapshot> WithLinkHealth(
+      const std::vector<std::pair<std::string, v1::LinkHealth>>& health) const;
 
-  const std::vector<v1::Link>& links() const { return links_; }
-  const std::vector<Arc>& out_arcs(int facility) const { return out_arcs_[facility]; }
+  int facility_count() const { return static_cast<int>(shared_->facility_ids.size()); }
+  const std::string& facility_id(int facility) const { return shared_->facility_ids[facility]; }
+  const std::vector<std::string>& facility_prefixes(int facility) const {
+    return shared_->facility_prefixes[facility];
+  }
+  int FacilityIndex(const std::string& id) const;  // -1 when unknown
+
+  int link_count() const { return static_cast<int>(shared_->link_ids.size()); }
+  const std::string& link_id(int link) const { return shared_->link_ids[link]; }
+  int LinkIndex(const std::string& id) const;  // -1 when unknown
+  int link_src(int link) const { return shared_->link_src[link]; }
+  int link_dst(int link) const { return shared_->link_dst[link]; }
+  const std::string& link_dst_node(int link) const { return shared_->link_dst_node[link]; }
+  double link_capacity_gbps(int link) const { return shared_->link_capacity_gbps[link]; }
+  uint32_t link_metric(int link) const { return shared_->link_metric[link]; }
+  // SRLG indices of the link; names via srlg_name().
+  std::span<const int> link_srlgs(int link) const { return shared_->link_srlgs[link]; }
+  int SrlgIndex(const std::string& name) const;  // -1 when unknown
+  const std::string& srlg_name(int srlg) const { return shared_->srlg_names[srlg]; }
+  const LinkState& link_state(int link) const { return (*states_)[link]; }
+
+  // Every link leaving `facility` (usable or not), by link index.
+  std::span<const int> out_links(int facility) const {
+    const auto& s = *shared_;
+    return {s.out_links.data() + s.out_offsets[facility],
+            s.out_links.data() + s.out_offsets[facility + 1]};
+  }
   size_t usable_link_count() const { return usable_links_; }
+  const std::vector<Demand>& demands() const { return shared_->demands; }
 
  private:
-  std::vector<v1::Facility> facilities_;
-  std::unordered_map<std::string, int> facility_index_;
-  std::vector<v1::Link> links_;
-  std::vector<std::vector<Arc>> out_arcs_;
+  // What health never changes.
+  struct Shared {
+    std::vector<std::string> facility_ids;
+    std::unordered_map<std::string, int> facility_index;
+    std::vector<std::vector<std::string>> facility_prefixes;
+    std::vector<std::string> link_ids;
+    std::unordered_map<std::string, int> link_index;
+    std::vector<int> link_src, link_dst;
+    std::vector<std::string> link_dst_node;
+    std::vector<double> link_capacity_gbps;
+    std::vector<uint32_t> link_metric;
+    std::vector<uint64_t> link_latency_us;
+    std::vector<std::vector<int>> link_srlgs;
+    std::vector<std::string> srlg_names;
+    std::unordered_map<std::string, int> srlg_index;
+    std::vector<int> out_offsets;  // facility_count + 1
+    std::vector<int> out_links;
+    std::vector<Demand> demands;
+  };
+
+  static LinkState StateFor(uint64_t latency_us, bool drained, const v1::LinkHealth& health);
+
+  std::shared_ptr<const Shared> shared_;
+  std::shared_ptr<const std::vector<LinkState>> states_;
   size_t usable_links_ = 0;
 };
 

@@ -63,12 +63,22 @@ std::optional<uint64_t> DecodeJournalKey(std::string_view key) {
 }
 
 std::string EncodeJournalValue(const JournalEntry& entry) {
+  return EncodeJournalValue(entry.at_unix_ms, entry.cause, entry.changes);
+}
+
+std::string EncodeJournalValue(int64_t at_unix_ms, std::string_view cause, const std::vector<Change>& changes) {
+  size_t size = 1 + 8 + 4 + cause.size() + 4;
+  for (const Change& change : changes) {
+    size += 4 + KindName(change.kind).size() + 4 + change.id.size() + 1;
+    if (change.value.has_value()) size += 4 + change.value->size();
+  }
   std::string out;
+  out.reserve(size);
   out.push_back(static_cast<char>(kJournalFormat));
-  AppendFixed(out, static_cast<uint64_t>(entry.at_unix_ms), 8);
-  AppendBytes(out, entry.cause);
-  AppendFixed(out, entry.changes.size(), 4);
-  for (const Change& change : entry.changes) {
+  AppendFixed(out, static_cast<uint64_t>(at_unix_ms), 8);
+  AppendBytes(out, cause);
+  AppendFixed(out, changes.size(), 4);
+  for (const Change& change : changes) {
     AppendBytes(out, KindName(change.kind));
     AppendBytes(out, change.id);
     out.push_back(change.value.has_value() ? 1 : 0);

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "state/journal_entry.h"
@@ -36,6 +37,9 @@ std::optional<uint64_t> DecodeJournalKey(std::string_view key);
 
 // Encodes everything but entry.seq.
 std::string EncodeJournalValue(const JournalEntry& entry);
+// The same from the parts of an entry, so a commit needs no JournalEntry (which
+// would copy every value of its ChangeSet).
+std::string EncodeJournalValue(int64_t at_unix_ms, std::string_view cause, const std::vector<Change>& changes);
 // DataLoss, naming `seq` and what is wrong, when `value` is not a valid encoding.
 [[nodiscard]] absl::StatusOr<JournalEntry> DecodeJournalValue(uint64_t seq, std::string_view value);
 

@@ -51,9 +51,9 @@ std::string BadConfigTest::dir_;
 TEST_F(BadConfigTest, PathcompMissingKeyAndWrongType) {
   auto result = Run("pathcomp", "replica_id: pc1\nlisten: 127.0.0.1:0\nsolve_debounce_ms: x\n");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_THAT(result.output, HasSubstr(last_path_ + ": state_dir: required key is missing"));
-  EXPECT_THAT(result.output, HasSubstr(last_path_ + ": solve_debounce_ms: expected an unsigned"));
-  EXPECT_THAT(result.output, HasSubstr(last_path_ + ": tls: required key is missing"));
+  EXPECT_THAT(result.output, HasSubstr(last_path_ + ":1: state_dir: required key is missing"));
+  EXPECT_THAT(result.output, HasSubstr(last_path_ + ":3: solve_debounce_ms: expected an unsigned"));
+  EXPECT_THAT(result.output, HasSubstr(last_path_ + ":1: tls: required key is missing"));
 }
 
 TEST_F(BadConfigTest, PathcompTopologyWithUnknownFacility) {
@@ -65,7 +65,7 @@ TEST_F(BadConfigTest, PathcompTopologyWithUnknownFacility) {
                                     "/pki/ca.crt, cert: " + dir_ + "/pki/pathcomp-pc1.crt, key: " +
                                     dir_ + "/pki/pathcomp-pc1.key}\n");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_THAT(result.output, HasSubstr(topology + ": nodes[0].facility: unknown facility atlantis"));
+  EXPECT_THAT(result.output, HasSubstr(topology + ":4: nodes[0].facility: unknown facility atlantis"));
 }
 
 TEST_F(BadConfigTest, AgentFacilityThatIsNotItsCertificates) {
@@ -81,17 +81,19 @@ TEST_F(BadConfigTest, AgentWrongTypes) {
   auto result = Run("site_agent", "facility: iad\npathcomp: 127.0.0.1:1\nlinks:\n"
                                   "  - {id: iad-chi, state: sideways, rtt_us: -5}\n");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_THAT(result.output, HasSubstr(last_path_ + ": pathcomp: expected a list"));
-  EXPECT_THAT(result.output, HasSubstr(last_path_ + ": links[0].state: expected up, degraded or down"));
-  EXPECT_THAT(result.output, HasSubstr(last_path_ + ": links[0].rtt_us: expected an unsigned integer"));
-  EXPECT_THAT(result.output, HasSubstr(last_path_ + ": tls: required key is missing"));
+  EXPECT_THAT(result.output, HasSubstr(last_path_ + ":2: pathcomp: expected a list"));
+  EXPECT_THAT(result.output,
+              HasSubstr(last_path_ + ":4: links[0].state: expected up, degraded or down"));
+  EXPECT_THAT(result.output,
+              HasSubstr(last_path_ + ":4: links[0].rtt_us: expected an unsigned integer"));
+  EXPECT_THAT(result.output, HasSubstr(last_path_ + ":1: tls: required key is missing"));
 }
 
 TEST_F(BadConfigTest, RouterdMissingKeyAndUnknownKey) {
   auto result = Run("routerd", "facility: iad\npathcomp: [{address: 127.0.0.1:1}]\nstat_dir: x\n");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_THAT(result.output, HasSubstr(last_path_ + ": state_dir: required key is missing"));
-  EXPECT_THAT(result.output, HasSubstr(last_path_ + ": stat_dir: unknown key"));
+  EXPECT_THAT(result.output, HasSubstr(last_path_ + ":1: state_dir: required key is missing"));
+  EXPECT_THAT(result.output, HasSubstr(last_path_ + ":3: stat_dir: unknown key"));
 }
 
 TEST_F(BadConfigTest, MissingConfigFile) {

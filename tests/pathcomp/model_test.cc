@@ -55,9 +55,12 @@ v1::AgentMessage Sync(uint64_t seq) {
 class ModelTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto model = Model::Open(state::NewMemoryStore(), SmallInventory(), "inventory.yaml");
+    auto model = Model::Open(state::NewMemoryStore());
     ASSERT_TRUE(model.ok()) << model.status();
     model_ = *std::move(model);
+    auto imported = model_->ApplyConfiguredInventory(SmallInventory(), "inventory.yaml");
+    ASSERT_TRUE(imported.ok()) << imported.status();
+    ASSERT_TRUE(imported->has_value());
     ASSERT_TRUE(model_->OpenSession("iad", "agent", kIncarnation).ok());
   }
 

@@ -41,11 +41,11 @@ TEST(PathcompConfigTest, ErrorsNameTheFileAndKey) {
   auto config = LoadPathcompConfig(path);
   ASSERT_FALSE(config.ok());
   const std::string message(config.status().message());
-  EXPECT_THAT(message, HasSubstr(path + ": listen: expected host:port"));
-  EXPECT_THAT(message, HasSubstr(path + ": state_dir: expected a string, got a list"));
-  EXPECT_THAT(message, HasSubstr(path + ": topology: required key is missing"));
-  EXPECT_THAT(message, HasSubstr(path + ": solve_debounce_ms: expected an unsigned integer"));
-  EXPECT_THAT(message, HasSubstr(path + ": tls.key: required key is missing"));
+  EXPECT_THAT(message, HasSubstr(path + ":2: listen: expected host:port"));
+  EXPECT_THAT(message, HasSubstr(path + ":3: state_dir: expected a string, got a list"));
+  EXPECT_THAT(message, HasSubstr(path + ":1: topology: required key is missing"));
+  EXPECT_THAT(message, HasSubstr(path + ":4: solve_debounce_ms: expected an unsigned integer"));
+  EXPECT_THAT(message, HasSubstr(path + ":5: tls.key: required key is missing"));
   std::remove(path.c_str());
 }
 

@@ -1,0 +1,177 @@
+// Model::ImportInventory and Model::ApplyConfiguredInventory: replacing the
+// inventory in one journaled commit, keeping what was measured.
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "pathcomp/service/entity_key.h"
+#include "pathcomp/service/model.h"
+#include "topology/topology_writer.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+using state::Kind;
+
+constexpr std::string_view kConfiguredInventoryKey = "configured_inventory";
+
+bool SameMessage(const google::protobuf::MessageLite& a, const google::protobuf::MessageLite& b) {
+  return a.SerializeAsString() == b.SerializeAsString();
+}
+
+// Makes `next` (a copy of the current entities of `kind`) hold `wanted`:
+// entries are added or replaced by key, and, when `remove_missing`, the others
+// removed. `merge(stored, wanted)` carries runtime state over before comparing.
+template <typename T, typename Merge>
+ImportCount Sync(Kind kind, std::map<std::string, T>& next, const std::vector<T>& wanted,
+                 bool remove_missing, Merge merge, state::ChangeSet& changes) {
+  ImportCount count{kind};
+  std::set<std::string> keep;
+  for (T item : wanted) {
+    const std::string key = EntityKeyOf(item);
+    keep.insert(key);
+    auto it = next.find(key);
+    if (it == next.end()) {
+      ++count.added;
+    } else {
+      merge(it->second, item);
+      if (SameMessage(it->second, item)) {
+        ++count.unchanged;
+        continue;
+      }
+      ++count.changed;
+    }
+    changes.Put(kind, key, item);
+    next[key] = std::move(item);
+  }
+  if (remove_missing) {
+    for (auto it = next.begin(); it != next.end();) {
+      if (keep.count(it->first)) {
+        ++it;
+        continue;
+      }
+      ++count.removed;
+      changes.Delete(kind, it->first);
+      it = next.erase(it);
+    }
+  }
+  return count;
+}
+
+// FNV-1a, 64 bits: stable across builds and platforms, enough to notice an edit.
+std::string ContentHash(const std::string& text) {
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return absl::StrFormat("%016x", hash);
+}
+
+}  // namespace
+
+absl::StatusOr<ImportResult> Model::ImportInventory(const topology::Topology& inventory,
+                                                    const std::string& cause,
+                                                    const ImportOptions& options) {
+  std::lock_guard lock(mu_);
+  return ImportInventoryLocked(inventory, cause, options, {});
+}
+
+absl::StatusOr<ImportResult> Model::ImportInventoryLocked(
+    const topology::Topology& inventory, const std::string& cause, const ImportOptions& options,
+    const std::vector<std::pair<std::string, std::string>>& meta) {
+  if (cause.empty()) return absl::InvalidArgumentError("an import needs a cause");
+  state::ChangeSet changes(cause);
+  auto no_merge = [](const auto&, auto&) {};
+  auto facilities = facilities_;
+  auto nodes = nodes_;
+  auto links = links_;
+  auto fabrics = fabrics_;
+  auto services = services_;
+  auto workloads = workloads_;
+  ImportResult result;
+  result.counts.push_back(
+      Sync(Kind::kFacility, facilities, inventory.facilities, true, no_merge, changes));
+  result.counts.push_back(Sync(Kind::kNode, nodes, inventory.nodes, true, no_merge, changes));
+  result.counts.push_back(Sync(Kind::kLink, links, inventory.links, true,
+                               [](const v1::Link& stored, v1::Link& wanted) {
+                                 // Measurements outlive inventory edits.
+                                 *wanted.mutable_health() = stored.health();
+                               },
+                               changes));
+  result.counts.push_back(Sync(Kind::kFabric, fabrics, inventory.fabrics, true,
+                               [](const v1::Fabric& stored, v1::Fabric& wanted) {
+                                 *wanted.mutable_plane_health() = stored.plane_health();
+                               },
+                               changes));
+  result.counts.push_back(
+      Sync(Kind::kService, services, inventory.services, true, no_merge, changes));
+  result.counts.push_back(Sync(Kind::kWorkload, workloads, inventory.workloads,
+                               options.replace_workloads, no_merge, changes));
+
+  // Check what stays against what the import leaves: the validators read the
+  // members, so swap the new maps in and back.
+  std::swap(facilities, facilities_);
+  std::swap(nodes, nodes_);
+  std::swap(links, links_);
+  std::swap(services, services_);
+  absl::Status check;
+  for (const auto& [id, workload] : workloads) {
+    if (auto status = ValidateWorkload(workload); !status.ok()) {
+      check = absl::FailedPreconditionError(absl::StrCat(
+          "after the import, workload ", id, " would be invalid: ", status.message(),
+          options.replace_workloads ? "" : " (remove it first, or replace the workloads)"));
+      break;
+    }
+  }
+  for (const auto& [id, intent] : intents_) {
+    if (!check.ok()) break;
+    if (auto status = ValidateIntentTarget(intent); !status.ok()) {
+      check = absl::FailedPreconditionError(absl::StrCat("after the import, intent ", id,
+                                                         " would be invalid: ", status.message(),
+                                                         " (remove the intent first)"));
+    }
+  }
+  std::swap(facilities, facilities_);
+  std::swap(nodes, nodes_);
+  std::swap(links, links_);
+  std::swap(services, services_);
+  if (!check.ok()) return check;
+  if (options.dry_run || changes.empty()) return result;
+
+  for (const auto& [key, value] : meta) changes.PutRaw(Kind::kMeta, key, value);
+  auto committed = store_->Commit(changes);
+  if (!committed.ok()) return committed.status();
+  result.journal_seq = *committed;
+  facilities_ = std::move(facilities);
+  nodes_ = std::move(nodes);
+  links_ = std::move(links);
+  fabrics_ = std::move(fabrics);
+  services_ = std::move(services);
+  workloads_ = std::move(workloads);
+  InvalidateSnapshot();
+  return result;
+}
+
+absl::StatusOr<std::optional<ImportResult>> Model::ApplyConfiguredInventory(
+    const topology::Topology& inventory, const std::string& path) {
+  // The canonical form, so an edit that changes only comments or layout is no change.
+  const std::string hash = ContentHash(topology::WriteTopologyYaml(inventory));
+  std::lock_guard lock(mu_);
+  auto applied = store_->GetRaw(Kind::kMeta, kConfiguredInventoryKey);
+  if (applied.ok() && *applied == hash) return std::nullopt;
+  if (!applied.ok() && !absl::IsNotFound(applied.status())) return applied.status();
+  auto result = ImportInventoryLocked(inventory, absl::StrCat("inventory file ", path, " (", hash, ")"),
+                                      {}, {{std::string(kConfiguredInventoryKey), hash}});
+  if (!result.ok()) return result.status();
+  if (!result->changed()) {
+    // Nothing to change, but remember the file so the next start skips it.
+    state::ChangeSet changes(absl::StrCat("inventory file ", path, " (", hash, ") already applied"));
+    changes.PutRaw(Kind::kMeta, kConfiguredInventoryKey, hash);
+    auto committed = store_->Commit(changes);
+    if (!committed.ok()) return committed.status();
+  }
+  return result;
+}
+
+}  // namespace geodesic::pathcomp
