@@ -97,7 +97,7 @@ Snapshot Snapshot::Build(const ModelView& model) {
     }
     shared->link_srlgs.push_back(std::move(srlgs));
     ++out_count[src];
-    const bool drained = link->admin_state() != v1::ADMIN_STATE_UP || drains.Drained(*link);
+    const bool drained = link->admin_state() == v1::ADMIN_STATE_DRAINED || drains.Drained(*link);
     states->push_back(StateFor(link->latency_us(), drained, link->health()));
     snapshot.usable_links_ += states->back().usable;
   }

@@ -49,7 +49,7 @@ struct Demand {
 
 class Snapshot {
  public:
-  // Links are usable when admin-up, not drained by an intent (link, either end
+  // Links are usable when not admin-drained, not drained by an intent (link, either end
   // node, either end facility), and measured up or degraded. Elephant flows
   // whose prefix no facility announces are left out of demands().
   static Snapshot Build(const ModelView& model);
