@@ -22,17 +22,16 @@
 //   BENCH <name>: ours=<value><unit> <reference>=<value><unit> ratio=<ours/reference>
 #include <stdlib.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/bench_report.h"
+#include "bench/scratch_dir.h"
 #include "geodesic/v1/model.pb.h"
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
@@ -62,31 +61,6 @@ struct Workload {
 };
 constexpr Workload kBatched = {100'000, std::chrono::milliseconds(1000), kLinksPerBatch, false};
 constexpr Workload kSingle = {400, std::chrono::milliseconds(300), 1, true};
-
-// A fresh directory for one DB, removed with its contents.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const char* tmp = getenv("TMPDIR");
-    std::string pattern = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/bench_store_XXXXXX");
-    if (mkdtemp(pattern.data()) == nullptr) {
-      perror("bench_store: mkdtemp");
-      exit(1);
-    }
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-
-  std::string db() const { return path_ + "/db"; }
-
- private:
-  std::string path_;
-};
 
 [[noreturn]] void Die(const std::string& what) {
   fprintf(stderr, "bench_store: %s\n", what.c_str());
@@ -127,15 +101,9 @@ void ApplyReport(v1::Link& link, uint64_t n) {
 
 double Seconds(std::chrono::steady_clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
 // Link updates per second through the store.
 double StoreIngest(std::vector<v1::Link> links, const Workload& work) {
-  ScratchDir dir;
+  ScratchDir dir("bench_store");
   state::RocksStoreOptions opts;
   opts.sync_writes = work.sync_writes;
   absl::StatusOr<state::StorePtr> store = state::OpenRocksStore(dir.db(), opts);
@@ -161,7 +129,7 @@ double StoreIngest(std::vector<v1::Link> links, const Workload& work) {
 // The same updates as StoreIngest, as plain RocksDB puts: one WriteBatch per
 // commit into the default column family, keys "link/<id>", default options.
 double RawRocksIngest(std::vector<v1::Link> links, const Workload& work) {
-  ScratchDir dir;
+  ScratchDir dir("bench_store");
   rocksdb::Options options;
   options.create_if_missing = true;
   rocksdb::DB* raw = nullptr;
@@ -211,12 +179,6 @@ Comparison Compare(const std::vector<v1::Link>& links, const Workload& work) {
   return {Median(ours), Median(reference)};
 }
 
-void Print(const std::string& name, double ours, const std::string& reference_name, double reference) {
-  printf("BENCH %s: ours=%.0fupdates/s %s=%.0fupdates/s ratio=%.2f\n", name.c_str(), ours, reference_name.c_str(),
-         reference, ours / reference);
-  fflush(stdout);
-}
-
 }  // namespace
 }  // namespace geodesic::bench
 
@@ -225,10 +187,11 @@ int main() {
   const std::vector<geodesic::v1::Link> links = MakeLinks();
 
   const Comparison batched = Compare(links, kBatched);
-  Print("store_ingest_batched", batched.ours, "raw_rocksdb", batched.reference);
-  Print("store_ingest_batched_vs_target", batched.ours, "target", kTargetUpdatesPerSecond);
+  PrintResult("store_ingest_batched", batched.ours, "raw_rocksdb", batched.reference, "updates/s");
+  PrintResult("store_ingest_batched_vs_target", batched.ours, "target", kTargetUpdatesPerSecond,
+              "updates/s");
 
   const Comparison single = Compare(links, kSingle);
-  Print("store_ingest_single", single.ours, "raw_rocksdb", single.reference);
+  PrintResult("store_ingest_single", single.ours, "raw_rocksdb", single.reference, "updates/s");
   return 0;
 }

@@ -1,5 +1,7 @@
 #include "state/rocks_store.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -31,6 +33,8 @@ namespace {
 
 constexpr std::string_view kJournalColumnFamily = "journal";
 constexpr char kSchemaVersionKey[] = "schema_version";
+// What OpenError says about a DB whose lock is held; IsStoreInUseError looks for it.
+constexpr char kInUse[] = "it is already open (its LOCK is held";
 
 std::string EntityKeyPrefix(Kind kind) { return EntityKey(kind, ""); }
 
@@ -44,8 +48,8 @@ absl::Status OpenError(const std::string& dir, const rocksdb::Status& s) {
   // this one ("lock hold by current process ... <dir>/LOCK").
   if (absl::StrContains(detail, "/LOCK")) {
     return absl::FailedPreconditionError(
-        absl::StrCat(prefix,
-                     "it is already open (its LOCK is held by another process or by another store in this process; "
+        absl::StrCat(prefix, kInUse,
+                     " by another process or by another store in this process; "
                      "is another pathcomp running on the same directory?): ",
                      detail));
   }
@@ -76,13 +80,20 @@ struct ColumnFamilyHandleDeleter {
 struct OpenDb {
   std::unique_ptr<rocksdb::DB> db;
   std::map<std::string, std::unique_ptr<rocksdb::ColumnFamilyHandle, ColumnFamilyHandleDeleter>, std::less<>> cfs;
+  // A read-only store's own directory (RocksDB's info log); removed after closing.
+  std::string secondary_dir;
 
   OpenDb() = default;
-  OpenDb(OpenDb&&) = default;
+  OpenDb(OpenDb&& other) noexcept
+      : db(std::move(other.db)), cfs(std::move(other.cfs)), secondary_dir(std::exchange(other.secondary_dir, {})) {}
   OpenDb& operator=(OpenDb&&) = delete;
   ~OpenDb() {
     cfs.clear();  // handles before the DB
     if (db != nullptr) db->Close().PermitUncheckedError();
+    if (!secondary_dir.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(secondary_dir, ignored);
+    }
   }
 
   rocksdb::ColumnFamilyHandle* cf(std::string_view name) const {
@@ -93,13 +104,21 @@ struct OpenDb {
 
 class RocksStore final : public Store {
  public:
-  RocksStore(std::string dir, OpenDb db, bool sync_writes, uint64_t last_seq)
-      : dir_(std::move(dir)), db_(std::move(db)), sync_writes_(sync_writes), last_seq_(last_seq) {
+  RocksStore(std::string dir, OpenDb db, bool sync_writes, bool read_only, uint64_t last_seq)
+      : dir_(std::move(dir)),
+        db_(std::move(db)),
+        sync_writes_(sync_writes),
+        read_only_(read_only),
+        last_seq_(last_seq) {
     for (Kind kind : kAllKinds) kind_cfs_[static_cast<size_t>(kind)] = db_.cf(KindName(kind));
     journal_cf_ = db_.cf(kJournalColumnFamily);
   }
 
   absl::StatusOr<uint64_t> Commit(const ChangeSet& changes) override {
+    if (read_only_) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("commit \"", changes.cause(), "\": the state store in ", dir_, " is open read-only"));
+    }
     if (absl::Status valid = changes.Validate(); !valid.ok()) return valid;
     rocksdb::WriteBatch batch;
     for (const Change& change : changes.changes()) {
@@ -128,8 +147,10 @@ class RocksStore final : public Store {
   }
 
   absl::StatusOr<std::string> GetRaw(Kind kind, std::string_view id) const override {
+    if (!IsKnown(kind)) return absl::InvalidArgumentError(absl::StrCat("unknown kind ", static_cast<int>(kind)));
     rocksdb::ColumnFamilyHandle* cf = KindCf(kind);
-    if (cf == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown kind ", static_cast<int>(kind)));
+    // Only a read-only store of an older DB may lack a kind's column family: no entities.
+    if (cf == nullptr) return absl::NotFoundError(absl::StrCat(EntityKey(kind, id), " not found"));
     std::string value;
     rocksdb::Status s = db_.db->Get(rocksdb::ReadOptions(), cf, EntityKey(kind, id), &value);
     if (s.IsNotFound()) return absl::NotFoundError(absl::StrCat(EntityKey(kind, id), " not found"));
@@ -138,10 +159,11 @@ class RocksStore final : public Store {
   }
 
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ListRaw(Kind kind) const override {
+    if (!IsKnown(kind)) return absl::InvalidArgumentError(absl::StrCat("unknown kind ", static_cast<int>(kind)));
     rocksdb::ColumnFamilyHandle* cf = KindCf(kind);
-    if (cf == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown kind ", static_cast<int>(kind)));
     const std::string prefix = EntityKeyPrefix(kind);
     std::vector<std::pair<std::string, std::string>> out;
+    if (cf == nullptr) return out;  // a read-only store of a DB without this kind's column family
     std::unique_ptr<rocksdb::Iterator> it(db_.db->NewIterator(rocksdb::ReadOptions(), cf));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       std::string key = it->key().ToString();
@@ -159,7 +181,7 @@ class RocksStore final : public Store {
 
   absl::StatusOr<std::vector<JournalEntry>> ReadJournal(uint64_t from_seq, size_t limit) const override {
     std::vector<JournalEntry> out;
-    if (limit == 0) return out;
+    if (limit == 0 || journal_cf_ == nullptr) return out;
     std::unique_ptr<rocksdb::Iterator> it(db_.db->NewIterator(rocksdb::ReadOptions(), journal_cf_));
     for (it->Seek(internal::EncodeJournalKey(std::max<uint64_t>(from_seq, 1))); it->Valid() && out.size() < limit;
          it->Next()) {
@@ -183,16 +205,17 @@ class RocksStore final : public Store {
   uint64_t LastJournalSeq() const override { return last_seq_.load(); }
 
  private:
+  static bool IsKnown(Kind kind) { return static_cast<size_t>(kind) < kAllKinds.size(); }
   rocksdb::ColumnFamilyHandle* KindCf(Kind kind) const {
-    const auto index = static_cast<size_t>(kind);
-    return index < kind_cfs_.size() ? kind_cfs_[index] : nullptr;
+    return IsKnown(kind) ? kind_cfs_[static_cast<size_t>(kind)] : nullptr;
   }
 
   const std::string dir_;
   const OpenDb db_;
   const bool sync_writes_;
+  const bool read_only_;
   std::array<rocksdb::ColumnFamilyHandle*, kAllKinds.size()> kind_cfs_{};
-  rocksdb::ColumnFamilyHandle* journal_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* journal_cf_ = nullptr;  // null only in a read-only store of a DB without one
   // Serializes commits so seqs are assigned and written in order. (It also
   // keeps RocksDB on its single-writer memtable path, which uses the insert
   // hints set in OpenColumnFamilies.)
@@ -237,6 +260,42 @@ absl::StatusOr<OpenDb> OpenColumnFamilies(const std::string& dir) {
   if (!s.ok()) return OpenError(dir, s);
 
   OpenDb db;
+  db.db.reset(raw_db);
+  for (rocksdb::ColumnFamilyHandle* handle : handles) {
+    db.cfs.emplace(handle->GetName(), std::unique_ptr<rocksdb::ColumnFamilyHandle, ColumnFamilyHandleDeleter>(
+                                          handle, ColumnFamilyHandleDeleter{raw_db}));
+  }
+  return db;
+}
+
+// Opens the existing DB in `dir` as a secondary instance with the column
+// families it has: no lock, no writes to `dir`.
+absl::StatusOr<OpenDb> OpenColumnFamiliesReadOnly(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::path(dir) / "CURRENT", ec)) {
+    return absl::NotFoundError(absl::StrCat("cannot open state store in ", dir, ": there is no store there",
+                                            ec ? absl::StrCat(" (", ec.message(), ")") : ""));
+  }
+  rocksdb::Options options;
+  options.create_if_missing = false;
+  options.max_open_files = -1;  // required of a secondary instance
+  std::vector<std::string> names;
+  rocksdb::Status s = rocksdb::DB::ListColumnFamilies(options, dir, &names);
+  if (!s.ok()) return OpenError(dir, s);
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (const std::string& name : names) descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions(options));
+
+  std::string secondary = (std::filesystem::temp_directory_path(ec) / "geodesic-store-reader-XXXXXX").string();
+  if (ec || mkdtemp(secondary.data()) == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open state store in ", dir, ": cannot make a temporary directory ", secondary));
+  }
+  OpenDb db;
+  db.secondary_dir = secondary;  // removed by ~OpenDb, also on failure
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw_db = nullptr;
+  s = rocksdb::DB::OpenAsSecondary(options, dir, secondary, descriptors, &handles, &raw_db);
+  if (!s.ok()) return OpenError(dir, s);
   db.db.reset(raw_db);
   for (rocksdb::ColumnFamilyHandle* handle : handles) {
     db.cfs.emplace(handle->GetName(), std::unique_ptr<rocksdb::ColumnFamilyHandle, ColumnFamilyHandleDeleter>(
@@ -323,8 +382,41 @@ absl::Status PrepareSchema(const std::string& dir, const OpenDb& db, const std::
   return absl::OkStatus();
 }
 
+// A read-only store reads only this build's schema: it can neither stamp nor migrate.
+absl::Status CheckSchemaReadOnly(const std::string& dir, const OpenDb& db) {
+  rocksdb::ColumnFamilyHandle* cf = db.cf(rocksdb::kDefaultColumnFamilyName);
+  std::string stored;
+  rocksdb::Status s = db.db->Get(rocksdb::ReadOptions(), cf, kSchemaVersionKey, &stored);
+  if (s.IsNotFound()) {
+    absl::StatusOr<bool> empty = IsEmpty(dir, db);
+    if (!empty.ok()) return empty.status();
+    if (*empty) return absl::OkStatus();  // created, never written: nothing to misread
+    return absl::DataLossError(
+        absl::StrCat("cannot open state store in ", dir, ": it holds data but no ", kSchemaVersionKey, " key"));
+  }
+  if (!s.ok()) return RocksError("read schema version", dir, s);
+  int version = 0;
+  if (!absl::SimpleAtoi(stored, &version) || version < 0) {
+    return absl::DataLossError(absl::StrCat("cannot open state store in ", dir, ": unreadable ", kSchemaVersionKey,
+                                            " \"", absl::CHexEscape(stored), "\""));
+  }
+  if (version > kSchemaVersion) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot open state store in ", dir, ": its schema version ",
+                                                      version, " is newer than this build's ", kSchemaVersion,
+                                                      "; read it with a newer build"));
+  }
+  if (version < kSchemaVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open state store in ", dir, ": its schema version ", version, " is older than this build's ",
+                     kSchemaVersion, "; start pathcomp on it once to migrate it"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<uint64_t> ReadLastSeq(const std::string& dir, const OpenDb& db) {
-  std::unique_ptr<rocksdb::Iterator> it(db.db->NewIterator(rocksdb::ReadOptions(), db.cf(kJournalColumnFamily)));
+  rocksdb::ColumnFamilyHandle* journal = db.cf(kJournalColumnFamily);
+  if (journal == nullptr) return 0;  // a read-only store of a DB that never had a journal
+  std::unique_ptr<rocksdb::Iterator> it(db.db->NewIterator(rocksdb::ReadOptions(), journal));
   it->SeekToLast();
   if (!it->status().ok()) return RocksError("read journal", dir, it->status());
   if (!it->Valid()) return 0;
@@ -340,12 +432,18 @@ absl::StatusOr<uint64_t> ReadLastSeq(const std::string& dir, const OpenDb& db) {
 }  // namespace
 
 absl::StatusOr<StorePtr> OpenRocksStore(const std::string& dir, RocksStoreOptions opts) {
-  absl::StatusOr<OpenDb> db = OpenColumnFamilies(dir);
+  absl::StatusOr<OpenDb> db = opts.read_only ? OpenColumnFamiliesReadOnly(dir) : OpenColumnFamilies(dir);
   if (!db.ok()) return db.status();
-  if (absl::Status schema = PrepareSchema(dir, *db, opts.migrations); !schema.ok()) return schema;
+  absl::Status schema = opts.read_only ? CheckSchemaReadOnly(dir, *db) : PrepareSchema(dir, *db, opts.migrations);
+  if (!schema.ok()) return schema;
   absl::StatusOr<uint64_t> last_seq = ReadLastSeq(dir, *db);
   if (!last_seq.ok()) return last_seq.status();
-  return std::make_unique<RocksStore>(dir, *std::move(db), opts.sync_writes, *last_seq);
+  return std::make_unique<RocksStore>(dir, *std::move(db), opts.sync_writes && !opts.read_only, opts.read_only,
+                                      *last_seq);
+}
+
+bool IsStoreInUseError(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kFailedPrecondition && absl::StrContains(status.message(), kInUse);
 }
 
 }  // namespace geodesic::state

@@ -26,6 +26,14 @@ struct RocksStoreOptions {
   // Migrations to run on a DB whose schema is older than kSchemaVersion, at
   // most one per from_version; they run in order of from_version.
   std::vector<Migration> migrations;
+  // Opens an existing store for reading only (tools such as `tectl --store`),
+  // as a RocksDB secondary instance: it takes no lock, so it may run beside the
+  // pathcomp that owns `dir` without disturbing it, and it writes nothing to
+  // `dir` (RocksDB's info log goes to a temporary directory, removed when the
+  // store is destroyed). Reads see `dir` as it was when opened. Commit returns
+  // FailedPrecondition. Nothing is created, stamped or migrated: `sync_writes`
+  // and `migrations` are ignored.
+  bool read_only = false;
 };
 
 // Opens the store in `dir`, creating `dir` (not its parents) and an empty store
@@ -43,7 +51,15 @@ struct RocksStoreOptions {
 //   InvalidArgument     two migrations share a from_version, or one is empty.
 //   Internal            other RocksDB errors.
 //   A failing migration's own code, with its message prefixed.
+// With `read_only`, also:
+//   NotFound            `dir` holds no store.
+//   FailedPrecondition  the DB's schema is not this build's kSchemaVersion
+//                       (older ones are migrated by a read-write open only).
 // The returned Store is thread-safe.
 [[nodiscard]] absl::StatusOr<StorePtr> OpenRocksStore(const std::string& dir, RocksStoreOptions opts = {});
+
+// True when `status` is OpenRocksStore's error for a `dir` whose lock another
+// store holds (in this or another process: typically a running pathcomp).
+bool IsStoreInUseError(const absl::Status& status);
 
 }  // namespace geodesic::state

@@ -93,12 +93,21 @@ absl::Status Model::Load() {
 
 ModelView Model::View() const {
   std::lock_guard lock(mu_);
+  return ViewLocked();
+}
+
+ModelView Model::ViewLocked() const {
   ModelView view;
+  view.facilities.reserve(facilities_.size());
   for (const auto& [id, facility] : facilities_) view.facilities.push_back(facility);
+  view.nodes.reserve(nodes_.size());
   for (const auto& [id, node] : nodes_) view.nodes.push_back(node);
+  view.links.reserve(links_.size());
   for (const auto& [id, link] : links_) view.links.push_back(link);
   for (const auto& [id, intent] : intents_) view.intents.push_back(intent);
+  view.workloads.reserve(workloads_.size());
   for (const auto& [id, workload] : workloads_) view.workloads.push_back(workload);
+  for (const auto& [id, service] : services_) view.services.push_back(service);
   return view;
 }
 
@@ -114,16 +123,7 @@ std::shared_ptr<const Snapshot> Model::CurrentSnapshot() {
   }
   pending_health_.clear();
   if (!snapshot_) {
-    ModelView view;
-    view.facilities.reserve(facilities_.size());
-    for (const auto& [id, facility] : facilities_) view.facilities.push_back(facility);
-    for (const auto& [id, node] : nodes_) view.nodes.push_back(node);
-    view.links.reserve(links_.size());
-    for (const auto& [id, link] : links_) view.links.push_back(link);
-    for (const auto& [id, intent] : intents_) view.intents.push_back(intent);
-    view.workloads.reserve(workloads_.size());
-    for (const auto& [id, workload] : workloads_) view.workloads.push_back(workload);
-    snapshot_ = std::make_shared<const Snapshot>(Snapshot::Build(view));
+    snapshot_ = std::make_shared<const Snapshot>(Snapshot::Build(ViewLocked()));
   }
   return snapshot_;
 }

@@ -51,6 +51,10 @@ struct ImportCount {
 struct ImportResult {
   std::vector<ImportCount> counts;  // facility, node, link, fabric, service, workload
   uint64_t journal_seq = 0;         // 0 when nothing changed (or a dry run)
+  // Facilities with links the import added: nothing is known of their health
+  // until their agents report them, so their sessions were reset and their
+  // agents must send a fresh snapshot (see TelemetryService::Resync).
+  std::vector<std::string> resync_facilities;
   bool changed() const { return journal_seq != 0; }
 };
 
@@ -126,6 +130,7 @@ class Model {
   explicit Model(state::StorePtr store);
   absl::Status Load();
   // The caller holds mu_ for these.
+  ModelView ViewLocked() const;
   absl::StatusOr<ImportResult> ImportInventoryLocked(
       const topology::Topology& inventory, const std::string& cause, const ImportOptions& options,
       const std::vector<std::pair<std::string, std::string>>& meta);

@@ -95,8 +95,14 @@ absl::StatusOr<ImportResult> Model::ImportInventoryLocked(
   result.counts.push_back(Sync(Kind::kNode, nodes, inventory.nodes, true, no_merge, changes));
   result.counts.push_back(Sync(Kind::kLink, links, inventory.links, true,
                                [](const v1::Link& stored, v1::Link& wanted) {
-                                 // Measurements outlive inventory edits.
-                                 *wanted.mutable_health() = stored.health();
+                                 // Measurements outlive inventory edits. Copy presence
+                                 // too: an empty `health {}` on a never-measured link
+                                 // would make every re-import a change.
+                                 if (stored.has_health()) {
+                                   *wanted.mutable_health() = stored.health();
+                                 } else {
+                                   wanted.clear_health();
+                                 }
                                },
                                changes));
   result.counts.push_back(Sync(Kind::kFabric, fabrics, inventory.fabrics, true,
@@ -139,6 +145,24 @@ absl::StatusOr<ImportResult> Model::ImportInventoryLocked(
   if (!check.ok()) return check;
   if (options.dry_run || changes.empty()) return result;
 
+  // Agents report changes only: a link that is new to the model would stay
+  // unknown until the next change. Resetting the sessions of its facility
+  // makes the agent start over with a full snapshot.
+  std::set<std::string> resync;
+  for (const auto& [id, link] : links) {
+    if (!links_.count(id)) resync.insert(link.src_facility_id());
+  }
+  auto sessions = sessions_;
+  for (auto it = sessions.begin(); it != sessions.end();) {
+    if (!resync.count(it->second.facility_id())) {
+      ++it;
+      continue;
+    }
+    changes.Delete(Kind::kAgentSession, it->first);
+    it = sessions.erase(it);
+  }
+  result.resync_facilities.assign(resync.begin(), resync.end());
+
   for (const auto& [key, value] : meta) changes.PutRaw(Kind::kMeta, key, value);
   auto committed = store_->Commit(changes);
   if (!committed.ok()) return committed.status();
@@ -149,6 +173,7 @@ absl::StatusOr<ImportResult> Model::ImportInventoryLocked(
   fabrics_ = std::move(fabrics);
   services_ = std::move(services);
   workloads_ = std::move(workloads);
+  sessions_ = std::move(sessions);
   InvalidateSnapshot();
   return result;
 }

@@ -11,8 +11,9 @@
 
 namespace geodesic::pathcomp {
 
-OperatorService::OperatorService(Model& model, Planner& planner, EventBus& events)
-    : model_(model), planner_(planner), events_(events) {}
+OperatorService::OperatorService(Model& model, Planner& planner, EventBus& events,
+                                 ResyncAgents resync_agents)
+    : model_(model), planner_(planner), events_(events), resync_agents_(std::move(resync_agents)) {}
 
 absl::StatusOr<tls::Identity> OperatorService::Authorize(grpc::ServerContext* context,
                                                          tls::Role role) const {
@@ -213,16 +214,17 @@ grpc::Status OperatorService::ImportTopology(grpc::ServerContext* context,
   if (source.size() > 1024 || source.find('\n') != std::string::npos) {
     result = absl::InvalidArgumentError("source must be one line of at most 1024 characters");
   }
-  absl::StatusOr<topology::Topology> inventory = result;
-  if (result.ok()) inventory = topology::TopologyFromInventoryProto(request->inventory(), source);
-  absl::StatusOr<ImportResult> imported = inventory.status();
-  if (inventory.ok()) {
-    ImportOptions options;
-    options.replace_workloads = request->replace_workloads();
-    options.dry_run = request->dry_run();
-    imported = model_.ImportInventory(
-        *inventory, absl::StrCat("import of ", source, " by ", identity->spiffe_id), options);
-  }
+  // (A StatusOr may not be built from an OK status: absl aborts or errs.)
+  absl::StatusOr<topology::Topology> inventory =
+      result.ok() ? topology::TopologyFromInventoryProto(request->inventory(), source)
+                  : absl::StatusOr<topology::Topology>(result);
+  ImportOptions options;
+  options.replace_workloads = request->replace_workloads();
+  options.dry_run = request->dry_run();
+  absl::StatusOr<ImportResult> imported =
+      inventory.ok() ? model_.ImportInventory(
+                           *inventory, absl::StrCat("import of ", source, " by ", identity->spiffe_id), options)
+                     : absl::StatusOr<ImportResult>(inventory.status());
   result = imported.status();
   if (imported.ok()) {
     for (const ImportCount& count : imported->counts) {
@@ -234,6 +236,9 @@ grpc::Status OperatorService::ImportTopology(grpc::ServerContext* context,
       out->set_unchanged(count.unchanged);
     }
     response->set_journal_seq(imported->journal_seq);
+    if (!imported->resync_facilities.empty() && resync_agents_) {
+      resync_agents_(imported->resync_facilities);
+    }
     if (imported->changed()) {
       auto generation = planner_.SolveNow(absl::StrCat("import of ", source, " by ", identity->name));
       if (generation.ok()) response->set_plan_generation(*generation);

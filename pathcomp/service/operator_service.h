@@ -4,6 +4,10 @@
 // admin also imports a topology.
 // Every mutation is logged with who, what and the result, and journaled with
 // its cause in the store.
+#include <functional>
+#include <string>
+#include <vector>
+
 #include "geodesic/v1/operator.grpc.pb.h"
 #include "pathcomp/service/event_bus.h"
 #include "pathcomp/service/model.h"
@@ -14,7 +18,10 @@ namespace geodesic::pathcomp {
 
 class OperatorService final : public v1::Operator::Service {
  public:
-  OperatorService(Model& model, Planner& planner, EventBus& events);
+  // `resync_agents` is called with the facilities whose agents must send a
+  // fresh snapshot after an import (TelemetryService::Resync).
+  using ResyncAgents = std::function<void(const std::vector<std::string>& facility_ids)>;
+  OperatorService(Model& model, Planner& planner, EventBus& events, ResyncAgents resync_agents);
 
   grpc::Status ListFacilities(grpc::ServerContext*, const v1::ListFacilitiesRequest*,
                               v1::ListFacilitiesResponse*) override;
@@ -58,6 +65,7 @@ class OperatorService final : public v1::Operator::Service {
   Model& model_;
   Planner& planner_;
   EventBus& events_;
+  ResyncAgents resync_agents_;
 };
 
 }  // namespace geodesic::pathcomp

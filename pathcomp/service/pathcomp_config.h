@@ -5,7 +5,7 @@
 //   listen: 127.0.0.1:7443           # host:port; port 0 picks a free port
 //   listen_address_file: run/pc1.addr  # optional: written with host:port once listening
 //   state_dir: /var/lib/geodesic/pc1   # RocksDB lives here
-//   topology: backbone.yaml          # the inventory (project topology format)
+//   topology: backbone.yaml          # the inventory: project YAML/JSON, REPETITA .graph, GraphML
 //   solve_debounce_ms: 50            # optional, 0..10000
 //   tls: {ca: ca.crt, cert: pathcomp-pc1.crt, key: pathcomp-pc1.key}
 #include <chrono>

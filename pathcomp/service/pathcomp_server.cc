@@ -15,7 +15,7 @@
 #include "pathcomp/service/telemetry_service.h"
 #include "state/rocks_store.h"
 #include "tls/credentials.h"
-#include "topology/topology.h"
+#include "topology/import.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -33,8 +33,8 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
   return absl::OkStatus();
 }
 
-// Large enough for a whole imported inventory (Cogentco with its 38,612
-// demands is ~6 MB on the wire).
+// Large enough for any inventory an operator imports (Cogentco with its
+// 38,612 demands is ~2 MB on the wire).
 constexpr int kMaxOperatorMessageBytes = 256 << 20;
 
 class PathcompServerImpl final : public PathcompServer {
@@ -44,7 +44,10 @@ class PathcompServerImpl final : public PathcompServer {
         planner_(*model_, events_, planner_config),
         telemetry_(*model_, planner_, events_, planner_config.replica_id),
         plans_(*model_, planner_),
-        operators_(*model_, planner_, events_) {}
+        operators_(*model_, planner_, events_,
+                   [this](const std::vector<std::string>& facilities) {
+                     telemetry_.Resync(facilities);
+                   }) {}
 
   ~PathcompServerImpl() override { Shutdown(); }
 
@@ -102,7 +105,7 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
         absl::StrCat(config.tls.cert_path, ": certificate identity ", own->spiffe_id,
                      " is not spiffe://geodesic/pathcomp/", config.replica_id));
   }
-  auto inventory = topology::LoadTopologyFile(config.topology_path);
+  auto inventory = topology::ImportTopology(config.topology_path);  // any supported format
   if (!inventory.ok()) return inventory.status();
   std::error_code error;
   std::filesystem::create_directories(config.state_dir, error);

@@ -51,6 +51,14 @@ grpc::Status TelemetryService::Report(
                                       {"resume_after_seq",
                                        std::to_string(session->last_applied_seq())}});
 
+  Register(hello.facility_id(), context);
+  struct Unregistering {
+    TelemetryService* service;
+    std::string facility_id;
+    grpc::ServerContext* context;
+    ~Unregistering() { service->Unregister(facility_id, context); }
+  } unregistering{this, hello.facility_id(), context};
+
   v1::ControllerMessage reply;
   reply.mutable_hello_ack()->set_replica_id(replica_id_);
   reply.mutable_hello_ack()->set_last_applied_seq(session->last_applied_seq());
@@ -87,6 +95,30 @@ grpc::Status TelemetryService::Report(
     if (!stream->Write(reply)) break;
   }
   return grpc::Status::OK;
+}
+
+void TelemetryService::Register(const std::string& facility_id, grpc::ServerContext* context) {
+  std::lock_guard lock(streams_mu_);
+  streams_[facility_id].insert(context);
+}
+
+void TelemetryService::Unregister(const std::string& facility_id, grpc::ServerContext* context) {
+  std::lock_guard lock(streams_mu_);
+  auto it = streams_.find(facility_id);
+  if (it == streams_.end()) return;
+  it->second.erase(context);
+  if (it->second.empty()) streams_.erase(it);
+}
+
+void TelemetryService::Resync(const std::vector<std::string>& facility_ids) {
+  std::lock_guard lock(streams_mu_);
+  for (const auto& facility_id : facility_ids) {
+    auto it = streams_.find(facility_id);
+    if (it == streams_.end()) continue;
+    daemon::LogInfo("asking agents for a fresh snapshot",
+                    {{"facility", facility_id}, {"streams", std::to_string(it->second.size())}});
+    for (grpc::ServerContext* context : it->second) context->TryCancel();
+  }
 }
 
 }  // namespace geodesic::pathcomp

@@ -1,88 +1,15 @@
 #include "pathcomp/solver/path_solver.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
-#include <queue>
 #include <set>
+
+#include "pathcomp/solver/shortest_paths.h"
 
 namespace geodesic::pathcomp {
 namespace {
 
-constexpr uint64_t kInfinity = std::numeric_limits<uint64_t>::max();
-
-// What a shortest-path run must avoid.
-struct Exclusion {
-  int link = -1;
-  int srlg = -1;
-  int facility = -1;
-
-  // True when `link` may not be used: unusable, or hit by the failure.
-  bool Excludes(const Snapshot& snapshot, int link_index) const {
-    if (!snapshot.link_state(link_index).usable || link_index == link) return true;
-    if (facility >= 0 &&
-        (snapshot.link_src(link_index) == facility || snapshot.link_dst(link_index) == facility)) {
-      return true;
-    }
-    if (srlg >= 0) {
-      const auto srlgs = snapshot.link_srlgs(link_index);
-      if (std::find(srlgs.begin(), srlgs.end(), srlg) != srlgs.end()) return true;
-    }
-    return false;
-  }
-};
-
-// Single-source shortest paths from one facility.
-struct ShortestPaths {
-  std::vector<uint64_t> distance_us;
-  std::vector<int> parent_arc_link;  // link index of the arc into each facility on one shortest path
-  std::vector<int> parent;           // facility before it on that path
-
-  static ShortestPaths Run(const Snapshot& snapshot, int source, const Exclusion& exclusion) {
-    const int n = snapshot.facility_count();
-    ShortestPaths result{std::vector<uint64_t>(n, kInfinity), std::vector<int>(n, -1),
-                         std::vector<int>(n, -1)};
-    using Entry = std::pair<uint64_t, int>;
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
-    result.distance_us[source] = 0;
-    queue.emplace(0, source);
-    while (!queue.empty()) {
-      auto [distance, at] = queue.top();
-      queue.pop();
-      if (distance != result.distance_us[at]) continue;
-      for (const int link : snapshot.out_links(at)) {
-        if (exclusion.Excludes(snapshot, link)) continue;
-        const int next = snapshot.link_dst(link);
-        const uint64_t candidate = distance + snapshot.link_state(link).cost_us;
-        // Ties broken by link index so plans are deterministic.
-        if (candidate < result.distance_us[next] ||
-            (candidate == result.distance_us[next] && link < result.parent_arc_link[next])) {
-          const bool improved = candidate < result.distance_us[next];
-          result.distance_us[next] = candidate;
-          result.parent_arc_link[next] = link;
-          result.parent[next] = at;
-          if (improved) queue.emplace(candidate, next);
-        }
-      }
-    }
-    return result;
-  }
-
-  // Facility indices from the source to `dst`, inclusive.
-  std::vector<int> PathTo(int dst) const {
-    std::vector<int> path;
-    for (int at = dst; at >= 0; at = parent[at]) path.push_back(at);
-    std::reverse(path.begin(), path.end());
-    return path;
-  }
-
-  // Link index of the first arc on the recorded path to `dst`.
-  int FirstLinkTo(int dst) const {
-    int at = dst;
-    while (parent[at] >= 0 && parent[parent[at]] >= 0) at = parent[at];
-    return parent_arc_link[at];
-  }
-};
+constexpr uint64_t kInfinity = kUnreachable;
 
 v1::NextHop MakeNextHop(const Snapshot& snapshot, int link, uint32_t weight) {
   v1::NextHop hop;

@@ -110,13 +110,51 @@ Snapshot Snapshot::Build(const ModelView& model) {
     shared->out_links[fill[shared->link_src[link]]++] = link;
   }
 
+  std::vector<const v1::Service*> services;
+  for (const auto& service : model.services) services.push_back(&service);
+  std::sort(services.begin(), services.end(),
+            [](const auto* a, const auto* b) { return a->id() < b->id(); });
+  std::unordered_map<std::string, int> service_index;
+  for (const auto* service : services) {
+    ServiceReplicas replicas;
+    replicas.service_time_us = service->service_time_us();
+    for (const auto& facility : service->replica_facility_ids()) {
+      const auto it = shared->facility_index.find(facility);
+      if (it != shared->facility_index.end()) replicas.facilities.push_back(it->second);
+    }
+    std::sort(replicas.facilities.begin(), replicas.facilities.end());
+    replicas.facilities.erase(std::unique(replicas.facilities.begin(), replicas.facilities.end()),
+                              replicas.facilities.end());
+    service_index[service->id()] = static_cast<int>(shared->service_ids.size());
+    shared->service_ids.push_back(service->id());
+    shared->services.push_back(std::move(replicas));
+  }
+
   for (const auto& workload : model.workloads) {
-    if (!workload.has_elephant()) continue;
-    const auto& flow = workload.elephant();
-    const auto src = shared->facility_index.find(flow.src_facility_id());
-    const auto dst = prefix_owner.find(flow.dst_prefix());
-    if (src == shared->facility_index.end() || dst == prefix_owner.end()) continue;
-    shared->demands.push_back(Demand{src->second, dst->second, flow.demand_gbps(), flow.priority()});
+    const int workload_index = static_cast<int>(shared->workload_ids.size());
+    if (workload.has_elephant()) {
+      const auto& flow = workload.elephant();
+      const auto src = shared->facility_index.find(flow.src_facility_id());
+      const auto dst = prefix_owner.find(flow.dst_prefix());
+      if (src == shared->facility_index.end() || dst == prefix_owner.end()) continue;
+      shared->demands.push_back(
+          Demand{src->second, dst->second, flow.demand_gbps(), flow.priority(), workload_index});
+    } else if (workload.has_chain()) {
+      const auto& spec = workload.chain();
+      const auto origin = shared->facility_index.find(spec.origin_facility_id());
+      if (origin == shared->facility_index.end()) continue;
+      Chain chain{origin->second, {}, spec.latency_budget_us(), workload_index};
+      for (const auto& id : spec.service_ids()) {
+        const auto it = service_index.find(id);
+        if (it == service_index.end()) break;
+        chain.services.push_back(it->second);
+      }
+      if (chain.services.size() != static_cast<size_t>(spec.service_ids_size())) continue;
+      shared->chains.push_back(std::move(chain));
+    } else {
+      continue;
+    }
+    shared->workload_ids.push_back(workload.id());
   }
 
   snapshot.shared_ = std::move(shared);

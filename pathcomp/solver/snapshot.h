@@ -27,6 +27,7 @@ struct ModelView {
   std::vector<v1::Link> links;
   std::vector<v1::Intent> intents;
   std::vector<v1::Workload> workloads;
+  std::vector<v1::Service> services;
 };
 
 // Degraded links are kept but cost this much more, so they carry traffic only
@@ -45,13 +46,28 @@ struct Demand {
   int dst;  // facility index (owner of the dst prefix)
   double gbps;
   uint32_t priority;
+  int workload;  // index into workload_ids()
+};
+
+struct ServiceReplicas {
+  std::vector<int> facilities;  // facility indices, ascending
+  uint64_t service_time_us = 0;
+};
+
+struct Chain {
+  int origin;                 // facility index
+  std::vector<int> services;  // service indices, in call order
+  uint64_t budget_us;
+  int workload;  // index into workload_ids()
 };
 
 class Snapshot {
  public:
   // Links are usable when not admin-drained, not drained by an intent (link, either end
   // node, either end facility), and measured up or degraded. Elephant flows
-  // whose prefix no facility announces are left out of demands().
+  // whose prefix no facility announces, and chains that call an unknown
+  // service, are left out. A service keeps only its replicas in known
+  // facilities (possibly none: chains calling it cannot be placed).
   static Snapshot Build(const ModelView& model);
 
   // This snapshot with the given links' health replaced. NotFound for an
@@ -88,6 +104,12 @@ class Snapshot {
   }
   size_t usable_link_count() const { return usable_links_; }
   const std::vector<Demand>& demands() const { return shared_->demands; }
+  const std::vector<Chain>& chains() const { return shared_->chains; }
+  int service_count() const { return static_cast<int>(shared_->service_ids.size()); }
+  const std::string& service_id(int service) const { return shared_->service_ids[service]; }
+  const ServiceReplicas& service(int service) const { return shared_->services[service]; }
+  // Ids of the workloads behind demands() and chains().
+  const std::string& workload_id(int workload) const { return shared_->workload_ids[workload]; }
 
  private:
   // What health never changes.
@@ -108,6 +130,10 @@ class Snapshot {
     std::vector<int> out_offsets;  // facility_count + 1
     std::vector<int> out_links;
     std::vector<Demand> demands;
+    std::vector<std::string> service_ids;  // ascending
+    std::vector<ServiceReplicas> services;
+    std::vector<Chain> chains;
+    std::vector<std::string> workload_ids;
   };
 
   static LinkState StateFor(uint64_t latency_us, bool drained, const v1::LinkHealth& health);

@@ -1,0 +1,160 @@
+// tectl import FILE: a topology file into a running pathcomp (Operator API,
+// admin role; the server validates it again) or straight into a store no
+// pathcomp has open.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "cli/commands.h"
+#include "cli/operator_client.h"
+#include "cli/output.h"
+#include "cli/table.h"
+#include "pathcomp/service/model.h"
+#include "state/kind.h"
+#include "state/memory_store.h"
+#include "state/rocks_store.h"
+#include "topology/import.h"
+#include "topology/inventory_proto.h"
+
+namespace geodesic::cli {
+namespace {
+
+// An import re-solves the whole plan; a large one takes a while.
+constexpr std::chrono::seconds kImportTimeout(300);
+
+// The local user, for the journal of an offline import: $USER, else the
+// account of our uid, else the uid. One line of printable characters.
+std::string LocalUser() {
+  std::string user;
+  if (const char* env = std::getenv("USER"); env != nullptr) user = env;
+  if (user.empty()) {
+    struct passwd entry;
+    struct passwd* found = nullptr;
+    char buffer[4096];
+    if (getpwuid_r(getuid(), &entry, buffer, sizeof(buffer), &found) == 0 && found != nullptr) {
+      user = found->pw_name;
+    }
+  }
+  if (user.empty()) user = absl::StrCat("uid ", getuid());
+  for (char& c : user) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return user;
+}
+
+// The file as the journal names it: absolute, so the entry means something later.
+std::string SourceName(const std::string& file) {
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(file, error);
+  return error ? file : absolute.lexically_normal().string();
+}
+
+absl::StatusOr<v1::ImportTopologyResponse> ImportOnline(const Options& options,
+                                                        v1::Operator::StubInterface& stub,
+                                                        const topology::Topology& topology,
+                                                        const std::string& source) {
+  v1::ImportTopologyRequest request;
+  *request.mutable_inventory() = topology::ToInventoryProto(topology);
+  request.set_source(source);
+  request.set_replace_workloads(options.replace_workloads);
+  request.set_dry_run(options.dry_run);
+  grpc::ClientContext context;
+  SetTimeout(context, kImportTimeout);
+  v1::ImportTopologyResponse response;
+  if (grpc::Status status = stub.ImportTopology(&context, request, &response); !status.ok()) {
+    return FromGrpc(status);
+  }
+  return response;
+}
+
+// A dry run reads the store only (read-only: beside a running pathcomp too;
+// a missing store counts as empty); an import needs the store to itself.
+absl::StatusOr<state::StorePtr> OpenStoreForImport(const Options& options) {
+  state::RocksStoreOptions store_options;
+  store_options.sync_writes = true;
+  store_options.read_only = options.dry_run;
+  auto store = state::OpenRocksStore(options.store_dir, store_options);
+  if (options.dry_run && absl::IsNotFound(store.status())) return state::NewMemoryStore();
+  if (state::IsStoreInUseError(store.status())) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the store in ", options.store_dir,
+        " is in use, probably by a running pathcomp; import online with --server (or stop pathcomp first)"));
+  }
+  return store;
+}
+
+absl::StatusOr<v1::ImportTopologyResponse> ImportOffline(const Options& options,
+                                                         const topology::Topology& topology,
+                                                         const std::string& source) {
+  auto store = OpenStoreForImport(options);
+  if (!store.ok()) return store.status();
+  auto model = pathcomp::Model::Open(*std::move(store));
+  if (!model.ok()) return model.status();
+  pathcomp::ImportOptions import_options;
+  import_options.replace_workloads = options.replace_workloads;
+  import_options.dry_run = options.dry_run;
+  auto result = (*model)->ImportInventory(
+      topology, absl::StrCat("import of ", source, " by ", LocalUser(), " (offline)"), import_options);
+  if (!result.ok()) return result.status();
+  v1::ImportTopologyResponse response;
+  for (const pathcomp::ImportCount& count : result->counts) {
+    auto* out = response.add_counts();
+    out->set_kind(std::string(state::KindName(count.kind)));
+    out->set_added(count.added);
+    out->set_changed(count.changed);
+    out->set_removed(count.removed);
+    out->set_unchanged(count.unchanged);
+  }
+  response.set_journal_seq(result->journal_seq);
+  if (auto plan = (*model)->CurrentPlan()) response.set_plan_generation(plan->generation());
+  return response;
+}
+
+}  // namespace
+
+int RunImport(const Options& options, v1::Operator::StubInterface* stub) {
+  auto topology = topology::ImportTopology(options.file);
+  if (!topology.ok()) {
+    // The reader's own lines ("file:line: reason"), as they are.
+    std::cerr << topology.status().message() << "\n"
+              << "tectl: nothing imported from " << options.file << "\n";
+    return 1;
+  }
+  const std::string source = SourceName(options.file);
+  const bool online = stub != nullptr;
+  auto response =
+      online ? ImportOnline(options, *stub, *topology, source) : ImportOffline(options, *topology, source);
+  if (!response.ok()) return PrintError(response.status());
+  if (options.output == OutputFormat::kJson || options.output == OutputFormat::kYaml) {
+    PrintStructured(*response, options.output);
+    return 0;
+  }
+  Table table({"KIND", "ADDED", "CHANGED", "REMOVED", "UNCHANGED"});
+  for (const auto& count : response->counts()) {
+    table.Add({count.kind(), absl::StrCat(count.added()), absl::StrCat(count.changed()),
+               absl::StrCat(count.removed()), absl::StrCat(count.unchanged())});
+  }
+  std::cout << table.Render();
+  const std::string where = online ? absl::StrCat("pathcomp at ", options.server)
+                                   : absl::StrCat("the store in ", options.store_dir);
+  if (options.dry_run) {
+    std::cout << "dry run against " << where << ": nothing was changed\n";
+  } else if (response->journal_seq() == 0) {
+    std::cout << "nothing to change in " << where << "; plan generation " << response->plan_generation()
+              << "\n";
+  } else if (online) {
+    std::cout << "imported into " << where << ": journal seq " << response->journal_seq()
+              << ", plan generation " << response->plan_generation() << "\n";
+  } else {
+    std::cout << "imported into " << where << ": journal seq " << response->journal_seq()
+              << "; pathcomp plans it when it next starts\n";
+  }
+  return 0;
+}
+
+}  // namespace geodesic::cli

@@ -1,0 +1,86 @@
+#pragma once
+// tectl's command line: the commands, their operands and flags, validated in
+// full before anything runs, so a mistyped command changes nothing and says
+// what was wrong. Pure: no I/O (the environment comes in as a function).
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tls/credentials.h"
+
+namespace geodesic::cli {
+
+enum class OutputFormat { kTable, kWide, kJson, kYaml };
+
+// "table", "wide", "json", "yaml".
+std::string OutputFormatName(OutputFormat format);
+
+// The entities tectl shows.
+enum class EntityKind { kFacility, kNode, kLink, kFabric, kService, kWorkload, kIntent, kPlan };
+
+// The singular name: "facility", "node", ... (as in the journal's changes).
+std::string EntityKindName(EntityKind kind);
+// The plural name: "facilities", "nodes", ...
+std::string EntityKindPlural(EntityKind kind);
+// Accepts the singular or the plural name ("link", "links"); nullopt otherwise.
+std::optional<EntityKind> ParseEntityKind(std::string_view word);
+
+enum class Command { kHelp, kGet, kDescribe, kImport, kJournal, kDrain, kUndrain };
+
+// The journal entries `tectl journal` asks for at most, and by default.
+inline constexpr uint32_t kMaxJournalLimit = 10'000;
+inline constexpr uint32_t kDefaultJournalLimit = 100;
+
+// A validated command line.
+struct Options {
+  Command command = Command::kHelp;
+
+  // Where the model is. For every command but help exactly one is set.
+  std::string server;     // HOST:PORT of a pathcomp replica (Operator API over mTLS)
+  tls::TlsFiles tls;      // the operator's certificate, with `server`
+  std::string store_dir;  // a pathcomp state directory, used offline
+
+  // get, describe, drain, undrain: what to act on. `id` may be empty for get
+  // (every entity of the kind) and for describe plan (the whole plan). For
+  // plan, the site given as the id is moved to `facility`.
+  EntityKind kind = EntityKind::kFacility;
+  std::string id;
+  std::string facility;  // get --facility (and the plan's site)
+
+  OutputFormat output = OutputFormat::kTable;
+
+  // import
+  std::string file;
+  bool replace_workloads = false;
+  bool dry_run = false;
+
+  // journal
+  uint64_t from_seq = 0;  // 0: the newest `limit` entries
+  uint32_t limit = kDefaultJournalLimit;
+
+  // drain
+  std::string reason;
+};
+
+// Looks up an environment variable; "" when unset.
+using EnvLookup = std::function<std::string(const char* name)>;
+
+// The usage text printed by `tectl help` and after a usage error.
+extern const char kUsage[];
+
+// Parses `args` (without the program name). Flags may come before or after the
+// command, as "--flag value" or "--flag=value" ("-ojson" too). GEODESIC_SERVER,
+// GEODESIC_CA, GEODESIC_CERT and GEODESIC_KEY (read through `env`) stand in for
+// the flags; --store beats GEODESIC_SERVER. InvalidArgument with a one-line
+// message for any bad usage: unknown command, kind or flag, a flag the command
+// does not take or a flag given twice, a missing or surplus operand, an id
+// that is not an entity id, a number that is not one or is out of range, an
+// output format the command does not print, --server with --store, neither.
+[[nodiscard]] absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args,
+                                                       const EnvLookup& env);
+
+}  // namespace geodesic::cli

@@ -1,0 +1,141 @@
+// ModelSource over a pathcomp state directory, opened read-only. The model is
+// interpreted by pathcomp's own Model, so the answers are the ones the
+// Operator API would give for the same store.
+#include "absl/strings/str_cat.h"
+#include "cli/model_source.h"
+#include "pathcomp/service/model.h"
+#include "state/kind.h"
+#include "state/rocks_store.h"
+
+namespace geodesic::cli {
+namespace {
+
+class StoreModelSource final : public ModelSource {
+ public:
+  StoreModelSource(std::string dir, std::unique_ptr<pathcomp::Model> model)
+      : dir_(std::move(dir)), model_(std::move(model)) {}
+
+  std::string where() const override { return absl::StrCat("the store in ", dir_); }
+
+  absl::StatusOr<v1::ListFacilitiesResponse> ListFacilities() override {
+    v1::ListFacilitiesResponse response;
+    for (auto& facility : model_->Facilities()) *response.add_facilities() = std::move(facility);
+    return response;
+  }
+
+  absl::StatusOr<v1::ListNodesResponse> ListNodes(const v1::ListNodesRequest& request) override {
+    v1::ListNodesResponse response;
+    for (auto& node : model_->Nodes()) {
+      if (request.facility_id().empty() || node.facility_id() == request.facility_id()) {
+        *response.add_nodes() = std::move(node);
+      }
+    }
+    return response;
+  }
+
+  absl::StatusOr<v1::ListLinksResponse> ListLinks(const v1::ListLinksRequest& request) override {
+    v1::ListLinksResponse response;
+    // As the Operator API does: drains are intents; show their effect as the solver sees it.
+    const std::shared_ptr<const pathcomp::Snapshot> snapshot = model_->CurrentSnapshot();
+    for (auto& link : model_->Links()) {
+      if (!request.facility_id().empty() && link.src_facility_id() != request.facility_id()) continue;
+      const int index = snapshot->LinkIndex(link.id());
+      if (index >= 0 && snapshot->link_state(index).drained) link.set_admin_state(v1::ADMIN_STATE_DRAINED);
+      *response.add_links() = std::move(link);
+    }
+    return response;
+  }
+
+  absl::StatusOr<v1::ListFabricsResponse> ListFabrics(const v1::ListFabricsRequest& request) override {
+    v1::ListFabricsResponse response;
+    for (auto& fabric : model_->Fabrics()) {
+      if (request.facility_id().empty() || fabric.facility_id() == request.facility_id()) {
+        *response.add_fabrics() = std::move(fabric);
+      }
+    }
+    return response;
+  }
+
+  absl::StatusOr<v1::ListServicesResponse> ListServices() override {
+    v1::ListServicesResponse response;
+    for (auto& service : model_->Services()) *response.add_services() = std::move(service);
+    return response;
+  }
+
+  absl::StatusOr<v1::ListWorkloadsResponse> ListWorkloads() override {
+    v1::ListWorkloadsResponse response;
+    for (auto& workload : model_->Workloads()) *response.add_workloads() = std::move(workload);
+    return response;
+  }
+
+  absl::StatusOr<v1::ListIntentsResponse> ListIntents() override {
+    v1::ListIntentsResponse response;
+    for (auto& intent : model_->Intents()) *response.add_intents() = std::move(intent);
+    return response;
+  }
+
+  absl::StatusOr<v1::GetPlanResponse> GetPlan(const v1::GetPlanRequest& request) override {
+    std::optional<v1::Plan> plan = model_->CurrentPlan();
+    if (!plan) return absl::NotFoundError(absl::StrCat("no plan in ", where(), " yet"));
+    if (!request.facility_id().empty()) {
+      v1::Plan filtered = *plan;
+      filtered.clear_sites();
+      for (const auto& site : plan->sites()) {
+        if (site.facility_id() == request.facility_id()) *filtered.add_sites() = site;
+      }
+      if (filtered.sites().empty()) {
+        return absl::NotFoundError(absl::StrCat("unknown facility \"", request.facility_id(), "\""));
+      }
+      plan = std::move(filtered);
+    }
+    v1::GetPlanResponse response;
+    *response.mutable_plan() = *std::move(plan);
+    return response;
+  }
+
+  absl::StatusOr<v1::ListJournalResponse> ListJournal(const v1::ListJournalRequest& request) override {
+    constexpr uint32_t kDefaultLimit = 100;
+    constexpr uint32_t kMaxLimit = 10'000;
+    const uint32_t limit = request.limit() == 0 ? kDefaultLimit : request.limit();
+    if (limit > kMaxLimit)
+      return absl::InvalidArgumentError(absl::StrCat("limit must be at most ", kMaxLimit));
+    const uint64_t last = model_->LastJournalSeq();
+    const uint64_t from =
+        request.from_seq() != 0 ? request.from_seq() : (last > limit ? last - limit + 1 : 1);
+    auto entries = model_->ReadJournal(from, limit);
+    if (!entries.ok()) return entries.status();
+    v1::ListJournalResponse response;
+    response.set_last_seq(last);
+    for (const auto& entry : *entries) {
+      auto* record = response.add_entries();
+      record->set_seq(entry.seq);
+      record->set_at_unix_ms(entry.at_unix_ms);
+      record->set_cause(entry.cause);
+      for (const auto& change : entry.changes) {
+        auto* out = record->add_changes();
+        out->set_kind(std::string(state::KindName(change.kind)));
+        out->set_id(change.id);
+        out->set_deleted(!change.value.has_value());
+      }
+    }
+    return response;
+  }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<pathcomp::Model> model_;
+};
+
+}  // namespace
+
+absl::StatusOr<ModelSourcePtr> OpenStoreModelSource(const std::string& dir) {
+  state::RocksStoreOptions options;
+  options.read_only = true;
+  auto store = state::OpenRocksStore(dir, options);
+  if (!store.ok()) return store.status();
+  auto model = pathcomp::Model::Open(*std::move(store));
+  if (!model.ok()) return model.status();
+  return std::make_unique<StoreModelSource>(dir, *std::move(model));
+}
+
+}  // namespace geodesic::cli
