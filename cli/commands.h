@@ -16,6 +16,11 @@ int RunGet(const Options& options, ModelSource& source);
 // link's reverse, a facility's nodes, links and fabric...), as YAML or JSON.
 int RunDescribe(const Options& options, ModelSource& source);
 
+// export [FILE]: the inventory (facilities, nodes, links, fabrics, services,
+// workloads) in the project's topology format, written atomically to FILE or
+// to stdout.
+int RunExport(const Options& options, ModelSource& source);
+
 // journal: the store's journal, newest `limit` entries or from `from_seq`.
 int RunJournal(const Options& options, ModelSource& source);
 

@@ -145,8 +145,9 @@ int RunImport(const Options& options, v1::Operator::StubInterface* stub) {
   if (options.dry_run) {
     std::cout << "dry run against " << where << ": nothing was changed\n";
   } else if (response->journal_seq() == 0) {
-    std::cout << "nothing to change in " << where << "; plan generation " << response->plan_generation()
-              << "\n";
+    std::cout << "nothing to change in " << where;
+    if (online) std::cout << "; plan generation " << response->plan_generation();
+    std::cout << "\n";
   } else if (online) {
     std::cout << "imported into " << where << ": journal seq " << response->journal_seq()
               << ", plan generation " << response->plan_generation() << "\n";

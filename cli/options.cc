@@ -21,6 +21,8 @@ const char kUsage[] =
     "  import FILE [--replace-workloads] [--dry-run] [-o table|json|yaml]\n"
     "      FILE: .yaml/.yml/.json (project format), .graph (REPETITA, with its\n"
     "      .0000.demands beside it) or .graphml (Topology Zoo); needs the admin role\n"
+    "  export [FILE]   the model's inventory in the project format (YAML), to FILE\n"
+    "      or stdout: what `import` reads back (measured health is not exported)\n"
     "  journal [--from SEQ] [--limit N] [-o table|wide|json|yaml]   N: 1..10000, default 100\n"
     "  drain link|node|facility ID [--reason TEXT]   (--server only)\n"
     "  undrain link|node|facility ID                 (--server only)\n"
@@ -63,6 +65,7 @@ const std::map<std::string, CommandSpec>& Commands() {
       {"describe", {Command::kDescribe, {"-o"}, {F::kYaml, F::kJson}}},
       {"import",
        {Command::kImport, {"--replace-workloads", "--dry-run", "-o"}, {F::kTable, F::kJson, F::kYaml}}},
+      {"export", {Command::kExport, {}, {}}},
       {"journal",
        {Command::kJournal, {"--from", "--limit", "-o"}, {F::kTable, F::kWide, F::kJson, F::kYaml}}},
       {"drain", {Command::kDrain, {"--reason"}, {}}},
@@ -284,6 +287,15 @@ absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args, c
       }
       options.replace_workloads = flag("--replace-workloads") != nullptr;
       options.dry_run = flag("--dry-run") != nullptr;
+      break;
+    case Command::kExport:
+      if (operands.size() > 1) return Usage("export takes at most one file");
+      if (!operands.empty()) {
+        options.file = operands[0];
+        if (options.file.empty() || options.file.find_first_of("\r\n") != std::string::npos) {
+          return Usage("the file name must be one non-empty line");
+        }
+      }
       break;
     case Command::kJournal:
       if (!operands.empty()) return Usage("journal takes no operands");

@@ -29,7 +29,7 @@ std::string EntityKindPlural(EntityKind kind);
 // Accepts the singular or the plural name ("link", "links"); nullopt otherwise.
 std::optional<EntityKind> ParseEntityKind(std::string_view word);
 
-enum class Command { kHelp, kGet, kDescribe, kImport, kJournal, kDrain, kUndrain };
+enum class Command { kHelp, kGet, kDescribe, kImport, kExport, kJournal, kDrain, kUndrain };
 
 // The journal entries `tectl journal` asks for at most, and by default.
 inline constexpr uint32_t kMaxJournalLimit = 10'000;
@@ -53,7 +53,7 @@ struct Options {
 
   OutputFormat output = OutputFormat::kTable;
 
-  // import
+  // import: the file read; export: the file written ("" for stdout)
   std::string file;
   bool replace_workloads = false;
   bool dry_run = false;

@@ -3,6 +3,7 @@
 //   tectl [where] get KIND [ID] [--facility F] [-o table|wide|json|yaml]
 //   tectl [where] describe KIND ID [-o yaml|json]
 //   tectl [where] import FILE [--replace-workloads] [--dry-run] [-o table|json|yaml]
+//   tectl [where] export [FILE]
 //   tectl [where] journal [--from SEQ] [--limit N] [-o table|wide|json|yaml]
 //   tectl [--server ...] drain|undrain link|node|facility ID [--reason TEXT]
 //
@@ -74,6 +75,7 @@ int Main(int argc, char** argv) {
   switch (options->command) {
     case Command::kGet: return RunGet(*options, *source);
     case Command::kDescribe: return RunDescribe(*options, *source);
+    case Command::kExport: return RunExport(*options, *source);
     case Command::kJournal: return RunJournal(*options, *source);
     default: return UsageError("unknown command");
   }

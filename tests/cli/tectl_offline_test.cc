@@ -64,6 +64,21 @@ TEST(TectlOfflineTest, ImportsIntoAFreshStoreAndReadsItBack) {
   ASSERT_EQ(run.exit_code, 0) << run;
   EXPECT_EQ(ParseJson<v1::ListJournalResponse>(run.out).last_seq(), 1u);
 
+  // Export writes the project format that imports back as no change.
+  const std::string exported = scratch.path() + "/exported.yaml";
+  run = Tectl({"--store", store, "export", exported});
+  ASSERT_EQ(run.exit_code, 0) << run;
+  EXPECT_THAT(run.err, HasSubstr(absl::StrCat("exported ", abilene.nodes, " facilities")));
+  run = Tectl({"--store", store, "import", exported});
+  ASSERT_EQ(run.exit_code, 0) << run;
+  EXPECT_THAT(run.out, HasSubstr("nothing to change"));
+  EXPECT_EQ(ImportRow(run.out, "link")[3], abilene.edges);  // unchanged
+  run = Tectl({"--store", store, "export"});
+  ASSERT_EQ(run.exit_code, 0) << run;
+  EXPECT_EQ(YAML::Load(run.out)["links"].size(), static_cast<size_t>(abilene.edges));
+  run = Tectl({"--store", store, "export", "a.yaml", "b.yaml"});
+  EXPECT_EQ(run.exit_code, 2) << run;
+
   run = Tectl({"--store", scratch.path() + "/missing", "get", "links"});
   EXPECT_EQ(run.exit_code, 1) << run;
   EXPECT_THAT(run.err, HasSubstr("there is no store"));
