@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   protobuf-compiler protobuf-compiler-grpc libprotobuf-dev libgrpc++-dev
   libabsl-dev librocksdb-dev libboost-dev libssl-dev openssl libyaml-cpp-dev
-  libgtest-dev libgmock-dev libexpat1-dev
+  libgtest-dev libgmock-dev libexpat1-dev coinor-libclp-dev
 )
 
 missing=()

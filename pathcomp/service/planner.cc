@@ -4,13 +4,28 @@
 #include "absl/strings/str_join.h"
 #include "daemon/clock.h"
 #include "daemon/log.h"
+#include "pathcomp/solver/chain_placer.h"
+#include "pathcomp/solver/chain_plan_proto.h"
 #include "pathcomp/solver/path_solver.h"
 
 namespace geodesic::pathcomp {
 namespace {
 
-// True when two plans route the same way (stamps aside).
+bool SameDependencies(const v1::Plan& a, const v1::Plan& b) {
+  if (a.single_facility_dependencies_size() != b.single_facility_dependencies_size()) return false;
+  for (int i = 0; i < a.single_facility_dependencies_size(); ++i) {
+    if (a.single_facility_dependencies(i).SerializeAsString() !=
+        b.single_facility_dependencies(i).SerializeAsString()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// True when two plans route the same way and place every chain the same
+// (stamps and measured latencies aside).
 bool SameRouting(const v1::Plan& a, const v1::Plan& b) {
+  if (b.moved_workload_ids_size() != 0 || !SameDependencies(a, b)) return false;
   if (a.sites_size() != b.sites_size()) return false;
   if (a.unreachable_size() != b.unreachable_size()) return false;
   for (int i = 0; i < a.unreachable_size(); ++i) {
@@ -90,6 +105,10 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
   stamp.computed_at_unix_ms = daemon::UnixNowMs();
   stamp.reason = reason;
   v1::Plan plan = PathSolver().Solve(snapshot, stamp);
+  AddChainPlan(snapshot, ChainPlacer(snapshot).PlanAll(), plan);
+  for (auto& id : MovedChains(previous ? *previous : v1::Plan(), plan)) {
+    plan.add_moved_workload_ids(std::move(id));
+  }
   if (previous && previous->epoch() == config_.epoch && SameRouting(*previous, plan)) {
     return previous->generation();  // nothing moved: no new generation
   }
@@ -112,6 +131,10 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
                    {"routes_changed", std::to_string(routes_changed)},
                    {"unreachable_pairs", std::to_string(plan.unreachable_size())},
                    {"usable_links", std::to_string(snapshot.usable_link_count())},
+                   {"chains", std::to_string(plan.chains_size())},
+                   {"moved_workloads", std::to_string(plan.moved_workload_ids_size())},
+                   {"single_facility_dependencies",
+                    std::to_string(plan.single_facility_dependencies_size())},
                    {"reason", reason}});
   {
     std::lock_guard lock(mu_);

@@ -1,0 +1,118 @@
+#include "pathcomp/solver/chain_plan_proto.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+void AddPath(const Snapshot& snapshot, const std::vector<int>& links,
+             google::protobuf::RepeatedPtrField<std::string>* facilities) {
+  if (links.empty()) return;
+  facilities->Add(std::string(snapshot.facility_id(snapshot.link_src(links.front()))));
+  for (int link : links) facilities->Add(std::string(snapshot.facility_id(snapshot.link_dst(link))));
+}
+
+v1::ChainAssignment ToProto(const Snapshot& snapshot, const ChainPlacement& placement) {
+  v1::ChainAssignment assignment;
+  assignment.set_placed(placement.placed);
+  assignment.set_reason(placement.reason);
+  if (!placement.placed) return assignment;
+  assignment.set_total_latency_us(placement.total_us);
+  assignment.set_within_budget(placement.within_budget);
+  for (const ChainHop& hop : placement.hops) {
+    v1::ChainHop& out = *assignment.add_hops();
+    out.set_service_id(snapshot.service_id(hop.service));
+    out.set_replica_facility_id(snapshot.facility_id(hop.replica));
+    AddPath(snapshot, hop.links_there, out.mutable_path_there_facility_ids());
+    AddPath(snapshot, hop.links_back, out.mutable_path_back_facility_ids());
+    out.set_network_rtt_us(hop.network_rtt_us);
+    out.set_service_time_us(hop.service_time_us);
+  }
+  return assignment;
+}
+
+v1::FailureScope ToProto(const Snapshot& snapshot, const ChainFailure& failure) {
+  v1::FailureScope scope;
+  switch (failure.kind) {
+    case ChainFailure::Kind::kFacility:
+      scope.set_kind(v1::FAILURE_KIND_FACILITY);
+      scope.set_id(snapshot.facility_id(failure.index));
+      break;
+    case ChainFailure::Kind::kLink:
+      scope.set_kind(v1::FAILURE_KIND_LINK);
+      scope.set_id(snapshot.link_id(failure.index));
+      break;
+    case ChainFailure::Kind::kSrlg:
+      scope.set_kind(v1::FAILURE_KIND_SRLG);
+      scope.set_id(snapshot.srlg_name(failure.index));
+      break;
+  }
+  return scope;
+}
+
+}  // namespace
+
+void AddChainPlan(const Snapshot& snapshot, const ChainPlan& chains, v1::Plan& plan) {
+  std::vector<int> order(chains.primary.size());
+  for (size_t c = 0; c < order.size(); ++c) order[c] = static_cast<int>(c);
+  const auto& specs = snapshot.chains();
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return snapshot.workload_id(specs[a].workload) < snapshot.workload_id(specs[b].workload);
+  });
+  for (int c : order) {
+    v1::ChainPlan& out = *plan.add_chains();
+    out.set_workload_id(snapshot.workload_id(specs[c].workload));
+    out.set_latency_budget_us(specs[c].budget_us);
+    *out.mutable_primary() = ToProto(snapshot, chains.primary[c]);
+    // Many failures leave the same best answer: one entry each.
+    std::map<std::string, int> entry_of;  // serialized assignment -> index in backups
+    for (const ChainBackup& backup : chains.backups[c]) {
+      v1::ChainAssignment assignment = ToProto(snapshot, backup.placement);
+      std::string key = assignment.SerializeAsString();
+      auto [it, inserted] = entry_of.emplace(std::move(key), out.backups_size());
+      if (inserted) *out.add_backups()->mutable_assignment() = std::move(assignment);
+      *out.mutable_backups(it->second)->add_protects() = ToProto(snapshot, backup.failure);
+    }
+  }
+  for (const FacilityDependency& dependency : chains.dependencies) {
+    v1::FacilityDependency& out = *plan.add_single_facility_dependencies();
+    out.set_workload_id(snapshot.workload_id(dependency.workload));
+    out.set_facility_id(snapshot.facility_id(dependency.facility));
+    out.set_reason(dependency.reason);
+  }
+}
+
+std::string ChainShape(const v1::ChainAssignment& assignment) {
+  if (!assignment.placed()) return "unplaced";
+  std::string shape;
+  for (const auto& hop : assignment.hops()) {
+    absl::StrAppend(&shape, hop.service_id(), "@", hop.replica_facility_id(), " there ",
+                    absl::StrJoin(hop.path_there_facility_ids(), ">"), " back ",
+                    absl::StrJoin(hop.path_back_facility_ids(), ">"), "; ");
+  }
+  return shape;
+}
+
+std::vector<std::string> MovedChains(const v1::Plan& before, const v1::Plan& after) {
+  std::map<std::string, std::string> old_primary;
+  for (const auto& chain : before.chains()) {
+    old_primary[chain.workload_id()] = ChainShape(chain.primary());
+  }
+  std::vector<std::string> moved;
+  for (const auto& chain : after.chains()) {
+    auto it = old_primary.find(chain.workload_id());
+    if (it == old_primary.end() || it->second != ChainShape(chain.primary())) {
+      moved.push_back(chain.workload_id());
+    }
+    if (it != old_primary.end()) old_primary.erase(it);
+  }
+  for (const auto& [id, primary] : old_primary) moved.push_back(id);
+  std::sort(moved.begin(), moved.end());
+  return moved;
+}
+
+}  // namespace geodesic::pathcomp

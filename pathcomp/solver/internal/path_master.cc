@@ -1,0 +1,592 @@
+#include "pathcomp/solver/internal/path_master.h"
+
+#include <ClpSimplex.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "pathcomp/solver/internal/column_wise_lp.h"
+#include "pathcomp/solver/internal/priced_shortest_paths.h"
+
+namespace geodesic::pathcomp::internal {
+
+void Graph::Index() {
+  const int arcs = static_cast<int>(arc_src.size());
+  out_offsets.assign(node_count + 1, 0);
+  for (int a = 0; a < arcs; ++a) ++out_offsets[arc_src[a] + 1];
+  for (int v = 0; v < node_count; ++v) out_offsets[v + 1] += out_offsets[v];
+  out_arcs.resize(arcs);
+  std::vector<int> fill(out_offsets.begin(), out_offsets.end() - 1);
+  for (int a = 0; a < arcs; ++a) out_arcs[fill[arc_src[a]]++] = a;
+}
+
+namespace {
+
+// A path improves the master when its dual length is below the group's
+// threshold by more than this (relative to the threshold, floored at 1e-12):
+// CLP's own optimality tolerance is 1e-7, so anything finer only adds paths
+// the LP cannot tell apart.
+constexpr double kPricingTolerance = 1e-7;
+// Rounds a path must sit unused and overpriced before the master drops it.
+constexpr int kIdleRoundsBeforeDrop = 3;
+// How far from a bound a flow may be and still count as at that bound.
+constexpr double kBoundTolerance = 1e-9;
+
+bool Open(const PathColumn& path, const std::vector<char>& arc_open) {
+  return std::all_of(path.arcs.begin(), path.arcs.end(), [&](int arc) { return arc_open[arc]; });
+}
+
+bool HasLimit(const std::vector<double>& limits, int node) {
+  return !limits.empty() && std::isfinite(limits[node]);
+}
+
+ClpSimplex::Status ToClp(uint8_t status) { return static_cast<ClpSimplex::Status>(status); }
+
+// What a group is to the master of a run.
+enum class Role : char {
+  kLeftOut,  // no open path reaches its destination
+  kFrozen,   // its flows are constants
+  kFree,     // its paths are the master's columns
+};
+
+// The restricted master of one phase, rebuilt from the groups' paths before
+// every solve and started from the statuses they remember, so CLP resumes
+// from the last basis (new paths enter at 0, new rows with their slack basic).
+class Master {
+ public:
+  Master(const Graph& graph, const PhaseSpec& spec, std::span<FlowGroup* const> groups,
+         const std::vector<Role>& roles, const std::vector<int>& free_groups,
+         const std::vector<double>& frozen_load, MasterBasis& basis)
+      : graph_(graph),
+        spec_(spec),
+        groups_(groups),
+        roles_(roles),
+        free_groups_(free_groups),
+        frozen_load_(frozen_load),
+        basis_(basis) {
+    model_.setLogLevel(0);
+  }
+
+  bool minimizing_utilization() const { return spec_.phase == kUtilizationPhase; }
+
+  // Builds, solves and reads back flows, statuses and duals.
+  absl::Status Solve(bool first_in_run) {
+    Build();
+    // A cold start and a start after paths were removed are not primal
+    // feasible: the dual simplex repairs them. Adding improving paths keeps
+    // the basis primal feasible: the primal simplex continues from it.
+    if (first_in_run) {
+      model_.dual();
+    } else {
+      model_.primal();
+    }
+    if (!model_.isProvenOptimal()) {
+      // Rare numerical trouble with a reused basis: start over from slacks.
+      model_.allSlackBasis(true);
+      model_.dual();
+      if (!model_.isProvenOptimal()) {
+        return absl::InternalError(absl::StrCat("CLP status ", model_.status(), " on the path master"));
+      }
+    }
+    ReadBack();
+    return absl::OkStatus();
+  }
+
+  double objective() const {
+    return minimizing_utilization() ? model_.primalColumnSolution()[0] : -model_.objectiveValue();
+  }
+  const std::vector<double>& arc_weight() const { return basis_.arc_weights; }
+
+  // What a new path for group `g` must cost (in dual weight) less than to
+  // improve the master.
+  double Threshold(int g) const {
+    if (roles_[g] != Role::kFrozen) return threshold_[g];
+    // Moving flow off its dearest used path onto a cheaper one helps.
+    double dearest = 0;
+    for (const PathColumn& path : groups_[g]->paths) {
+      if (path.flow <= kBoundTolerance) continue;
+      double length = 0;
+      for (int arc : path.arcs) length += basis_.arc_weights[arc];
+      dearest = std::max(dearest, length);
+    }
+    return dearest;
+  }
+
+ private:
+  void Build() {
+    ColumnWiseLp lp;
+    const int arcs = static_cast<int>(graph_.arc_src.size());
+    const bool mlu = minimizing_utilization();
+    for (int a = 0; a < arcs; ++a) {
+      const bool row_used = spec_.arc_open[a];
+      lp.AddRow(-kInfinity, row_used ? spec_.arc_upper[a] - frozen_load_[a] : kInfinity);
+    }
+    send_row_.assign(graph_.node_count, -1);
+    receive_row_.assign(graph_.node_count, -1);
+    if (!mlu) {
+      for (int v = 0; v < graph_.node_count; ++v) {
+        if (HasLimit(spec_.send_limit, v)) send_row_[v] = lp.AddRow(-kInfinity, spec_.send_limit[v]);
+        if (HasLimit(spec_.receive_limit, v)) receive_row_[v] = lp.AddRow(-kInfinity, spec_.receive_limit[v]);
+      }
+    }
+    if (mlu) {
+      lp.AddColumn(1, spec_.utilization_floor, kInfinity);
+      for (int a = 0; a < arcs; ++a) {
+        if (spec_.arc_open[a] && spec_.arc_scale[a] > 0) lp.Add(a, -spec_.arc_scale[a]);
+      }
+    }
+    // Paths: constants (a fixed group with one path), or columns.
+    group_row_.assign(groups_.size(), -1);
+    key_path_.assign(groups_.size(), -1);
+    columns_.clear();
+    const int first_group_row = lp.row_count();
+    std::vector<uint8_t> row_status_of;  // per group row
+    for (int g : free_groups_) {
+      FlowGroup& group = *groups_[g];
+      std::vector<int> open;
+      for (size_t p = 0; p < group.paths.size(); ++p) {
+        if (Open(group.paths[p], spec_.arc_open)) open.push_back(static_cast<int>(p));
+      }
+      if (mlu) {
+        AddFixedDemandGroup(lp, static_cast<int>(g), open, row_status_of);
+      } else {
+        AddRangeGroup(lp, static_cast<int>(g), open, row_status_of);
+      }
+    }
+    lp.LoadInto(model_);
+
+    // The remembered basis; what is new enters nonbasic at the bound its
+    // flow sits on (rows: slack basic).
+    model_.createStatus();
+    auto row_status = [&](int row, uint8_t status) {
+      model_.setRowStatus(row, status == kNoStatus ? ClpSimplex::basic : ToClp(status));
+    };
+    basis_.arc_rows.resize(arcs, kNoStatus);
+    for (int a = 0; a < arcs; ++a) row_status(a, basis_.arc_rows[a]);
+    basis_.send_rows.resize(graph_.node_count, kNoStatus);
+    basis_.receive_rows.resize(graph_.node_count, kNoStatus);
+    for (int v = 0; v < graph_.node_count; ++v) {
+      if (send_row_[v] >= 0) row_status(send_row_[v], basis_.send_rows[v]);
+      if (receive_row_[v] >= 0) row_status(receive_row_[v], basis_.receive_rows[v]);
+    }
+    for (size_t r = 0; r < row_status_of.size(); ++r) row_status(first_group_row + static_cast<int>(r), row_status_of[r]);
+    const int first_path_column = mlu ? 1 : 0;
+    if (mlu) {
+      // A cold start: U nonbasic at its floor beside an all-slack basis,
+      // which the dual simplex starts from.
+      model_.setColumnStatus(0, basis_.utilization == kNoStatus ? ClpSimplex::atLowerBound
+                                                                 : ToClp(basis_.utilization));
+    }
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      const PathColumn& path = groups_[columns_[c].group]->paths[columns_[c].path];
+      const int column = first_path_column + static_cast<int>(c);
+      uint8_t status = path.status[spec_.phase];
+      const double lower = model_.columnLower()[column], upper = model_.columnUpper()[column];
+      if (status == kNoStatus) {
+        // New to this master: start where its flow is (a group unfrozen
+        // mid-split keeps its split, superbasic, for the primal simplex).
+        status = path.flow <= lower + kBoundTolerance   ? ClpSimplex::atLowerBound
+                 : path.flow >= upper - kBoundTolerance ? ClpSimplex::atUpperBound
+                                                        : ClpSimplex::superBasic;
+      }
+      model_.setColumnStatus(column, ToClp(status));
+      model_.primalColumnSolution()[column] =
+          ToClp(status) == ClpSimplex::atUpperBound   ? upper
+          : ToClp(status) == ClpSimplex::atLowerBound ? lower
+                                                      : std::clamp(path.flow, lower, upper);
+    }
+  }
+
+  // A group that routes exactly its demand (utilization phase), in key-path
+  // form: the first open path (the key) carries the demand minus what the
+  // other paths carry, so a two-path group needs no row of its own. The key's
+  // load is a constant; each other path's column is its arcs minus the key's.
+  // Three paths or more: one row keeps their sum within the demand.
+  void AddFixedDemandGroup(ColumnWiseLp& lp, int g, const std::vector<int>& open,
+                           std::vector<uint8_t>& row_status_of) {
+    FlowGroup& group = *groups_[g];
+    const double demand = spec_.group_upper[g];
+    const PathColumn& key = group.paths[open[0]];
+    key_path_[g] = open[0];
+    for (int arc : key.arcs) lp.SetRowUpper(arc, lp.row_upper(arc) - demand);
+    if (open.size() == 1) return;
+    if (open.size() >= 3) {
+      group_row_[g] = lp.AddRow(-kInfinity, demand);
+      row_status_of.push_back(group.row_status[spec_.phase]);
+    }
+    auto contains = [](const std::vector<int>& arcs, int arc) {
+      return std::find(arcs.begin(), arcs.end(), arc) != arcs.end();
+    };
+    for (size_t i = 1; i < open.size(); ++i) {
+      const PathColumn& path = group.paths[open[i]];
+      lp.AddColumn(0, 0, demand);
+      for (int arc : path.arcs) {
+        if (!contains(key.arcs, arc)) lp.Add(arc, 1);
+      }
+      for (int arc : key.arcs) {
+        if (!contains(path.arcs, arc)) lp.Add(arc, -1);
+      }
+      if (group_row_[g] >= 0) lp.Add(group_row_[g], 1);
+      columns_.push_back({g, open[i]});
+    }
+  }
+
+  // A group that carries within [lower, upper] (throughput phase): a column
+  // per path; with two paths or more a row holds their sum in the range,
+  // with one the column's bounds do.
+  void AddRangeGroup(ColumnWiseLp& lp, int g, const std::vector<int>& open,
+                     std::vector<uint8_t>& row_status_of) {
+    FlowGroup& group = *groups_[g];
+    const double lower = spec_.group_lower[g], upper = spec_.group_upper[g];
+    if (open.size() >= 2) {
+      group_row_[g] = lp.AddRow(lower, upper);
+      row_status_of.push_back(group.row_status[spec_.phase]);
+    }
+    for (int p : open) {
+      const PathColumn& path = group.paths[p];
+      lp.AddColumn(-1, group_row_[g] >= 0 ? 0 : lower, upper);
+      for (int arc : path.arcs) lp.Add(arc, 1);
+      if (group_row_[g] >= 0) lp.Add(group_row_[g], 1);
+      if (send_row_[group.src] >= 0) lp.Add(send_row_[group.src], 1);
+      if (receive_row_[group.dst] >= 0) lp.Add(receive_row_[group.dst], 1);
+      columns_.push_back({g, p});
+    }
+  }
+
+  void ReadBack() {
+    const int arcs = static_cast<int>(graph_.arc_src.size());
+    const bool mlu = minimizing_utilization();
+    const double* x = model_.primalColumnSolution();
+    const double* dj = model_.dualColumnSolution();
+    const double* y = model_.dualRowSolution();
+    for (int a = 0; a < arcs; ++a) basis_.arc_rows[a] = model_.getRowStatus(a);
+    for (int v = 0; v < graph_.node_count; ++v) {
+      if (send_row_[v] >= 0) basis_.send_rows[v] = model_.getRowStatus(send_row_[v]);
+      if (receive_row_[v] >= 0) basis_.receive_rows[v] = model_.getRowStatus(receive_row_[v]);
+    }
+    if (mlu) basis_.utilization = model_.getColumnStatus(0);
+    // Link prices: -dual of the (<=) arc row, >= 0 for a minimization.
+    basis_.arc_weights.assign(arcs, 0);
+    for (int a = 0; a < arcs; ++a) basis_.arc_weights[a] = spec_.arc_open[a] ? std::max(0.0, -y[a]) : 0;
+
+    threshold_.assign(groups_.size(), kInfinity);
+    const int first_path_column = mlu ? 1 : 0;
+    std::vector<int> single_column(groups_.size(), -1);
+    for (int g : free_groups_) {
+      for (PathColumn& path : groups_[g]->paths) {
+        path.flow = 0;
+        path.status[spec_.phase] = kNoStatus;
+      }
+    }
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      const int column = first_path_column + static_cast<int>(c);
+      FlowGroup& group = *groups_[columns_[c].group];
+      PathColumn& path = group.paths[columns_[c].path];
+      path.flow = std::max(0.0, x[column]);
+      path.status[spec_.phase] = model_.getColumnStatus(column);
+      if (group_row_[columns_[c].group] < 0) single_column[columns_[c].group] = column;
+    }
+    for (int g : free_groups_) {
+      FlowGroup& group = *groups_[g];
+      if (mlu) {
+        ReadFixedDemandGroup(static_cast<int>(g), single_column[g], y, dj);
+        continue;
+      }
+      const double node_duals = (send_row_[group.src] >= 0 ? y[send_row_[group.src]] : 0) +
+                                (receive_row_[group.dst] >= 0 ? y[receive_row_[group.dst]] : 0);
+      // Each unit carried earns 1 (the objective is -carried).
+      if (group_row_[g] >= 0) {
+        group.row_status[spec_.phase] = model_.getRowStatus(group_row_[g]);
+        threshold_[g] = y[group_row_[g]] + node_duals + 1;
+        continue;
+      }
+      group.row_status[spec_.phase] = kNoStatus;
+      // One path, a variable without a group row: its bounds are the group's.
+      // At a bound the group's demand limits it, so a new path competes with
+      // it (the group's implicit dual is its reduced cost); elsewhere only
+      // the links and fabrics price a new path.
+      const int column = single_column[g];
+      const double value = x[column], reduced_cost = dj[column];
+      double group_dual = 0;
+      if (value >= spec_.group_upper[g] - kBoundTolerance && reduced_cost < 0) group_dual = reduced_cost;
+      if (spec_.group_lower[g] > 0 && value <= spec_.group_lower[g] + kBoundTolerance && reduced_cost > 0) {
+        group_dual = reduced_cost;
+      }
+      threshold_[g] = group_dual + node_duals + 1;
+    }
+  }
+
+  // The key carries the rest of the demand. A new path improves when it is
+  // cheaper than the key, less what the key's own flow is worth when it is
+  // empty (the dual of the group row, or of the other path's upper bound).
+  void ReadFixedDemandGroup(int g, int single_column, const double* y, const double* dj) {
+    FlowGroup& group = *groups_[g];
+    const double demand = spec_.group_upper[g];
+    PathColumn& key = group.paths[key_path_[g]];
+    double others = 0;
+    for (const PathColumn& path : group.paths) others += path.flow;
+    key.flow = std::max(0.0, demand - others);
+    double key_worth = 0;
+    if (group_row_[g] >= 0) {
+      group.row_status[spec_.phase] = model_.getRowStatus(group_row_[g]);
+      key_worth = std::max(0.0, -y[group_row_[g]]);
+    } else {
+      group.row_status[spec_.phase] = kNoStatus;
+      if (single_column >= 0 && model_.primalColumnSolution()[single_column] >= demand - kBoundTolerance) {
+        key_worth = std::max(0.0, -dj[single_column]);
+      }
+    }
+    double key_length = 0;
+    for (int arc : key.arcs) key_length += basis_.arc_weights[arc];
+    threshold_[g] = key_length - key_worth;
+  }
+
+  struct ColumnRef {
+    int group;
+    int path;
+  };
+
+  const Graph& graph_;
+  const PhaseSpec& spec_;
+  std::span<FlowGroup* const> groups_;
+  const std::vector<Role>& roles_;
+  const std::vector<int>& free_groups_;
+  const std::vector<double>& frozen_load_;
+  MasterBasis& basis_;
+  ClpSimplex model_;
+  std::vector<ColumnRef> columns_;
+  std::vector<int> group_row_, key_path_, send_row_, receive_row_;
+  std::vector<double> threshold_;
+};
+
+// Drops the paths of `group` the master has not used for a while and would
+// not use at these prices (no flow, nonbasic, reduced cost > 0 for
+// kIdleRoundsBeforeDrop rounds in a row): removing nonbasic columns keeps the
+// basis and the optimum, and keeps the master about as small as the set of
+// split groups. Waiting a few rounds keeps a path the prices keep coming back
+// to from being dropped and priced in again. A group left with one path
+// forgets its statuses, so the path re-enters nonbasic at its flow if the
+// group splits again.
+void DropIdlePaths(FlowGroup& group, const PhaseSpec& spec, const std::vector<double>& weight,
+                   double price_floor) {
+  if (group.paths.size() < 2) return;
+  size_t idle_count = 0;
+  for (PathColumn& path : group.paths) {
+    bool idle = path.flow <= kBoundTolerance && path.status[spec.phase] != ClpSimplex::basic &&
+                Open(path, spec.arc_open);
+    if (idle) {
+      double length = 0;
+      for (int arc : path.arcs) length += weight[arc];
+      idle = length > price_floor;
+    }
+    path.idle_rounds = idle ? path.idle_rounds + 1 : 0;
+    idle_count += path.idle_rounds >= kIdleRoundsBeforeDrop;
+  }
+  if (idle_count == 0 || idle_count == group.paths.size()) return;
+  // The first path is the key of the utilization master's key-path form:
+  // a new key changes every column of the group, so its statuses go.
+  const bool key_dropped = group.paths[0].idle_rounds >= kIdleRoundsBeforeDrop;
+  std::erase_if(group.paths, [](const PathColumn& path) { return path.idle_rounds >= kIdleRoundsBeforeDrop; });
+  if (group.paths.size() == 1 || key_dropped) {
+    for (PathColumn& path : group.paths) path.status[spec.phase] = kNoStatus;
+    group.row_status[spec.phase] = kNoStatus;
+  }
+}
+
+std::vector<double> OpenCapacity(const PhaseSpec& spec) {
+  std::vector<double> capacity(spec.arc_scale.size());
+  for (size_t a = 0; a < capacity.size(); ++a) capacity[a] = spec.arc_open[a] ? spec.arc_scale[a] : 0;
+  return capacity;
+}
+
+// The bound `basis` remembers, when it still holds for `spec`; else 0.
+double InheritedLowerBound(const PhaseSpec& spec, const MasterBasis& basis) {
+  if (spec.phase != kUtilizationPhase || basis.bound_group_demand != spec.group_upper ||
+      basis.bound_arc_upper.size() != spec.arc_upper.size() || spec.utilization_floor < basis.bound_floor) {
+    return 0;
+  }
+  const std::vector<double> capacity = OpenCapacity(spec);
+  for (size_t a = 0; a < capacity.size(); ++a) {
+    if (capacity[a] > basis.bound_arc_capacity[a] || spec.arc_upper[a] > basis.bound_arc_upper[a]) return 0;
+  }
+  return basis.proven_lower_bound;
+}
+
+void RememberLowerBound(const PhaseSpec& spec, double bound, MasterBasis& basis) {
+  basis.proven_lower_bound = bound;
+  basis.bound_arc_capacity = OpenCapacity(spec);
+  basis.bound_arc_upper = spec.arc_upper;
+  basis.bound_group_demand = spec.group_upper;
+  basis.bound_floor = spec.utilization_floor;
+}
+
+}  // namespace
+
+absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const PhaseSpec& spec,
+                                                 std::span<FlowGroup* const> groups,
+                                                 MasterBasis& basis,
+                                                 const ColumnGenerationLimits& limits) {
+  PhaseOutcome outcome;
+  const int arcs = static_cast<int>(graph.arc_src.size());
+  if (basis.arc_weights.size() != static_cast<size_t>(arcs)) basis.arc_weights.assign(arcs, 0);
+
+  // Groups by source, so one shortest-path tree prices all of a source's groups.
+  std::vector<std::vector<int>> by_source(graph.node_count);
+  for (size_t g = 0; g < groups.size(); ++g) by_source[groups[g]->src].push_back(static_cast<int>(g));
+
+  // Every group starts with an open path: the cheapest under the last duals
+  // (0 on a cold start: the lowest latency). Groups no open path reaches are
+  // left out.
+  std::vector<Role> roles(groups.size(), Role::kFree);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (!spec.freeze_routed_groups) break;
+    double routed = 0;
+    bool open = true;
+    for (const PathColumn& path : groups[g]->paths) {
+      routed += path.flow;
+      open &= Open(path, spec.arc_open);
+    }
+    if (open && std::abs(routed - spec.group_upper[g]) <= kBoundTolerance * std::max(1.0, routed)) {
+      roles[g] = Role::kFrozen;
+    }
+  }
+  PricedShortestPaths paths(graph);
+  for (int source = 0; source < graph.node_count; ++source) {
+    bool needed = false;
+    for (int g : by_source[source]) {
+      needed |= std::none_of(groups[g]->paths.begin(), groups[g]->paths.end(),
+                             [&](const PathColumn& path) { return Open(path, spec.arc_open); });
+    }
+    if (!needed) continue;
+    paths.Run(source, basis.arc_weights, spec.arc_open);
+    for (int g : by_source[source]) {
+      FlowGroup& group = *groups[g];
+      if (std::any_of(group.paths.begin(), group.paths.end(),
+                      [&](const PathColumn& path) { return Open(path, spec.arc_open); })) {
+        continue;
+      }
+      if (!paths.Reached(group.dst)) {
+        roles[g] = Role::kLeftOut;
+        for (PathColumn& path : group.paths) path.flow = 0;
+        outcome.unroutable.push_back(g);
+        continue;
+      }
+      group.paths.push_back(PathColumn{.arcs = paths.PathTo(group.dst)});
+    }
+  }
+
+  // The frozen groups' load, a constant of every master of this run.
+  std::vector<double> frozen_load(arcs, 0);
+  std::vector<int> free_groups;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (roles[g] == Role::kFree) free_groups.push_back(static_cast<int>(g));
+    if (roles[g] != Role::kFrozen) continue;
+    for (const PathColumn& path : groups[g]->paths) {
+      for (int arc : path.arcs) frozen_load[arc] += path.flow;
+    }
+  }
+  Master master(graph, spec, groups, roles, free_groups, frozen_load, basis);
+  const bool mlu = master.minimizing_utilization();
+  outcome.lower_bound = std::max(spec.utilization_floor, InheritedLowerBound(spec, basis));
+  // While some groups are frozen, a round prices only the free groups'
+  // sources (what a change touched); all groups are priced, and the bound
+  // computed, once that finds nothing, so the result is still optimal over
+  // every group and path.
+  const bool some_frozen = std::count(roles.begin(), roles.end(), Role::kFrozen) > 0;
+  bool partial = some_frozen;
+  bool master_changed = true;
+  while (true) {
+    if (master_changed) {
+      if (absl::Status solved = master.Solve(outcome.lp_solves == 0); !solved.ok()) return solved;
+      ++outcome.lp_solves;
+      outcome.objective = master.objective();
+      if (mlu && outcome.objective - outcome.lower_bound <= limits.relative_gap * outcome.objective) break;
+    }
+    if (outcome.pricing_rounds >= limits.max_pricing_rounds) break;
+    ++outcome.pricing_rounds;
+
+    // Price: the cheapest path of every group under the link duals.
+    const std::vector<double>& weight = master.arc_weight();
+    double bound_numerator = 0;
+    struct Candidate {
+      double gain;  // -reduced cost x demand: how much the path could improve the master
+      int group;
+      std::vector<int> arcs;
+    };
+    std::vector<Candidate> candidates;
+    for (int source = 0; source < graph.node_count; ++source) {
+      if (by_source[source].empty()) continue;
+      if (partial && std::none_of(by_source[source].begin(), by_source[source].end(),
+                                  [&](int g) { return roles[g] == Role::kFree; })) {
+        continue;
+      }
+      paths.Run(source, weight, spec.arc_open);
+      for (int g : by_source[source]) {
+        if (roles[g] == Role::kLeftOut || (partial && roles[g] != Role::kFree)) continue;
+        FlowGroup& group = *groups[g];
+        const double length = paths.weight(group.dst);
+        bound_numerator += spec.group_upper[g] * length;
+        const double threshold = master.Threshold(g);
+        const double tolerance = kPricingTolerance * std::max(std::abs(threshold), 1e-12);
+        if (roles[g] == Role::kFree) DropIdlePaths(group, spec, weight, threshold + tolerance);
+        if (!(length < threshold - tolerance)) continue;
+        std::vector<int> path = paths.PathTo(group.dst);
+        const bool known = std::any_of(group.paths.begin(), group.paths.end(),
+                                       [&](const PathColumn& column) { return column.arcs == path; });
+        if (known && roles[g] == Role::kFree) continue;
+        if (known) path.clear();  // the group only needs to be free to use it
+        candidates.push_back({(threshold - length) * spec.group_upper[g], g, std::move(path)});
+      }
+    }
+    // The most promising paths only: a link is relieved by moving a few
+    // groups, and every path in the master costs every later LP solve.
+    const size_t keep = std::min(candidates.size(), static_cast<size_t>(limits.max_new_paths_per_round));
+    std::partial_sort(candidates.begin(), candidates.begin() + keep, candidates.end(),
+                      [](const Candidate& a, const Candidate& b) { return a.gain > b.gain; });
+    for (size_t i = 0; i < keep; ++i) {
+      const int g = candidates[i].group;
+      if (roles[g] == Role::kFrozen) {
+        // Its statuses are from an older master: start from its flows.
+        roles[g] = Role::kFree;
+        free_groups.push_back(g);
+        for (const PathColumn& path : groups[g]->paths) {
+          for (int arc : path.arcs) frozen_load[arc] -= path.flow;
+        }
+        for (PathColumn& path : groups[g]->paths) path.status[spec.phase] = kNoStatus;
+        groups[g]->row_status[spec.phase] = kNoStatus;
+      }
+      if (!candidates[i].arcs.empty()) groups[g]->paths.push_back(PathColumn{.arcs = std::move(candidates[i].arcs)});
+    }
+    const size_t added = keep;
+    if (partial) {
+      master_changed = added > 0;
+      partial = added > 0;  // nothing more among the free groups: price all
+      continue;
+    }
+    master_changed = true;
+    partial = some_frozen && std::count(roles.begin(), roles.end(), Role::kFrozen) > 0 && added > 0;
+    if (mlu) {
+      // Lagrangian bound: for link prices w >= 0 scaled to sum(w * scale) = 1,
+      // U* >= sum(demand * w-distance) - sum(w * arc_upper).
+      double scale = 0;
+      for (int a = 0; a < arcs; ++a) {
+        if (!spec.arc_open[a]) continue;
+        scale += weight[a] * spec.arc_scale[a];
+        bound_numerator -= weight[a] * spec.arc_upper[a];
+      }
+      const double bound = scale > 0 ? bound_numerator / scale : 0;
+      outcome.lower_bound = std::max({outcome.lower_bound, bound, spec.utilization_floor});
+      if (outcome.objective - outcome.lower_bound <= limits.relative_gap * outcome.objective) break;
+    }
+    if (added == 0) {
+      // Nothing prices out: the master is optimal over all paths.
+      if (mlu) outcome.lower_bound = outcome.objective;
+      break;
+    }
+  }
+  if (mlu) RememberLowerBound(spec, outcome.lower_bound, basis);
+  return outcome;
+}
+
+}  // namespace geodesic::pathcomp::internal

@@ -1,0 +1,126 @@
+#pragma once
+// Column generation for one phase of one priority class: a restricted master
+// LP over the paths found so far (CLP), priced by shortest paths under the
+// master's link duals. Runs until no path can improve the master (then the
+// path LP's optimum is the arc-flow LP's optimum) or, when minimizing
+// utilization, until the master is within the gap of the Lagrangian bound.
+//
+// The master keeps only what can move: a flow group with one path and a fixed
+// amount is a constant load, not a variable; a group gets a row only when it
+// has two paths or more. So the LP is about as large as the set of links and
+// split flows, not the set of flows.
+//
+// Internal to pathcomp/solver. Pure; thread-compatible.
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace geodesic::pathcomp::internal {
+
+inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// A basis status not yet known (a path or row the LP has not seen).
+inline constexpr uint8_t kNoStatus = 0xff;
+
+// The phases of a class: the utilization LP (kMinMaxUtilization, and the
+// fair-fraction step of kMaxFairThroughput) and the throughput LP.
+enum Phase { kUtilizationPhase = 0, kThroughputPhase = 1, kPhaseCount = 2 };
+
+// The network in the solver's units (capacities divided by the largest).
+struct Graph {
+  int node_count = 0;
+  std::vector<int> arc_src, arc_dst;
+  std::vector<double> arc_capacity;  // 0 = unusable
+  std::vector<double> arc_cost_us;
+  std::vector<int> out_offsets, out_arcs;  // CSR adjacency
+
+  // Builds the adjacency from arc_src.
+  void Index();
+};
+
+struct PathColumn {
+  std::vector<int> arcs;
+  double flow = 0;                                   // after the last phase that ran
+  int idle_rounds = 0;                               // rounds unused and overpriced
+  uint8_t status[kPhaseCount] = {kNoStatus, kNoStatus};  // last basis status per phase
+};
+
+// Commodities with the same src, dst and priority: routed as one.
+struct FlowGroup {
+  int src = 0;
+  int dst = 0;
+  double demand = 0;  // solver units
+  std::vector<int> commodities;
+  std::vector<PathColumn> paths;
+  uint8_t row_status[kPhaseCount] = {kNoStatus, kNoStatus};
+};
+
+// What one phase optimizes over the groups it is given.
+struct PhaseSpec {
+  Phase phase = kUtilizationPhase;
+  // Utilization phase: row per arc   sum(path flows) - arc_scale * U <= arc_upper,
+  //                    minimize U >= utilization_floor; every group routes
+  //                    exactly group_lower = group_upper.
+  // Throughput phase:  row per arc   sum(path flows) <= arc_upper, maximize the
+  //                    total; each group carries within [group_lower, group_upper];
+  //                    fabric rows: what a node sends / receives <= its limit.
+  std::vector<double> arc_scale;
+  std::vector<double> arc_upper;
+  // Arcs paths may use (unusable arcs, and in the utilization phase arcs with
+  // arc_scale 0, are closed).
+  std::vector<char> arc_open;
+  double utilization_floor = 0;
+  std::vector<double> group_lower, group_upper;  // per group given to Run
+  std::vector<double> send_limit, receive_limit;  // per node; empty or kInfinity = no row
+  // Utilization phase only: keep the flows of every group already routed
+  // over open paths (flows adding up to its demand) as constants until
+  // pricing shows that moving them helps. After a change only the groups it
+  // broke start free, so a re-solve's LPs start as small as the change.
+  bool freeze_routed_groups = false;
+};
+
+// The warm-start memory of one (class, phase) master besides what the
+// groups hold: the basis status of its arc rows, fabric rows and U, and the
+// last link prices (which pick the first path of a group that has none).
+struct MasterBasis {
+  std::vector<double> arc_weights;
+  std::vector<uint8_t> arc_rows;
+  std::vector<uint8_t> send_rows, receive_rows;
+  uint8_t utilization = kNoStatus;
+  // Utilization phase: the lower bound the last run proved and what it held
+  // for. Still a bound when no capacity grew and the demands are the same
+  // (less capacity never lowers the optimum), so a re-solve after a failure
+  // stops as soon as it routes around it at the old utilization.
+  double proven_lower_bound = 0;
+  std::vector<double> bound_arc_capacity;  // arc_scale, 0 where closed
+  std::vector<double> bound_arc_upper;
+  std::vector<double> bound_group_demand;
+  double bound_floor = 0;
+};
+
+struct PhaseOutcome {
+  double objective = 0;    // U, or the total carried (solver units)
+  double lower_bound = 0;  // utilization phase: proven bound on the optimal U
+  int pricing_rounds = 0;
+  int lp_solves = 0;
+  std::vector<int> unroutable;  // positions in `groups` with no open path (left out)
+};
+
+struct ColumnGenerationLimits {
+  double relative_gap = 0;
+  int max_pricing_rounds = 0;
+  int max_new_paths_per_round = 0;
+};
+
+// Runs column generation over `groups` (paths, flows and statuses are
+// updated in place; a group without a path gets the cheapest one first).
+// Internal when CLP fails.
+[[nodiscard]] absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph,
+                                                               const PhaseSpec& spec,
+                                                               std::span<FlowGroup* const> groups,
+                                                               MasterBasis& basis,
+                                                               const ColumnGenerationLimits& limits);
+
+}  // namespace geodesic::pathcomp::internal

@@ -1,0 +1,75 @@
+#include "pathcomp/solver/mcf_problem.h"
+
+#include <cmath>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+bool NonNegative(double value) { return std::isfinite(value) && value >= 0; }
+
+}  // namespace
+
+absl::Status ValidateMcfProblem(const McfProblem& problem) {
+  const int n = problem.node_count;
+  if (n < 0) return absl::InvalidArgumentError("negative node count");
+  auto in_range = [n](int node) { return node >= 0 && node < n; };
+  for (size_t i = 0; i < problem.arcs.size(); ++i) {
+    const McfArc& arc = problem.arcs[i];
+    if (!in_range(arc.src) || !in_range(arc.dst)) {
+      return absl::InvalidArgumentError(absl::StrCat("arc ", i, ": node out of range"));
+    }
+    if (arc.src == arc.dst) return absl::InvalidArgumentError(absl::StrCat("arc ", i, ": self-loop"));
+    if (!std::isfinite(arc.capacity_gbps) || !NonNegative(arc.cost_us)) {
+      return absl::InvalidArgumentError(absl::StrCat("arc ", i, ": bad capacity or cost"));
+    }
+  }
+  for (size_t i = 0; i < problem.commodities.size(); ++i) {
+    const McfCommodity& commodity = problem.commodities[i];
+    if (!in_range(commodity.src) || !in_range(commodity.dst)) {
+      return absl::InvalidArgumentError(absl::StrCat("commodity ", i, ": node out of range"));
+    }
+    if (commodity.src == commodity.dst) {
+      return absl::InvalidArgumentError(absl::StrCat("commodity ", i, ": src equals dst"));
+    }
+    if (!NonNegative(commodity.demand_gbps)) {
+      return absl::InvalidArgumentError(absl::StrCat("commodity ", i, ": bad demand"));
+    }
+  }
+  for (const auto* limits : {&problem.node_send_gbps, &problem.node_receive_gbps}) {
+    if (!limits->empty() && static_cast<int>(limits->size()) != n) {
+      return absl::InvalidArgumentError("fabric limits must be empty or one per node");
+    }
+    for (double limit : *limits) {
+      if (!NonNegative(limit) && !std::isinf(limit)) {
+        return absl::InvalidArgumentError("bad fabric limit");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+McfProblem McfProblemFromSnapshot(const Snapshot& snapshot) {
+  McfProblem problem;
+  problem.node_count = snapshot.facility_count();
+  problem.arcs.reserve(snapshot.link_count());
+  for (int link = 0; link < snapshot.link_count(); ++link) {
+    const LinkState& state = snapshot.link_state(link);
+    problem.arcs.push_back(McfArc{
+        .src = snapshot.link_src(link),
+        .dst = snapshot.link_dst(link),
+        .capacity_gbps = state.usable ? snapshot.link_capacity_gbps(link) : 0.0,
+        .cost_us = static_cast<double>(state.cost_us),
+    });
+  }
+  problem.commodities.reserve(snapshot.demands().size());
+  for (const Demand& demand : snapshot.demands()) {
+    problem.commodities.push_back(McfCommodity{
+        .src = demand.src, .dst = demand.dst, .demand_gbps = demand.gbps, .priority = demand.priority});
+  }
+  return problem;
+}
+
+}  // namespace geodesic::pathcomp

@@ -1,0 +1,76 @@
+#pragma once
+// The elephant-flow allocation problem: a splittable multi-commodity flow over
+// a directed graph, solved class by class in priority order (0 first). What
+// the solvers read (McfSolver, the exact edge LP reference) and nothing else:
+// dense indices, Gbps, microseconds.
+// Pure: no I/O, no clock, no threads. Plain values; thread-compatible.
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "pathcomp/solver/snapshot.h"
+
+namespace geodesic::pathcomp {
+
+// What an operator asks of one priority class.
+enum class McfObjective {
+  // Route every demand of the class; minimize the highest link utilization
+  // (over every link, counting the load of the classes solved before it).
+  kMinMaxUtilization,
+  // Carry as much of the class's demand as the capacity left by the classes
+  // before it allows. Fair first: every flow gets the largest common fraction
+  // of its demand that fits (max-concurrent flow, capped at 1), then the total
+  // carried is maximized with no flow below that fraction.
+  kMaxFairThroughput,
+};
+
+// A directed link. Capacity <= 0 means unusable (down or drained): no flow
+// may cross it. Indices stay stable across re-solves, so a failed link keeps
+// its index with capacity 0.
+struct McfArc {
+  int src = 0;
+  int dst = 0;
+  double capacity_gbps = 0;
+  double cost_us = 0;  // latency; among equally good routes the solvers prefer low cost
+};
+
+struct McfCommodity {
+  int src = 0;
+  int dst = 0;
+  double demand_gbps = 0;
+  uint32_t priority = 0;  // 0 = highest, solved first
+};
+
+struct McfProblem {
+  int node_count = 0;
+  std::vector<McfArc> arcs;
+  std::vector<McfCommodity> commodities;
+  // What each node's DC fabric can send into / receive from the backbone, in
+  // Gbps, indexed by node; empty = unlimited. Only kMaxFairThroughput classes
+  // are limited by it: a kMinMaxUtilization class routes all its demand
+  // whatever the fabric (routing cannot change what a facility sends).
+  std::vector<double> node_send_gbps;
+  std::vector<double> node_receive_gbps;
+  // Objective per priority class; classes not listed use default_objective.
+  std::map<uint32_t, McfObjective> class_objectives;
+  McfObjective default_objective = McfObjective::kMinMaxUtilization;
+
+  McfObjective ObjectiveOf(uint32_t priority) const {
+    const auto it = class_objectives.find(priority);
+    return it == class_objectives.end() ? default_objective : it->second;
+  }
+};
+
+// InvalidArgument naming the first problem: node index out of range, a
+// self-loop arc or commodity, a negative or non-finite capacity, cost or
+// demand, fabric limits whose size is neither 0 nor node_count.
+[[nodiscard]] absl::Status ValidateMcfProblem(const McfProblem& problem);
+
+// One arc per snapshot link, same index (usable links keep their capacity,
+// the others get 0, so a health change keeps indices), cost = the link's
+// cost_us; one commodity per snapshot demand, same index. Nodes are the
+// snapshot's facilities.
+McfProblem McfProblemFromSnapshot(const Snapshot& snapshot);
+
+}  // namespace geodesic::pathcomp

@@ -1,0 +1,331 @@
+#include "pathcomp/solver/mcf_solver.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "pathcomp/solver/internal/path_master.h"
+
+namespace geodesic::pathcomp {
+
+using internal::FlowGroup;
+using internal::kInfinity;
+using internal::MasterBasis;
+using internal::PhaseOutcome;
+using internal::PhaseSpec;
+
+namespace {
+
+// Flows below this (solver units, i.e. fractions of the largest capacity)
+// are rounding noise from the LP, not traffic.
+constexpr double kNegligibleFlow = 1e-12;
+
+bool SameStructure(const McfProblem& a, const McfProblem& b) {
+  if (a.node_count != b.node_count || a.arcs.size() != b.arcs.size() ||
+      a.commodities.size() != b.commodities.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.arcs.size(); ++i) {
+    if (a.arcs[i].src != b.arcs[i].src || a.arcs[i].dst != b.arcs[i].dst) return false;
+  }
+  for (size_t i = 0; i < a.commodities.size(); ++i) {
+    const McfCommodity& x = a.commodities[i];
+    const McfCommodity& y = b.commodities[i];
+    if (x.src != y.src || x.dst != y.dst || x.demand_gbps != y.demand_gbps || x.priority != y.priority) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+// Everything a warm re-solve reuses: the groups with their paths and basis
+// statuses, and per class and phase the rest of the last basis.
+struct internal::SolverState {
+  McfProblem problem;
+  double gbps_per_unit = 1;  // the LPs see capacities as fractions of the largest
+  internal::Graph graph;
+  std::vector<FlowGroup> groups;  // sorted by (priority, src, dst)
+  struct Class {
+    uint32_t priority = 0;
+    std::vector<int> groups;  // indices into groups, demand > 0
+    std::array<MasterBasis, internal::kPhaseCount> bases;
+  };
+  std::vector<Class> classes;  // by priority, 0 first
+
+  void LoadGraph(const McfProblem& updated) {
+    problem = updated;
+    graph.node_count = updated.node_count;
+    graph.arc_src.clear();
+    graph.arc_dst.clear();
+    graph.arc_capacity.clear();
+    graph.arc_cost_us.clear();
+    for (const McfArc& arc : updated.arcs) {
+      graph.arc_src.push_back(arc.src);
+      graph.arc_dst.push_back(arc.dst);
+      graph.arc_capacity.push_back(std::max(0.0, arc.capacity_gbps) / gbps_per_unit);
+      graph.arc_cost_us.push_back(arc.cost_us);
+    }
+    graph.Index();
+  }
+};
+
+namespace {
+
+using internal::SolverState;
+
+// Solves every class in priority order over `state`, whose groups may hold
+// paths (and bases) from an earlier solve.
+class ClassSequence {
+ public:
+  ClassSequence(const McfSolverConfig& config, SolverState& state, McfSolveStats& stats)
+      : config_(config), state_(state), stats_(stats) {}
+
+  absl::StatusOr<McfAllocation> Run() {
+    const internal::Graph& graph = state_.graph;
+    const int arcs = static_cast<int>(graph.arc_src.size());
+    load_.assign(arcs, 0);
+    sent_.assign(graph.node_count, 0);
+    received_.assign(graph.node_count, 0);
+    McfAllocation allocation;
+    for (SolverState::Class& cls : state_.classes) {
+      std::vector<FlowGroup*> groups;
+      for (int g : cls.groups) groups.push_back(&state_.groups[g]);
+      const McfObjective objective = state_.problem.ObjectiveOf(cls.priority);
+      McfClassResult result{.priority = cls.priority, .objective = objective};
+      absl::StatusOr<std::vector<int>> unroutable =
+          objective == McfObjective::kMinMaxUtilization ? MinMaxUtilization(cls, groups, result)
+                                                        : MaxFairThroughput(cls, groups, result);
+      if (!unroutable.ok()) return unroutable.status();
+      std::vector<char> routable(groups.size(), 1);
+      for (int position : *unroutable) routable[position] = 0;
+      for (size_t i = 0; i < groups.size(); ++i) {
+        const FlowGroup& group = *groups[i];
+        if (!routable[i]) {
+          for (int commodity : group.commodities) allocation.unroutable.push_back(commodity);
+          continue;
+        }
+        result.demand_gbps += group.demand * state_.gbps_per_unit;
+        for (const internal::PathColumn& path : group.paths) {
+          if (path.flow <= kNegligibleFlow) continue;
+          for (int arc : path.arcs) load_[arc] += path.flow;
+          sent_[group.src] += path.flow;
+          received_[group.dst] += path.flow;
+          result.carried_gbps += path.flow * state_.gbps_per_unit;
+        }
+      }
+      result.max_utilization = MaxUtilization();
+      allocation.classes.push_back(result);
+    }
+    Fill(allocation);
+    return allocation;
+  }
+
+ private:
+  absl::StatusOr<std::vector<int>> MinMaxUtilization(SolverState::Class& cls,
+                                                     const std::vector<FlowGroup*>& groups,
+                                                     McfClassResult& result) {
+    const internal::Graph& graph = state_.graph;
+    PhaseSpec spec;
+    spec.phase = internal::kUtilizationPhase;
+    spec.freeze_routed_groups = true;
+    spec.arc_scale = graph.arc_capacity;
+    for (size_t a = 0; a < load_.size(); ++a) {
+      spec.arc_upper.push_back(-load_[a]);
+      spec.arc_open.push_back(graph.arc_capacity[a] > 0);
+    }
+    for (const FlowGroup* group : groups) {
+      spec.group_lower.push_back(group->demand);
+      spec.group_upper.push_back(group->demand);
+    }
+    absl::StatusOr<PhaseOutcome> outcome = Run(spec, groups, cls.bases[internal::kUtilizationPhase]);
+    if (!outcome.ok()) return outcome.status();
+    result.utilization_lower_bound = outcome->lower_bound;
+    return outcome->unroutable;
+  }
+
+  // First the largest common fraction (the max-concurrent flow in what the
+  // classes before left), then the most total with nobody below it.
+  absl::StatusOr<std::vector<int>> MaxFairThroughput(SolverState::Class& cls,
+                                                     const std::vector<FlowGroup*>& groups,
+                                                     McfClassResult& result) {
+    const internal::Graph& graph = state_.graph;
+    const int arcs = static_cast<int>(graph.arc_src.size());
+    std::vector<double> residual(arcs);
+    for (int a = 0; a < arcs; ++a) residual[a] = std::max(0.0, graph.arc_capacity[a] - load_[a]);
+    std::vector<double> send = FabricResidual(state_.problem.node_send_gbps, sent_);
+    std::vector<double> receive = FabricResidual(state_.problem.node_receive_gbps, received_);
+
+    PhaseSpec concurrent;
+    concurrent.phase = internal::kUtilizationPhase;
+    concurrent.freeze_routed_groups = true;
+    concurrent.arc_scale = residual;
+    concurrent.arc_upper.assign(arcs, 0);
+    for (int a = 0; a < arcs; ++a) concurrent.arc_open.push_back(residual[a] > kNegligibleFlow);
+    for (const FlowGroup* group : groups) {
+      concurrent.group_lower.push_back(group->demand);
+      concurrent.group_upper.push_back(group->demand);
+    }
+    absl::StatusOr<PhaseOutcome> first = Run(concurrent, groups, cls.bases[internal::kUtilizationPhase]);
+    if (!first.ok()) return first.status();
+    // Loads scale with the fraction, so it is what the busiest link and the
+    // busiest fabric allow, capped at 1.
+    std::vector<char> served(groups.size(), 1);
+    for (int position : first->unroutable) served[position] = 0;
+    double fraction = first->objective > 1 ? 1 / first->objective : 1.0;
+    std::vector<double> class_send(graph.node_count, 0), class_receive(graph.node_count, 0);
+    for (size_t i = 0; i < groups.size(); ++i) {
+      if (!served[i]) continue;
+      class_send[groups[i]->src] += groups[i]->demand;
+      class_receive[groups[i]->dst] += groups[i]->demand;
+    }
+    for (int v = 0; v < graph.node_count; ++v) {
+      if (class_send[v] > 0) fraction = std::min(fraction, send[v] / class_send[v]);
+      if (class_receive[v] > 0) fraction = std::min(fraction, receive[v] / class_receive[v]);
+    }
+    result.fair_fraction = fraction;
+
+    PhaseSpec throughput;
+    throughput.phase = internal::kThroughputPhase;
+    throughput.arc_upper = residual;
+    for (int a = 0; a < arcs; ++a) throughput.arc_open.push_back(graph.arc_capacity[a] > 0);
+    for (size_t i = 0; i < groups.size(); ++i) {
+      // A hair below the fraction, so rounding in the first LP cannot make
+      // the second infeasible.
+      throughput.group_lower.push_back(served[i] ? fraction * (1 - 1e-9) * groups[i]->demand : 0);
+      throughput.group_upper.push_back(groups[i]->demand);
+    }
+    throughput.send_limit = std::move(send);
+    throughput.receive_limit = std::move(receive);
+    absl::StatusOr<PhaseOutcome> second = Run(throughput, groups, cls.bases[internal::kThroughputPhase]);
+    if (!second.ok()) return second.status();
+    return second->unroutable;
+  }
+
+  std::vector<double> FabricResidual(const std::vector<double>& limits_gbps,
+                                     const std::vector<double>& used) const {
+    std::vector<double> residual(state_.graph.node_count, kInfinity);
+    if (limits_gbps.empty()) return residual;
+    for (int v = 0; v < state_.graph.node_count; ++v) {
+      residual[v] = std::max(0.0, limits_gbps[v] / state_.gbps_per_unit - used[v]);
+    }
+    return residual;
+  }
+
+  absl::StatusOr<PhaseOutcome> Run(const PhaseSpec& spec, const std::vector<FlowGroup*>& groups,
+                                   MasterBasis& basis) {
+    absl::StatusOr<PhaseOutcome> outcome = internal::RunColumnGeneration(
+        state_.graph, spec, groups, basis,
+        {.relative_gap = config_.relative_gap,
+         .max_pricing_rounds = config_.max_pricing_rounds,
+         .max_new_paths_per_round = config_.max_new_paths_per_round});
+    if (outcome.ok()) {
+      stats_.pricing_rounds += outcome->pricing_rounds;
+      stats_.lp_solves += outcome->lp_solves;
+    }
+    return outcome;
+  }
+
+  double MaxUtilization() const {
+    double highest = 0;
+    for (size_t a = 0; a < load_.size(); ++a) {
+      if (state_.graph.arc_capacity[a] > 0) highest = std::max(highest, load_[a] / state_.graph.arc_capacity[a]);
+    }
+    return highest;
+  }
+
+  void Fill(McfAllocation& allocation) const {
+    const McfProblem& problem = state_.problem;
+    const double unit = state_.gbps_per_unit;
+    allocation.paths.assign(problem.commodities.size(), {});
+    allocation.carried_gbps.assign(problem.commodities.size(), 0);
+    std::sort(allocation.unroutable.begin(), allocation.unroutable.end());
+    for (const FlowGroup& group : state_.groups) {
+      stats_.columns += static_cast<int>(group.paths.size());
+      for (int commodity : group.commodities) {
+        const double share = group.demand > 0 ? problem.commodities[commodity].demand_gbps / unit / group.demand : 0;
+        for (const internal::PathColumn& path : group.paths) {
+          if (path.flow <= kNegligibleFlow) continue;
+          allocation.paths[commodity].push_back(McfPathFlow{.arcs = path.arcs, .gbps = path.flow * share * unit});
+          allocation.carried_gbps[commodity] += path.flow * share * unit;
+        }
+      }
+    }
+    allocation.arc_load_gbps.resize(load_.size());
+    for (size_t a = 0; a < load_.size(); ++a) allocation.arc_load_gbps[a] = load_[a] * unit;
+    allocation.max_utilization = MaxUtilization();
+    allocation.stats = stats_;
+  }
+
+  const McfSolverConfig& config_;
+  SolverState& state_;
+  McfSolveStats& stats_;
+  std::vector<double> load_;             // per arc, solver units, classes so far
+  std::vector<double> sent_, received_;  // per node, solver units, classes so far
+};
+
+}  // namespace
+
+McfSolver::McfSolver(McfSolverConfig config) : config_(config) {}
+McfSolver::~McfSolver() = default;
+
+absl::StatusOr<McfAllocation> McfSolver::Solve(const McfProblem& problem) {
+  state_.reset();
+  if (absl::Status valid = ValidateMcfProblem(problem); !valid.ok()) return valid;
+  auto state = std::make_unique<SolverState>();
+  double largest = 0;
+  for (const McfArc& arc : problem.arcs) largest = std::max(largest, arc.capacity_gbps);
+  state->gbps_per_unit = largest > 0 ? largest : 1;
+  state->LoadGraph(problem);
+
+  // One group per (priority, src, dst) with demand.
+  std::map<std::tuple<uint32_t, int, int>, std::vector<int>> members;
+  for (size_t i = 0; i < problem.commodities.size(); ++i) {
+    const McfCommodity& commodity = problem.commodities[i];
+    members[{commodity.priority, commodity.src, commodity.dst}].push_back(static_cast<int>(i));
+  }
+  for (const auto& [key, commodities] : members) {
+    const auto [priority, src, dst] = key;
+    FlowGroup group;
+    group.src = src;
+    group.dst = dst;
+    group.commodities = commodities;
+    for (int commodity : commodities) group.demand += problem.commodities[commodity].demand_gbps;
+    group.demand /= state->gbps_per_unit;
+    if (state->classes.empty() || state->classes.back().priority != priority) {
+      state->classes.emplace_back();
+      state->classes.back().priority = priority;
+    }
+    if (group.demand > 0) state->classes.back().groups.push_back(static_cast<int>(state->groups.size()));
+    state->groups.push_back(std::move(group));
+  }
+
+  McfSolveStats stats;
+  absl::StatusOr<McfAllocation> allocation = ClassSequence(config_, *state, stats).Run();
+  if (allocation.ok()) state_ = std::move(state);
+  return allocation;
+}
+
+absl::StatusOr<McfAllocation> McfSolver::Resolve(const McfProblem& problem) {
+  if (state_ == nullptr || !SameStructure(state_->problem, problem)) return Solve(problem);
+  if (absl::Status valid = ValidateMcfProblem(problem); !valid.ok()) return valid;
+  SolverState& state = *state_;
+  state.LoadGraph(problem);
+  // Paths over a dead arc are gone for good; the rest keep their statuses.
+  // The bases stay as they are: CLP repairs a basis that lost columns.
+  for (FlowGroup& group : state.groups) {
+    std::erase_if(group.paths, [&](const internal::PathColumn& path) {
+      return std::any_of(path.arcs.begin(), path.arcs.end(),
+                         [&](int arc) { return state.graph.arc_capacity[arc] <= 0; });
+    });
+  }
+  McfSolveStats stats{.warm = true};
+  absl::StatusOr<McfAllocation> allocation = ClassSequence(config_, state, stats).Run();
+  if (!allocation.ok()) state_.reset();
+  return allocation;
+}
+
+}  // namespace geodesic::pathcomp
