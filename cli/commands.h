@@ -29,6 +29,11 @@ int RunJournal(const Options& options, ModelSource& source);
 // options.store_dir, which no pathcomp may have open.
 int RunImport(const Options& options, v1::Operator::StubInterface* stub);
 
+// solve --graph G: the elephant-flow allocation of a topology and its demands,
+// computed here with pathcomp's solver (every link up): objective, MLU, demand,
+// routed, solve time and every link's load and capacity.
+int RunSolve(const Options& options);
+
 // drain / undrain ID: adds or removes the drain intent of a link, node or facility.
 int RunDrain(const Options& options, v1::Operator::StubInterface& stub);
 

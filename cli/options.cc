@@ -1,11 +1,13 @@
 #include "cli/options.h"
 
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "state/entity_id.h"
 
@@ -26,6 +28,9 @@ const char kUsage[] =
     "  journal [--from SEQ] [--limit N] [-o table|wide|json|yaml]   N: 1..10000, default 100\n"
     "  drain link|node|facility ID [--reason TEXT]   (--server only)\n"
     "  undrain link|node|facility ID                 (--server only)\n"
+    "  solve --graph FILE [--demands FILE] [--objective mlu|total-flow] [--scale S]\n"
+    "        [-o table|wide|json|yaml]   the elephant-flow allocation, offline (every\n"
+    "      link up; FILE in any import format; S in (0, 1e6], default 1)\n"
     "  help\n"
     "where the model is (or the environment variable in brackets):\n"
     "  --server HOST:PORT [GEODESIC_SERVER]   a pathcomp replica, with the operator's\n"
@@ -69,6 +74,10 @@ const std::map<std::string, CommandSpec>& Commands() {
       {"journal",
        {Command::kJournal, {"--from", "--limit", "-o"}, {F::kTable, F::kWide, F::kJson, F::kYaml}}},
       {"drain", {Command::kDrain, {"--reason"}, {}}},
+      {"solve",
+       {Command::kSolve,
+        {"--graph", "--demands", "--objective", "--scale", "-o"},
+        {F::kTable, F::kWide, F::kJson, F::kYaml}}},
       {"undrain", {Command::kUndrain, {}, {}}},
   };
   return *commands;
@@ -87,6 +96,10 @@ const std::map<std::string, bool>& Flags() {
       {"--reason", true},
       {"--from", true},
       {"--limit", true},
+      {"--graph", true},
+      {"--demands", true},
+      {"--objective", true},
+      {"--scale", true},
       {"--replace-workloads", false},
       {"--dry-run", false},
       {"--help", false},
@@ -335,6 +348,35 @@ absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args, c
       }
       break;
     }
+    case Command::kSolve: {
+      if (!operands.empty()) return Usage("solve takes no operands: give --graph FILE");
+      const std::string* graph = flag("--graph");
+      if (graph == nullptr) return Usage("solve needs --graph FILE");
+      options.graph = *graph;
+      if (const std::string* demands = flag("--demands")) options.demands = *demands;
+      for (const std::string* file : {&options.graph, &options.demands}) {
+        if (file->find_first_of("\r\n") != std::string::npos) {
+          return Usage("file names must be one line");
+        }
+      }
+      if (const std::string* objective = flag("--objective")) {
+        if (*objective == "mlu") {
+          options.objective = SolveObjective::kMlu;
+        } else if (*objective == "total-flow") {
+          options.objective = SolveObjective::kTotalFlow;
+        } else {
+          return Usage(absl::StrCat("--objective must be mlu or total-flow, not ", Quoted(*objective)));
+        }
+      }
+      if (const std::string* scale = flag("--scale")) {
+        double value = 0;
+        if (!absl::SimpleAtod(*scale, &value) || !std::isfinite(value) || value <= 0 || value > 1e6) {
+          return Usage(absl::StrCat("--scale must be a number in (0, 1e6], not ", Quoted(*scale)));
+        }
+        options.scale = value;
+      }
+      break;
+    }
     case Command::kHelp: break;
   }
 
@@ -348,9 +390,13 @@ absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args, c
     }
   }
 
-  // 5. Where the model is: a server or a store, not both.
+  // 5. Where the model is: a server or a store, not both; solve needs neither.
   const std::string* server = flag("--server");
   const std::string* store = flag("--store");
+  if (options.command == Command::kSolve) {
+    if (server || store) return Usage("solve runs here, on files: it takes no --server or --store");
+    return options;
+  }
   if (server && store) return Usage("--server and --store are mutually exclusive");
   if (store) {
     for (const char* tls_flag : {"--ca", "--cert", "--key"}) {

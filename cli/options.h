@@ -29,7 +29,10 @@ std::string EntityKindPlural(EntityKind kind);
 // Accepts the singular or the plural name ("link", "links"); nullopt otherwise.
 std::optional<EntityKind> ParseEntityKind(std::string_view word);
 
-enum class Command { kHelp, kGet, kDescribe, kImport, kExport, kJournal, kDrain, kUndrain };
+enum class Command { kHelp, kGet, kDescribe, kImport, kExport, kJournal, kDrain, kUndrain, kSolve };
+
+// What `tectl solve` optimizes (pathcomp/solver/mcf_problem.h).
+enum class SolveObjective { kMlu, kTotalFlow };
 
 // The journal entries `tectl journal` asks for at most, and by default.
 inline constexpr uint32_t kMaxJournalLimit = 10'000;
@@ -64,6 +67,12 @@ struct Options {
 
   // drain
   std::string reason;
+
+  // solve (no server, no store: the solver runs here)
+  std::string graph;    // any topology format import reads
+  std::string demands;  // REPETITA demands for a .graph; "" = "<stem>.0000.demands" if present
+  SolveObjective objective = SolveObjective::kMlu;
+  double scale = 1;     // every demand multiplied by this
 };
 
 // Looks up an environment variable; "" when unset.

@@ -1,5 +1,6 @@
 #include "cli/output.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -157,7 +158,12 @@ YAML::Node MessageNode(const google::protobuf::Message& message) {
 YAML::Node StringNode(const std::string& value) { return Tagged(value, "!"); }
 
 YAML::Node NumberNode(double value) {
-  return std::isfinite(value) ? Tagged(FormatNumber(value), "?") : Tagged("null", "?");
+  if (!std::isfinite(value)) return Tagged("null", "?");
+  if (value == std::trunc(value) && std::fabs(value) < 1e15) return Tagged(FormatNumber(value), "?");
+  // Documents are for scripts: the shortest text that reads back as the same double.
+  char text[32];
+  const auto [end, error] = std::to_chars(text, text + sizeof text, value);
+  return Tagged(std::string(text, error == std::errc() ? end : text), "?");
 }
 
 YAML::Node BoolNode(bool value) { return Tagged(value ? "true" : "false", "?"); }

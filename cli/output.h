@@ -32,7 +32,7 @@ std::string ToYaml(const google::protobuf::Message& message);
 // false, null) when tagged "?", as YAML::Load tags JSON's strings and literals.
 YAML::Node MessageNode(const google::protobuf::Message& message);
 YAML::Node StringNode(const std::string& value);
-YAML::Node NumberNode(double value);
+YAML::Node NumberNode(double value);  // exact: reads back as the same double
 YAML::Node BoolNode(bool value);
 YAML::Node StringsNode(const std::vector<std::string>& values);
 // JSON (2-space indent) and block-style YAML of a document, ending in a newline.

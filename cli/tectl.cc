@@ -5,6 +5,7 @@
 //   tectl [where] import FILE [--replace-workloads] [--dry-run] [-o table|json|yaml]
 //   tectl [where] export [FILE]
 //   tectl [where] journal [--from SEQ] [--limit N] [-o table|wide|json|yaml]
+//   tectl solve --graph FILE [--demands FILE] [--objective mlu|total-flow] [--scale S] [-o ...]
 //   tectl [--server ...] drain|undrain link|node|facility ID [--reason TEXT]
 //
 //   KIND: facilities nodes links fabrics services workloads intents plan
@@ -51,6 +52,7 @@ int Main(int argc, char** argv) {
   auto options = ParseCommandLine(std::vector<std::string>(argv + 1, argv + argc), Env);
   if (!options.ok()) return UsageError(std::string(options.status().message()));
   if (options->command == Command::kHelp) return std::printf("%s", kUsage), 0;
+  if (options->command == Command::kSolve) return RunSolve(*options);
 
   std::shared_ptr<v1::Operator::Stub> stub;
   ModelSourcePtr source;
