@@ -108,6 +108,7 @@ ModelView Model::ViewLocked() const {
   view.workloads.reserve(workloads_.size());
   for (const auto& [id, workload] : workloads_) view.workloads.push_back(workload);
   for (const auto& [id, service] : services_) view.services.push_back(service);
+  for (const auto& [id, fabric] : fabrics_) view.fabrics.push_back(fabric);
   return view;
 }
 

@@ -19,6 +19,7 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
   config.topology_path = reader->RequiredPath("topology");
   config.solve_debounce =
       std::chrono::milliseconds(reader->OptionalUint("solve_debounce_ms", 50, 0, 10'000));
+  config.chain_headroom = reader->OptionalDouble("chain_headroom", 0.1, 0, 0.9);
   config.tls = config::ReadTlsKeys(*reader);
   reader->RejectUnknownKeys();
   if (auto status = reader->status(); !status.ok()) return status;

@@ -7,6 +7,7 @@
 //   state_dir: /var/lib/geodesic/pc1   # RocksDB lives here
 //   topology: backbone.yaml          # the inventory: project YAML/JSON, REPETITA .graph, GraphML
 //   solve_debounce_ms: 50            # optional, 0..10000
+//   chain_headroom: 0.1              # optional, 0..0.9: share of chain links kept from elephant flows
 //   tls: {ca: ca.crt, cert: pathcomp-pc1.crt, key: pathcomp-pc1.key}
 #include <chrono>
 #include <string>
@@ -23,6 +24,7 @@ struct PathcompConfig {
   std::string state_dir;
   std::string topology_path;
   std::chrono::milliseconds solve_debounce{50};
+  double chain_headroom = 0.1;
   tls::TlsFiles tls;
 };
 

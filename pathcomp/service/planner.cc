@@ -1,5 +1,7 @@
 #include "pathcomp/service/planner.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/clock.h"
@@ -45,7 +47,11 @@ bool SameRouting(const v1::Plan& a, const v1::Plan& b) {
 }  // namespace
 
 Planner::Planner(Model& model, EventBus& events, PlannerConfig config)
-    : model_(model), events_(events), config_(std::move(config)), plan_(model.CurrentPlan()) {}
+    : model_(model),
+      events_(events),
+      config_(std::move(config)),
+      elephants_(config_.chain_headroom),
+      plan_(model.CurrentPlan()) {}
 
 Planner::~Planner() { Stop(); }
 
@@ -104,11 +110,24 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
   stamp.replica_id = config_.replica_id;
   stamp.computed_at_unix_ms = daemon::UnixNowMs();
   stamp.reason = reason;
-  v1::Plan plan = PathSolver().Solve(snapshot, stamp);
-  AddChainPlan(snapshot, ChainPlacer(snapshot).PlanAll(), plan);
-  for (auto& id : MovedChains(previous ? *previous : v1::Plan(), plan)) {
-    plan.add_moved_workload_ids(std::move(id));
+  // Latency-critical chains first; elephant flows fill what is left.
+  const ChainPlan chains = ChainPlacer(snapshot).PlanAll();
+  std::vector<std::string> moved;
+  auto elephants = elephants_.Allocate(snapshot, chains);
+  if (!elephants.ok()) {
+    // Routes do not depend on it yet: publish them, say so loudly.
+    daemon::LogError("elephant allocation failed", {{"error", std::string(elephants.status().message())}});
   }
+  v1::Plan plan = PathSolver().Solve(snapshot, stamp);
+  AddChainPlan(snapshot, chains, plan);
+  moved = MovedChains(previous ? *previous : v1::Plan(), plan);
+  if (elephants.ok()) {
+    *plan.mutable_elephants() = elephants->summary;
+    moved.insert(moved.end(), elephants->moved_workload_ids.begin(),
+                 elephants->moved_workload_ids.end());
+  }
+  std::sort(moved.begin(), moved.end());
+  for (auto& id : moved) plan.add_moved_workload_ids(std::move(id));
   if (previous && previous->epoch() == config_.epoch && SameRouting(*previous, plan)) {
     return previous->generation();  // nothing moved: no new generation
   }
@@ -132,6 +151,7 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
                    {"unreachable_pairs", std::to_string(plan.unreachable_size())},
                    {"usable_links", std::to_string(snapshot.usable_link_count())},
                    {"chains", std::to_string(plan.chains_size())},
+                   {"elephant_mlu", std::to_string(plan.elephants().max_utilization())},
                    {"moved_workloads", std::to_string(plan.moved_workload_ids_size())},
                    {"single_facility_dependencies",
                     std::to_string(plan.single_facility_dependencies_size())},

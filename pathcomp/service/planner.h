@@ -18,6 +18,7 @@
 #include "geodesic/v1/plan.pb.h"
 #include "pathcomp/service/event_bus.h"
 #include "pathcomp/service/model.h"
+#include "pathcomp/solver/elephant_allocator.h"
 
 namespace geodesic::pathcomp {
 
@@ -25,6 +26,8 @@ struct PlannerConfig {
   std::string replica_id;
   uint64_t epoch = 1;
   std::chrono::milliseconds debounce{50};
+  // Share of the capacity of links on agent chains' paths kept free of elephant flows.
+  double chain_headroom = 0.1;
 };
 
 class Planner {
@@ -61,6 +64,7 @@ class Planner {
   const PlannerConfig config_;
 
   std::mutex solve_mu_;  // one solve at a time
+  ElephantAllocator elephants_;  // guarded by solve_mu_; warm between solves
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "fabric/usable_capacity.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -57,6 +58,31 @@ Snapshot Snapshot::Build(const ModelView& model) {
     shared->facility_ids.push_back(facility->id());
     shared->facility_prefixes.emplace_back(facility->prefixes().begin(), facility->prefixes().end());
     for (const auto& prefix : facility->prefixes()) prefix_owner[prefix] = index;
+  }
+
+  // Fabric limits: plane drains (facility drains with a plane) count as down planes.
+  shared->facility_exchange_gbps.assign(shared->facility_ids.size(), -1);
+  for (v1::Fabric fabric : model.fabrics) {
+    const auto facility = shared->facility_index.find(fabric.facility_id());
+    if (facility == shared->facility_index.end()) continue;
+    for (const auto& intent : model.intents) {
+      if (!intent.has_drain() || !intent.drain().plane_set() ||
+          intent.drain().target().facility_id() != fabric.facility_id()) {
+        continue;
+      }
+      if (fabric.plane_health().empty()) {  // none reported: the others stay assumed up
+        for (uint32_t plane = 0; plane < fabric.planes(); ++plane) {
+          auto* health = fabric.add_plane_health();
+          health->set_plane(plane);
+          health->set_state(v1::OPER_STATE_UP);
+        }
+      }
+      for (auto& health : *fabric.mutable_plane_health()) {
+        if (health.plane() == intent.drain().plane()) health.set_state(v1::OPER_STATE_DOWN);
+      }
+    }
+    shared->facility_exchange_gbps[facility->second] =
+        fabric::ComputeUsableCapacity(fabric).backbone_exchange_gbps;
   }
 
   // Links with both ends known, sorted by id.

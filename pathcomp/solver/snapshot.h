@@ -28,6 +28,7 @@ struct ModelView {
   std::vector<v1::Intent> intents;
   std::vector<v1::Workload> workloads;
   std::vector<v1::Service> services;
+  std::vector<v1::Fabric> fabrics;
 };
 
 // Degraded links are kept but cost this much more, so they carry traffic only
@@ -81,6 +82,12 @@ class Snapshot {
     return shared_->facility_prefixes[facility];
   }
   int FacilityIndex(const std::string& id) const;  // -1 when unknown
+  // What the facility's DC fabric can exchange with the backbone now (its
+  // backbone uplink, less what failed or drained planes and rails take away),
+  // in Gbps; negative when the facility has no fabric in the model (no limit).
+  double facility_exchange_gbps(int facility) const {
+    return shared_->facility_exchange_gbps[facility];
+  }
 
   int link_count() const { return static_cast<int>(shared_->link_ids.size()); }
   const std::string& link_id(int link) const { return shared_->link_ids[link]; }
@@ -117,6 +124,7 @@ class Snapshot {
     std::vector<std::string> facility_ids;
     std::unordered_map<std::string, int> facility_index;
     std::vector<std::vector<std::string>> facility_prefixes;
+    std::vector<double> facility_exchange_gbps;
     std::vector<std::string> link_ids;
     std::unordered_map<std::string, int> link_index;
     std::vector<int> link_src, link_dst;

@@ -1,0 +1,102 @@
+#include "pathcomp/solver/elephant_allocator.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+// A facility without a fabric in the model sends and receives without limit.
+constexpr double kNoFabricLimitGbps = 1e12;
+
+// The links of a commodity's paths with their shares, rounded so that
+// re-solves that only move flow by a hair do not count as moves.
+std::string PathSignature(const std::vector<McfPathFlow>& paths, double demand_gbps) {
+  std::vector<std::string> parts;
+  for (const auto& path : paths) {
+    const double share = demand_gbps > 0 ? path.gbps / demand_gbps : 0;
+    if (share < 0.005) continue;
+    std::string part = absl::StrCat(static_cast<int>(share * 100 + 0.5), "%:");
+    for (int arc : path.arcs) absl::StrAppend(&part, arc, ",");
+    parts.push_back(std::move(part));
+  }
+  std::sort(parts.begin(), parts.end());
+  std::string signature;
+  for (const auto& part : parts) absl::StrAppend(&signature, part, ";");
+  return signature;
+}
+
+}  // namespace
+
+absl::StatusOr<ElephantPlan> ElephantAllocator::Allocate(const Snapshot& snapshot,
+                                                         const ChainPlan& chains) {
+  ElephantPlan plan;
+  plan.problem = McfProblemFromSnapshot(snapshot);
+  plan.problem.default_objective = objective_;
+  std::set<int> chain_links;
+  for (const ChainPlacement& placement : chains.primary) {
+    for (int link : placement.Links()) chain_links.insert(link);
+  }
+  for (int link : chain_links) plan.problem.arcs[link].capacity_gbps *= 1 - chain_headroom_;
+  bool any_fabric = false;
+  for (int f = 0; f < snapshot.facility_count(); ++f) any_fabric |= snapshot.facility_exchange_gbps(f) >= 0;
+  if (any_fabric) {
+    plan.problem.node_send_gbps.resize(snapshot.facility_count());
+    for (int f = 0; f < snapshot.facility_count(); ++f) {
+      const double limit = snapshot.facility_exchange_gbps(f);
+      plan.problem.node_send_gbps[f] = limit >= 0 ? limit : kNoFabricLimitGbps;
+    }
+    plan.problem.node_receive_gbps = plan.problem.node_send_gbps;
+  }
+
+  auto allocation = solved_once_ ? solver_.Resolve(plan.problem) : solver_.Solve(plan.problem);
+  if (!allocation.ok()) return allocation.status();
+  solved_once_ = true;
+  plan.allocation = *std::move(allocation);
+
+  v1::ElephantAllocation& summary = plan.summary;
+  summary.set_max_utilization(plan.allocation.max_utilization);
+  double lower_bound = 0;
+  for (const auto& result : plan.allocation.classes) {
+    lower_bound = std::max(lower_bound, result.utilization_lower_bound);
+  }
+  summary.set_max_utilization_lower_bound(lower_bound);
+  summary.set_warm(plan.allocation.stats.warm);
+  double demand = 0, carried = 0;
+  for (size_t c = 0; c < plan.problem.commodities.size(); ++c) {
+    demand += plan.problem.commodities[c].demand_gbps;
+    carried += plan.allocation.carried_gbps[c];
+  }
+  summary.set_demand_gbps(demand);
+  summary.set_carried_gbps(carried);
+  for (int link = 0; link < snapshot.link_count(); ++link) {
+    if (plan.allocation.arc_load_gbps[link] <= 0) continue;
+    v1::LinkLoad& load = *summary.add_links();
+    load.set_link_id(snapshot.link_id(link));
+    load.set_load_gbps(plan.allocation.arc_load_gbps[link]);
+    load.set_capacity_gbps(plan.problem.arcs[link].capacity_gbps);
+  }
+  for (int c : plan.allocation.unroutable) {
+    summary.add_unroutable_workload_ids(snapshot.workload_id(snapshot.demands()[c].workload));
+  }
+
+  std::map<std::string, std::string> paths_of;
+  for (size_t c = 0; c < snapshot.demands().size(); ++c) {
+    const std::string& id = snapshot.workload_id(snapshot.demands()[c].workload);
+    paths_of[id] = PathSignature(plan.allocation.paths[c], plan.problem.commodities[c].demand_gbps);
+  }
+  for (const auto& [id, signature] : paths_of) {
+    auto it = paths_of_.find(id);
+    if (it == paths_of_.end() || it->second != signature) plan.moved_workload_ids.push_back(id);
+  }
+  for (const auto& [id, signature] : paths_of_) {
+    if (!paths_of.count(id)) plan.moved_workload_ids.push_back(id);
+  }
+  std::sort(plan.moved_workload_ids.begin(), plan.moved_workload_ids.end());
+  paths_of_ = std::move(paths_of);
+  return plan;
+}
+
+}  // namespace geodesic::pathcomp

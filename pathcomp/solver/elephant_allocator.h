@@ -1,0 +1,46 @@
+#pragma once
+// Allocates the snapshot's elephant flows with the MCF solver (mcf_solver.h),
+// after the agent chains were placed: links on a chain's primary path keep
+// `chain_headroom` of their capacity free of elephant traffic, so
+// latency-critical calls never queue behind bulk transfers. Fabric limits come
+// from the snapshot. Keeps the solver's warm state between calls, so a plan
+// after a health change re-solves incrementally, and remembers each
+// workload's paths to name the flows that moved.
+// Pure: no I/O, no clock, no threads. Not thread-safe.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "geodesic/v1/plan.pb.h"
+#include "pathcomp/solver/chain_placer.h"
+#include "pathcomp/solver/mcf_solver.h"
+#include "pathcomp/solver/snapshot.h"
+
+namespace geodesic::pathcomp {
+
+struct ElephantPlan {
+  McfProblem problem;        // as solved (capacities after headroom)
+  McfAllocation allocation;  // per commodity = per Snapshot::demands()
+  v1::ElephantAllocation summary;
+  std::vector<std::string> moved_workload_ids;  // paths differ from the last call's
+};
+
+class ElephantAllocator {
+ public:
+  // `chain_headroom` in [0, 1): the share of a chain link's capacity kept
+  // from elephant flows.
+  explicit ElephantAllocator(double chain_headroom, McfObjective objective = McfObjective::kMinMaxUtilization)
+      : chain_headroom_(chain_headroom), objective_(objective) {}
+
+  [[nodiscard]] absl::StatusOr<ElephantPlan> Allocate(const Snapshot& snapshot, const ChainPlan& chains);
+
+ private:
+  const double chain_headroom_;
+  const McfObjective objective_;
+  McfSolver solver_;
+  bool solved_once_ = false;
+  std::map<std::string, std::string> paths_of_;  // workload id -> path signature
+};
+
+}  // namespace geodesic::pathcomp
