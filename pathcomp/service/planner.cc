@@ -9,6 +9,7 @@
 #include "pathcomp/solver/chain_placer.h"
 #include "pathcomp/solver/chain_plan_proto.h"
 #include "pathcomp/solver/path_solver.h"
+#include "pathcomp/solver/wcmp.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -118,7 +119,24 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
     // Routes do not depend on it yet: publish them, say so loudly.
     daemon::LogError("elephant allocation failed", {{"error", std::string(elephants.status().message())}});
   }
-  v1::Plan plan = PathSolver().Solve(snapshot, stamp);
+  // Routes follow the allocation (weighted next hops), but only once the
+  // weights are shown to forward it loop-free within rounding.
+  std::optional<Wcmp> weights;
+  if (elephants.ok()) {
+    auto built = BuildWcmp(snapshot, elephants->allocation);
+    if (!built.ok()) {
+      daemon::LogError("weighted next hops failed", {{"error", std::string(built.status().message())}});
+    } else if (const ForwardingCheck check = CheckWcmpForwarding(snapshot, *built, elephants->allocation);
+               !check.ok) {
+      daemon::LogError("weighted next hops refused by the forwarding check",
+                       {{"loop", check.loop},
+                        {"undelivered_gbps", std::to_string(check.undelivered_gbps)},
+                        {"max_abs_diff_gbps", std::to_string(check.max_abs_diff_gbps)}});
+    } else {
+      weights = *std::move(built);
+    }
+  }
+  v1::Plan plan = PathSolver().Solve(snapshot, stamp, weights ? &*weights : nullptr);
   AddChainPlan(snapshot, chains, plan);
   moved = MovedChains(previous ? *previous : v1::Plan(), plan);
   if (elephants.ok()) {

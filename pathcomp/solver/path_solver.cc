@@ -45,9 +45,29 @@ std::vector<std::string> FacilityIds(const Snapshot& snapshot, const std::vector
   return ids;
 }
 
+// The facilities from `source` to `dst` along the heaviest next hop at each
+// (ties: lowest link index), and the links taken. WCMP routes are loop-free,
+// so this ends at dst; the bound only guards against a malformed Wcmp.
+void HeaviestPath(const Snapshot& snapshot, const Wcmp& wcmp, int source, int dst, std::vector<int>* path,
+                  std::vector<int>* links) {
+  path->assign(1, source);
+  links->clear();
+  for (int at = source; at != dst && static_cast<int>(links->size()) < snapshot.facility_count();) {
+    const auto& hops = wcmp.route(at, dst).next_hops;
+    if (hops.empty()) break;
+    const WeightedNextHop* best = &hops.front();
+    for (const WeightedNextHop& hop : hops) {
+      if (hop.weight > best->weight) best = &hop;  // hops are by link index: ties keep the lowest
+    }
+    links->push_back(best->link);
+    at = snapshot.link_dst(best->link);
+    path->push_back(at);
+  }
+}
+
 }  // namespace
 
-v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp) const {
+v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, const Wcmp* weights) const {
   v1::Plan plan;
   plan.set_generation(stamp.generation);
   plan.set_epoch(stamp.epoch);
@@ -56,6 +76,10 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp) con
   plan.set_reason(stamp.reason);
 
   const int n = snapshot.facility_count();
+  if (weights != nullptr && (weights->facility_count != n || weights->link_count != snapshot.link_count() ||
+                             weights->routes.size() != static_cast<size_t>(n))) {
+    weights = nullptr;
+  }
   // Shortest paths from every facility with nothing excluded; also serves as
   // "distance from a neighbor to the destination" for equal-cost first hops.
   std::vector<ShortestPaths> all;
@@ -92,15 +116,27 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp) con
         plan.add_unreachable(site.facility_id() + "->" + snapshot.facility_id(dst));
         continue;
       }
-      const std::vector<int> first_links =
-          EqualCostFirstLinks(snapshot, source, dst, primary, all, Exclusion{});
-      const std::vector<int> path = primary.PathTo(dst);
-
       v1::Route route;
       route.set_destination_facility_id(snapshot.facility_id(dst));
-      for (int link : first_links) *route.add_next_hops() = MakeNextHop(snapshot, link, 1);
+      std::vector<int> first_links;
+      std::vector<int> path;
+      if (weights != nullptr && weights->route(source, dst).follows_allocation) {
+        for (const WeightedNextHop& hop : weights->route(source, dst).next_hops) {
+          first_links.push_back(hop.link);
+          *route.add_next_hops() = MakeNextHop(snapshot, hop.link, hop.weight);
+        }
+        std::vector<int> path_links;
+        HeaviestPath(snapshot, *weights, source, dst, &path, &path_links);
+        uint64_t latency_us = 0;
+        for (int link : path_links) latency_us += snapshot.link_state(link).cost_us;
+        route.set_path_latency_us(latency_us);
+      } else {
+        first_links = EqualCostFirstLinks(snapshot, source, dst, primary, all, Exclusion{});
+        for (int link : first_links) *route.add_next_hops() = MakeNextHop(snapshot, link, 1);
+        path = primary.PathTo(dst);
+        route.set_path_latency_us(primary.distance_us[dst]);
+      }
       for (const auto& id : FacilityIds(snapshot, path)) route.add_path_facility_ids(id);
-      route.set_path_latency_us(primary.distance_us[dst]);
 
       // Failures that would hit this route: its first links, their SRLGs, transit facilities.
       std::vector<std::pair<v1::FailureScope, Exclusion>> failures;

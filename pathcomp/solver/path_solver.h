@@ -1,14 +1,19 @@
 #pragma once
 // Computes, for every facility, the routes its routers need: for each prefix of
-// every other facility, the next hops on the lowest-latency path (all equal-cost
-// first hops, equal weights) and precomputed backups for the failure of each
-// first-hop link, each SRLG those links run through, and each transit facility.
+// every other facility, the primary next hops and precomputed backups for the
+// failure of each primary next-hop link, each SRLG those links run through,
+// and each transit facility of the primary path. Primary next hops are the
+// lowest-latency ones (all equal-cost first hops, equal weights), or, given
+// the WCMP of an elephant allocation, that allocation's weighted next hops
+// where it sends traffic toward the destination. Backups are always the
+// lowest-latency path that avoids the failure.
 // Pure: no I/O, no clock, no threads. Thread-compatible.
 #include <cstdint>
 #include <string>
 
 #include "geodesic/v1/plan.pb.h"
 #include "pathcomp/solver/snapshot.h"
+#include "pathcomp/solver/wcmp.h"
 
 namespace geodesic::pathcomp {
 
@@ -26,7 +31,14 @@ class PathSolver {
   // A plan with one SitePlan per facility (in facility id order), routes in
   // prefix order, and the facility pairs that have no usable path in `unreachable`
   // as "src->dst".
-  [[nodiscard]] v1::Plan Solve(const Snapshot& snapshot, const PlanStamp& stamp) const;
+  //
+  // `weights`, when given, must be BuildWcmp() of this snapshot (it is
+  // ignored when its sizes do not match). A route whose WcmpRoute follows
+  // the allocation then gets its weighted next hops, and its primary path
+  // is the one along the heaviest next hop at every facility (ties: lowest
+  // link index), with that path's latency. Other routes are as without it.
+  [[nodiscard]] v1::Plan Solve(const Snapshot& snapshot, const PlanStamp& stamp,
+                               const Wcmp* weights = nullptr) const;
 };
 
 // Counts routes whose next hops differ between two site plans (added, removed or changed).
