@@ -20,6 +20,20 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
   config.solve_debounce =
       std::chrono::milliseconds(reader->OptionalUint("solve_debounce_ms", 50, 0, 10'000));
   config.chain_headroom = reader->OptionalDouble("chain_headroom", 0.1, 0, 0.9);
+  for (auto& entry : reader->OptionalMapList("elephant_objectives")) {
+    const auto priority = static_cast<uint32_t>(entry.RequiredUint("priority", 0, 1'000'000));
+    const std::string objective = entry.RequiredString("objective");
+    McfObjective parsed = McfObjective::kMinMaxUtilization;
+    if (objective == "total-flow") {
+      parsed = McfObjective::kMaxFairThroughput;
+    } else if (objective != "mlu" && !objective.empty()) {
+      entry.AddError("objective", "expected mlu or total-flow, got \"" + objective + "\"");
+    }
+    if (!config.elephant_objectives.emplace(priority, parsed).second) {
+      entry.AddError("priority", "priority " + std::to_string(priority) + " is listed twice");
+    }
+    entry.RejectUnknownKeys();
+  }
   config.tls = config::ReadTlsKeys(*reader);
   reader->RejectUnknownKeys();
   if (auto status = reader->status(); !status.ok()) return status;

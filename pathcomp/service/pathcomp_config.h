@@ -8,11 +8,16 @@
 //   topology: backbone.yaml          # the inventory: project YAML/JSON, REPETITA .graph, GraphML
 //   solve_debounce_ms: 50            # optional, 0..10000
 //   chain_headroom: 0.1              # optional, 0..0.9: share of chain links kept from elephant flows
+//   elephant_objectives:             # optional, per priority class (default mlu):
+//     - {priority: 0, objective: mlu}         # route all, minimize max link utilization
+//     - {priority: 1, objective: total-flow}  # carry the most that fits, fairly
 //   tls: {ca: ca.crt, cert: pathcomp-pc1.crt, key: pathcomp-pc1.key}
 #include <chrono>
+#include <map>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "pathcomp/solver/mcf_problem.h"
 #include "tls/credentials.h"
 
 namespace geodesic::pathcomp {
@@ -25,6 +30,7 @@ struct PathcompConfig {
   std::string topology_path;
   std::chrono::milliseconds solve_debounce{50};
   double chain_headroom = 0.1;
+  std::map<uint32_t, McfObjective> elephant_objectives;  // priority -> objective
   tls::TlsFiles tls;
 };
 

@@ -133,6 +133,7 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
   planner_config.epoch = *epoch;
   planner_config.debounce = config.solve_debounce;
   planner_config.chain_headroom = config.chain_headroom;
+  planner_config.elephant_objectives = config.elephant_objectives;
   auto server = std::make_unique<PathcompServerImpl>(*std::move(model), planner_config);
   if (auto generation = server->planner().SolveNow("pathcomp started"); !generation.ok()) {
     return generation.status();

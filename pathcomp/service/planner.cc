@@ -51,7 +51,7 @@ Planner::Planner(Model& model, EventBus& events, PlannerConfig config)
     : model_(model),
       events_(events),
       config_(std::move(config)),
-      elephants_(config_.chain_headroom),
+      elephants_(config_.chain_headroom, config_.elephant_objectives),
       plan_(model.CurrentPlan()) {}
 
 Planner::~Planner() { Stop(); }

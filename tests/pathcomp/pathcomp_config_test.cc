@@ -49,6 +49,33 @@ TEST(PathcompConfigTest, ErrorsNameTheFileAndKey) {
   std::remove(path.c_str());
 }
 
+TEST(PathcompConfigTest, SolverKnobs) {
+  std::string path = WriteTemp(
+      "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"
+      "chain_headroom: 0.25\n"
+      "elephant_objectives: [{priority: 0, objective: mlu}, {priority: 3, objective: total-flow}]\n"
+      "tls: {ca: ca.crt, cert: c.crt, key: c.key}\n");
+  auto config = LoadPathcompConfig(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_DOUBLE_EQ(config->chain_headroom, 0.25);
+  ASSERT_EQ(config->elephant_objectives.size(), 2u);
+  EXPECT_EQ(config->elephant_objectives.at(3), McfObjective::kMaxFairThroughput);
+  std::remove(path.c_str());
+
+  path = WriteTemp(
+      "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"
+      "chain_headroom: 0.95\n"
+      "elephant_objectives: [{priority: 0, objective: fastest}, {priority: 0, objective: mlu}]\n"
+      "tls: {ca: ca.crt, cert: c.crt, key: c.key}\n");
+  config = LoadPathcompConfig(path);
+  ASSERT_FALSE(config.ok());
+  const std::string message(config.status().message());
+  EXPECT_THAT(message, HasSubstr("chain_headroom"));
+  EXPECT_THAT(message, HasSubstr("elephant_objectives[0].objective: expected mlu or total-flow"));
+  EXPECT_THAT(message, HasSubstr("elephant_objectives[1].priority: priority 0 is listed twice"));
+  std::remove(path.c_str());
+}
+
 TEST(PathcompConfigTest, ListenAddressValidation) {
   EXPECT_TRUE(config::IsValidHostPort("127.0.0.1:0"));
   EXPECT_TRUE(config::IsValidHostPort("[::1]:7443"));
