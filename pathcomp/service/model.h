@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "geodesic/v1/model.pb.h"
+#include "geodesic/v1/operator.pb.h"
 #include "geodesic/v1/plan.pb.h"
 #include "geodesic/v1/telemetry.pb.h"
 #include "pathcomp/solver/snapshot.h"
@@ -121,9 +122,12 @@ class Model {
   // Bumped and stored once per start: the standalone controller's epoch.
   [[nodiscard]] absl::StatusOr<uint64_t> NextEpoch();
 
-  // The store's journal (state::Store::ReadJournal) and newest seq.
-  [[nodiscard]] absl::StatusOr<std::vector<state::JournalEntry>> ReadJournal(uint64_t from_seq,
-                                                                             size_t limit) const;
+  // The store's journal as the Operator API shows it: entries from
+  // request.from_seq, or the newest `limit` (default 100, at most 10,000:
+  // InvalidArgument above) when from_seq is 0; values left out.
+  [[nodiscard]] absl::StatusOr<v1::ListJournalResponse> Journal(
+      const v1::ListJournalRequest& request) const;
+  // The seq of the newest journal entry (0 for an empty store).
   uint64_t LastJournalSeq() const;
 
  private:
