@@ -18,7 +18,9 @@
 // No result is asserted: machines are shared and noisy. Prints one line per
 // result:
 //   BENCH <name>: ours=<value><unit> <reference>=<value><unit> ratio=<ours/reference>
-// Optional argument: the networks to run (default: all eight).
+// The networks to run (default: all eight): the arguments, or else a comma-
+// separated list in GEODESIC_BENCH_NETWORKS (e.g. Deltacom,UsCarrier), which
+// also works through `make bench`.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,6 +30,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "pathcomp/solver/edge_lp.h"
 #include "pathcomp/solver/mcf_problem.h"
 #include "pathcomp/solver/mcf_solver.h"
@@ -158,6 +161,9 @@ void Run(const std::string& network) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> networks(argv + 1, argv + argc);
+  if (const char* subset = std::getenv("GEODESIC_BENCH_NETWORKS"); networks.empty() && subset != nullptr) {
+    networks = absl::StrSplit(subset, ',', absl::SkipEmpty());
+  }
   if (networks.empty()) networks.assign(std::begin(geodesic::bench::kNetworks), std::end(geodesic::bench::kNetworks));
   for (const std::string& network : networks) geodesic::bench::Run(network);
   return 0;

@@ -96,12 +96,13 @@ class ClassSequence {
       for (int g : cls.groups) groups.push_back(&state_.groups[g]);
       const McfObjective objective = state_.problem.ObjectiveOf(cls.priority);
       McfClassResult result{.priority = cls.priority, .objective = objective};
-      absl::StatusOr<std::vector<int>> unroutable =
+      absl::StatusOr<PhaseOutcome> last_phase =
           objective == McfObjective::kMinMaxUtilization ? MinMaxUtilization(cls, groups, result)
                                                         : MaxFairThroughput(cls, groups, result);
-      if (!unroutable.ok()) return unroutable.status();
+      if (!last_phase.ok()) return last_phase.status();
+      for (size_t a = 0; a < load_.size(); ++a) load_[a] += last_phase->arc_load[a];
       std::vector<char> routable(groups.size(), 1);
-      for (int position : *unroutable) routable[position] = 0;
+      for (int position : last_phase->unroutable) routable[position] = 0;
       for (size_t i = 0; i < groups.size(); ++i) {
         const FlowGroup& group = *groups[i];
         if (!routable[i]) {
@@ -111,7 +112,6 @@ class ClassSequence {
         result.demand_gbps += group.demand * state_.gbps_per_unit;
         for (const internal::PathColumn& path : group.paths) {
           if (path.flow <= kNegligibleFlow) continue;
-          for (int arc : path.arcs) load_[arc] += path.flow;
           sent_[group.src] += path.flow;
           received_[group.dst] += path.flow;
           result.carried_gbps += path.flow * state_.gbps_per_unit;
@@ -125,7 +125,8 @@ class ClassSequence {
   }
 
  private:
-  absl::StatusOr<std::vector<int>> MinMaxUtilization(SolverState::Class& cls,
+  // Both return the outcome of the class's last phase, whose flows are final.
+  absl::StatusOr<PhaseOutcome> MinMaxUtilization(SolverState::Class& cls,
                                                      const std::vector<FlowGroup*>& groups,
                                                      McfClassResult& result) {
     const internal::Graph& graph = state_.graph;
@@ -144,12 +145,12 @@ class ClassSequence {
     absl::StatusOr<PhaseOutcome> outcome = Run(spec, groups, cls.bases[internal::kUtilizationPhase]);
     if (!outcome.ok()) return outcome.status();
     result.utilization_lower_bound = outcome->lower_bound;
-    return outcome->unroutable;
+    return outcome;
   }
 
   // First the largest common fraction (the max-concurrent flow in what the
   // classes before left), then the most total with nobody below it.
-  absl::StatusOr<std::vector<int>> MaxFairThroughput(SolverState::Class& cls,
+  absl::StatusOr<PhaseOutcome> MaxFairThroughput(SolverState::Class& cls,
                                                      const std::vector<FlowGroup*>& groups,
                                                      McfClassResult& result) {
     const internal::Graph& graph = state_.graph;
@@ -201,8 +202,7 @@ class ClassSequence {
     throughput.send_limit = std::move(send);
     throughput.receive_limit = std::move(receive);
     absl::StatusOr<PhaseOutcome> second = Run(throughput, groups, cls.bases[internal::kThroughputPhase]);
-    if (!second.ok()) return second.status();
-    return second->unroutable;
+    return second;
   }
 
   std::vector<double> FabricResidual(const std::vector<double>& limits_gbps,
@@ -245,12 +245,18 @@ class ClassSequence {
     std::sort(allocation.unroutable.begin(), allocation.unroutable.end());
     for (const FlowGroup& group : state_.groups) {
       stats_.columns += static_cast<int>(group.paths.size());
+      const auto carrying = std::count_if(group.paths.begin(), group.paths.end(),
+                                          [](const internal::PathColumn& path) { return path.flow > kNegligibleFlow; });
+      if (carrying == 0) continue;
       for (int commodity : group.commodities) {
-        const double share = group.demand > 0 ? problem.commodities[commodity].demand_gbps / unit / group.demand : 0;
+        // Gbps per solver unit of the group's flow (a group with flow has demand).
+        const double gbps = problem.commodities[commodity].demand_gbps / group.demand;
+        std::vector<McfPathFlow>& paths = allocation.paths[commodity];
+        paths.reserve(carrying);
         for (const internal::PathColumn& path : group.paths) {
           if (path.flow <= kNegligibleFlow) continue;
-          allocation.paths[commodity].push_back(McfPathFlow{.arcs = path.arcs, .gbps = path.flow * share * unit});
-          allocation.carried_gbps[commodity] += path.flow * share * unit;
+          paths.push_back(McfPathFlow{.arcs = path.arcs, .gbps = path.flow * gbps});
+          allocation.carried_gbps[commodity] += path.flow * gbps;
         }
       }
     }
@@ -316,11 +322,11 @@ absl::StatusOr<McfAllocation> McfSolver::Resolve(const McfProblem& problem) {
   state.LoadGraph(problem);
   // Paths over a dead arc are gone for good; the rest keep their statuses.
   // The bases stay as they are: CLP repairs a basis that lost columns.
+  std::vector<char> usable(state.graph.arc_capacity.size());
+  for (size_t a = 0; a < usable.size(); ++a) usable[a] = state.graph.arc_capacity[a] > 0;
+  const internal::OpenArcs usable_arcs(usable);
   for (FlowGroup& group : state.groups) {
-    std::erase_if(group.paths, [&](const internal::PathColumn& path) {
-      return std::any_of(path.arcs.begin(), path.arcs.end(),
-                         [&](int arc) { return state.graph.arc_capacity[arc] <= 0; });
-    });
+    std::erase_if(group.paths, [&](const internal::PathColumn& path) { return !usable_arcs.Allow(path); });
   }
   McfSolveStats stats{.warm = true};
   absl::StatusOr<McfAllocation> allocation = ClassSequence(config_, state, stats).Run();

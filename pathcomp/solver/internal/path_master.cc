@@ -32,10 +32,9 @@ constexpr double kPricingTolerance = 1e-7;
 constexpr int kIdleRoundsBeforeDrop = 3;
 // How far from a bound a flow may be and still count as at that bound.
 constexpr double kBoundTolerance = 1e-9;
-
-bool Open(const PathColumn& path, const std::vector<char>& arc_open) {
-  return std::all_of(path.arcs.begin(), path.arcs.end(), [&](int arc) { return arc_open[arc]; });
-}
+// An arc load below this (solver units) is what adding and removing the same
+// flows left behind, not load.
+constexpr double kLoadRounding = 1e-15;
 
 bool HasLimit(const std::vector<double>& limits, int node) {
   return !limits.empty() && std::isfinite(limits[node]);
@@ -64,7 +63,8 @@ class Master {
         roles_(roles),
         free_groups_(free_groups),
         frozen_load_(frozen_load),
-        basis_(basis) {
+        basis_(basis),
+        open_arcs_(spec.arc_open) {
     model_.setLogLevel(0);
   }
 
@@ -98,10 +98,18 @@ class Master {
   }
   const std::vector<double>& arc_weight() const { return basis_.arc_weights; }
 
-  // What a new path for group `g` must cost (in dual weight) less than to
-  // improve the master.
-  double Threshold(int g) const {
-    if (roles_[g] != Role::kFrozen) return threshold_[g];
+  struct GroupPrice {
+    // What a new path must cost (in dual weight) less than to improve the master.
+    double threshold = kInfinity;
+    // The dual length of a path the group uses (its dearest used path when
+    // frozen, its key when free); 0 means no path can improve the group
+    // (none costs less than 0) and its shortest path costs 0, so pricing
+    // needs no tree for it. kInfinity when unknown.
+    double used_path_length = kInfinity;
+  };
+
+  GroupPrice PriceOf(int g) const {
+    if (roles_[g] != Role::kFrozen) return {threshold_[g], key_length_[g]};
     // Moving flow off its dearest used path onto a cheaper one helps.
     double dearest = 0;
     for (const PathColumn& path : groups_[g]->paths) {
@@ -110,7 +118,7 @@ class Master {
       for (int arc : path.arcs) length += basis_.arc_weights[arc];
       dearest = std::max(dearest, length);
     }
-    return dearest;
+    return {dearest, dearest};
   }
 
  private:
@@ -146,7 +154,7 @@ class Master {
       FlowGroup& group = *groups_[g];
       std::vector<int> open;
       for (size_t p = 0; p < group.paths.size(); ++p) {
-        if (Open(group.paths[p], spec_.arc_open)) open.push_back(static_cast<int>(p));
+        if (open_arcs_.Allow(group.paths[p])) open.push_back(static_cast<int>(p));
       }
       if (mlu) {
         AddFixedDemandGroup(lp, static_cast<int>(g), open, row_status_of);
@@ -271,6 +279,7 @@ class Master {
     for (int a = 0; a < arcs; ++a) basis_.arc_weights[a] = spec_.arc_open[a] ? std::max(0.0, -y[a]) : 0;
 
     threshold_.assign(groups_.size(), kInfinity);
+    key_length_.assign(groups_.size(), kInfinity);
     const int first_path_column = mlu ? 1 : 0;
     std::vector<int> single_column(groups_.size(), -1);
     for (int g : free_groups_) {
@@ -340,6 +349,7 @@ class Master {
     double key_length = 0;
     for (int arc : key.arcs) key_length += basis_.arc_weights[arc];
     threshold_[g] = key_length - key_worth;
+    key_length_[g] = key_length;
   }
 
   struct ColumnRef {
@@ -354,10 +364,11 @@ class Master {
   const std::vector<int>& free_groups_;
   const std::vector<double>& frozen_load_;
   MasterBasis& basis_;
+  const OpenArcs open_arcs_;
   ClpSimplex model_;
   std::vector<ColumnRef> columns_;
   std::vector<int> group_row_, key_path_, send_row_, receive_row_;
-  std::vector<double> threshold_;
+  std::vector<double> threshold_, key_length_;  // per group, free groups only
 };
 
 // Drops the paths of `group` the master has not used for a while and would
@@ -368,13 +379,13 @@ class Master {
 // to from being dropped and priced in again. A group left with one path
 // forgets its statuses, so the path re-enters nonbasic at its flow if the
 // group splits again.
-void DropIdlePaths(FlowGroup& group, const PhaseSpec& spec, const std::vector<double>& weight,
-                   double price_floor) {
+void DropIdlePaths(FlowGroup& group, const PhaseSpec& spec, const OpenArcs& open_arcs,
+                   const std::vector<double>& weight, double price_floor) {
   if (group.paths.size() < 2) return;
   size_t idle_count = 0;
   for (PathColumn& path : group.paths) {
     bool idle = path.flow <= kBoundTolerance && path.status[spec.phase] != ClpSimplex::basic &&
-                Open(path, spec.arc_open);
+                open_arcs.Allow(path);
     if (idle) {
       double length = 0;
       for (int arc : path.arcs) length += weight[arc];
@@ -393,6 +404,24 @@ void DropIdlePaths(FlowGroup& group, const PhaseSpec& spec, const std::vector<do
     group.row_status[spec.phase] = kNoStatus;
   }
 }
+
+// The positions of the groups of a run by source (compressed rows).
+class GroupsBySource {
+ public:
+  GroupsBySource(std::span<FlowGroup* const> groups, int node_count) : offsets_(node_count + 1, 0) {
+    for (const FlowGroup* group : groups) ++offsets_[group->src + 1];
+    for (int v = 0; v < node_count; ++v) offsets_[v + 1] += offsets_[v];
+    positions_.resize(groups.size());
+    std::vector<int> fill(offsets_.begin(), offsets_.end() - 1);
+    for (size_t g = 0; g < groups.size(); ++g) positions_[fill[groups[g]->src]++] = static_cast<int>(g);
+  }
+  std::span<const int> of(int source) const {
+    return std::span<const int>(positions_).subspan(offsets_[source], offsets_[source + 1] - offsets_[source]);
+  }
+
+ private:
+  std::vector<int> offsets_, positions_;
+};
 
 std::vector<double> OpenCapacity(const PhaseSpec& spec) {
   std::vector<double> capacity(spec.arc_scale.size());
@@ -432,59 +461,57 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
   if (basis.arc_weights.size() != static_cast<size_t>(arcs)) basis.arc_weights.assign(arcs, 0);
 
   // Groups by source, so one shortest-path tree prices all of a source's groups.
-  std::vector<std::vector<int>> by_source(graph.node_count);
-  for (size_t g = 0; g < groups.size(); ++g) by_source[groups[g]->src].push_back(static_cast<int>(g));
+  const GroupsBySource by_source(groups, graph.node_count);
+  const OpenArcs open_arcs(spec.arc_open);
 
-  // Every group starts with an open path: the cheapest under the last duals
-  // (0 on a cold start: the lowest latency). Groups no open path reaches are
-  // left out.
+  // One pass over every path: a group routed in full over open paths is
+  // frozen (its load a constant of every master of this run); a group
+  // without an open path gets the cheapest one under the last duals (0 on a
+  // cold start: the lowest latency), or is left out when none reaches.
   std::vector<Role> roles(groups.size(), Role::kFree);
+  std::vector<double> frozen_load(arcs, 0);
+  std::vector<char> without_open_path(groups.size(), 0);
+  std::vector<char> source_needs_tree(graph.node_count, 0);
   for (size_t g = 0; g < groups.size(); ++g) {
-    if (!spec.freeze_routed_groups) break;
+    const FlowGroup& group = *groups[g];
     double routed = 0;
-    bool open = true;
-    for (const PathColumn& path : groups[g]->paths) {
+    bool all_open = true, any_open = false;
+    for (const PathColumn& path : group.paths) {
+      const bool open = open_arcs.Allow(path);
       routed += path.flow;
-      open &= Open(path, spec.arc_open);
+      all_open &= open;
+      any_open |= open;
     }
-    if (open && std::abs(routed - spec.group_upper[g]) <= kBoundTolerance * std::max(1.0, routed)) {
+    if (!any_open) {
+      without_open_path[g] = 1;
+      source_needs_tree[group.src] = 1;
+    } else if (spec.freeze_routed_groups && all_open &&
+               std::abs(routed - spec.group_upper[g]) <= kBoundTolerance * std::max(1.0, routed)) {
       roles[g] = Role::kFrozen;
+      for (const PathColumn& path : group.paths) {
+        for (int arc : path.arcs) frozen_load[arc] += path.flow;
+      }
     }
   }
   PricedShortestPaths paths(graph);
   for (int source = 0; source < graph.node_count; ++source) {
-    bool needed = false;
-    for (int g : by_source[source]) {
-      needed |= std::none_of(groups[g]->paths.begin(), groups[g]->paths.end(),
-                             [&](const PathColumn& path) { return Open(path, spec.arc_open); });
-    }
-    if (!needed) continue;
+    if (!source_needs_tree[source]) continue;
     paths.Run(source, basis.arc_weights, spec.arc_open);
-    for (int g : by_source[source]) {
+    for (int g : by_source.of(source)) {
+      if (!without_open_path[g]) continue;
       FlowGroup& group = *groups[g];
-      if (std::any_of(group.paths.begin(), group.paths.end(),
-                      [&](const PathColumn& path) { return Open(path, spec.arc_open); })) {
-        continue;
-      }
       if (!paths.Reached(group.dst)) {
         roles[g] = Role::kLeftOut;
         for (PathColumn& path : group.paths) path.flow = 0;
         outcome.unroutable.push_back(g);
         continue;
       }
-      group.paths.push_back(PathColumn{.arcs = paths.PathTo(group.dst)});
+      group.paths.emplace_back(paths.PathTo(group.dst));
     }
   }
-
-  // The frozen groups' load, a constant of every master of this run.
-  std::vector<double> frozen_load(arcs, 0);
   std::vector<int> free_groups;
   for (size_t g = 0; g < groups.size(); ++g) {
     if (roles[g] == Role::kFree) free_groups.push_back(static_cast<int>(g));
-    if (roles[g] != Role::kFrozen) continue;
-    for (const PathColumn& path : groups[g]->paths) {
-      for (int arc : path.arcs) frozen_load[arc] += path.flow;
-    }
   }
   Master master(graph, spec, groups, roles, free_groups, frozen_load, basis);
   const bool mlu = master.minimizing_utilization();
@@ -496,6 +523,13 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
   const bool some_frozen = std::count(roles.begin(), roles.end(), Role::kFrozen) > 0;
   bool partial = some_frozen;
   bool master_changed = true;
+  struct PricedGroup {
+    int group;
+    double threshold;
+    double tolerance;
+  };
+  std::vector<PricedGroup> priced;  // of one source
+  std::vector<int> targets;         // their destinations
   while (true) {
     if (master_changed) {
       if (absl::Status solved = master.Solve(outcome.lp_solves == 0); !solved.ok()) return solved;
@@ -516,20 +550,27 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
     };
     std::vector<Candidate> candidates;
     for (int source = 0; source < graph.node_count; ++source) {
-      if (by_source[source].empty()) continue;
-      if (partial && std::none_of(by_source[source].begin(), by_source[source].end(),
-                                  [&](int g) { return roles[g] == Role::kFree; })) {
-        continue;
-      }
-      paths.Run(source, weight, spec.arc_open);
-      for (int g : by_source[source]) {
+      // The groups to price: the free ones, and in a full round the frozen
+      // ones too; but a group that uses a path of dual length 0 cannot
+      // improve and adds 0 to the bound, so it needs no tree. Prices sit on
+      // the few bottleneck links, so most sources need none.
+      priced.clear();
+      targets.clear();
+      for (int g : by_source.of(source)) {
         if (roles[g] == Role::kLeftOut || (partial && roles[g] != Role::kFree)) continue;
+        const Master::GroupPrice price = master.PriceOf(g);
+        const double tolerance = kPricingTolerance * std::max(std::abs(price.threshold), 1e-12);
+        if (roles[g] == Role::kFree) DropIdlePaths(*groups[g], spec, open_arcs, weight, price.threshold + tolerance);
+        if (price.used_path_length <= 0) continue;
+        priced.push_back({g, price.threshold, tolerance});
+        targets.push_back(groups[g]->dst);
+      }
+      if (priced.empty()) continue;
+      paths.Run(source, weight, spec.arc_open, targets);
+      for (const auto [g, threshold, tolerance] : priced) {
         FlowGroup& group = *groups[g];
         const double length = paths.weight(group.dst);
         bound_numerator += spec.group_upper[g] * length;
-        const double threshold = master.Threshold(g);
-        const double tolerance = kPricingTolerance * std::max(std::abs(threshold), 1e-12);
-        if (roles[g] == Role::kFree) DropIdlePaths(group, spec, weight, threshold + tolerance);
         if (!(length < threshold - tolerance)) continue;
         std::vector<int> path = paths.PathTo(group.dst);
         const bool known = std::any_of(group.paths.begin(), group.paths.end(),
@@ -556,7 +597,7 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
         for (PathColumn& path : groups[g]->paths) path.status[spec.phase] = kNoStatus;
         groups[g]->row_status[spec.phase] = kNoStatus;
       }
-      if (!candidates[i].arcs.empty()) groups[g]->paths.push_back(PathColumn{.arcs = std::move(candidates[i].arcs)});
+      if (!candidates[i].arcs.empty()) groups[g]->paths.emplace_back(std::move(candidates[i].arcs));
     }
     const size_t added = keep;
     if (partial) {
@@ -586,6 +627,17 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
     }
   }
   if (mlu) RememberLowerBound(spec, outcome.lower_bound, basis);
+  // The frozen groups' load is already summed: add the free groups' flows.
+  // (Unfreezing subtracted from it, so clear the rounding left behind.)
+  outcome.arc_load = std::move(frozen_load);
+  for (int g : free_groups) {
+    for (const PathColumn& path : groups[g]->paths) {
+      for (int arc : path.arcs) outcome.arc_load[arc] += path.flow;
+    }
+  }
+  for (int a = 0; a < arcs; ++a) {
+    if (!spec.arc_open[a] || outcome.arc_load[a] < kLoadRounding) outcome.arc_load[a] = 0;
+  }
   return outcome;
 }
 

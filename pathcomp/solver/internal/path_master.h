@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -40,11 +41,41 @@ struct Graph {
   void Index();
 };
 
+// A set of arcs folded into 64 bits (arc a -> bit a % 64): a path whose
+// bits miss those of the closed arcs avoids them without reading its arcs,
+// which keeps the scans over every path of a re-solve cheap.
+inline uint64_t ArcBit(int arc) { return uint64_t{1} << (arc & 63); }
+
 struct PathColumn {
-  std::vector<int> arcs;
+  explicit PathColumn(std::vector<int> path_arcs) : arcs(std::move(path_arcs)) {
+    for (int arc : arcs) arc_bits |= ArcBit(arc);
+  }
+  std::vector<int> arcs;   // never changed after construction
+  uint64_t arc_bits = 0;   // ArcBit of every arc
   double flow = 0;                                   // after the last phase that ran
   int idle_rounds = 0;                               // rounds unused and overpriced
   uint8_t status[kPhaseCount] = {kNoStatus, kNoStatus};  // last basis status per phase
+};
+
+// Which arcs paths may use (a PhaseSpec's arc_open, or the usable arcs).
+class OpenArcs {
+ public:
+  explicit OpenArcs(const std::vector<char>& arc_open) : arc_open_(arc_open) {
+    for (size_t a = 0; a < arc_open.size(); ++a) {
+      if (!arc_open[a]) closed_bits_ |= ArcBit(static_cast<int>(a));
+    }
+  }
+  bool Allow(const PathColumn& path) const {
+    if ((path.arc_bits & closed_bits_) == 0) return true;
+    for (int arc : path.arcs) {
+      if (!arc_open_[arc]) return false;
+    }
+    return true;
+  }
+
+ private:
+  const std::vector<char>& arc_open_;
+  uint64_t closed_bits_ = 0;
 };
 
 // Commodities with the same src, dst and priority: routed as one.
@@ -106,6 +137,8 @@ struct PhaseOutcome {
   int pricing_rounds = 0;
   int lp_solves = 0;
   std::vector<int> unroutable;  // positions in `groups` with no open path (left out)
+  // Per arc: what the groups' flows put on it at the end (solver units).
+  std::vector<double> arc_load;
 };
 
 struct ColumnGenerationLimits {
