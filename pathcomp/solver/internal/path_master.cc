@@ -42,6 +42,29 @@ bool HasLimit(const std::vector<double>& limits, int node) {
 
 ClpSimplex::Status ToClp(uint8_t status) { return static_cast<ClpSimplex::Status>(status); }
 
+// Dual lengths of paths under link prices. Prices sit on the few bottleneck
+// links, so most paths cross none of them: the bits of the priced arcs
+// answer 0 for those without reading their arcs (the prices are >= 0, so a
+// path missing every priced arc has length exactly 0).
+class PathLengths {
+ public:
+  explicit PathLengths(const std::vector<double>& weight) : weight_(&weight) {
+    for (size_t a = 0; a < weight.size(); ++a) {
+      if (weight[a] > 0) priced_bits_ |= ArcBit(static_cast<int>(a));
+    }
+  }
+  double Of(const PathColumn& path) const {
+    if ((path.arc_bits & priced_bits_) == 0) return 0;
+    double length = 0;
+    for (int arc : path.arcs) length += (*weight_)[arc];
+    return length;
+  }
+
+ private:
+  const std::vector<double>* weight_;
+  uint64_t priced_bits_ = 0;
+};
+
 // What a group is to the master of a run.
 enum class Role : char {
   kLeftOut,  // no open path reaches its destination
@@ -97,6 +120,7 @@ class Master {
     return minimizing_utilization() ? model_.primalColumnSolution()[0] : -model_.objectiveValue();
   }
   const std::vector<double>& arc_weight() const { return basis_.arc_weights; }
+  const PathLengths& path_lengths() const { return path_lengths_; }
 
   struct GroupPrice {
     // What a new path must cost (in dual weight) less than to improve the master.
@@ -113,10 +137,7 @@ class Master {
     // Moving flow off its dearest used path onto a cheaper one helps.
     double dearest = 0;
     for (const PathColumn& path : groups_[g]->paths) {
-      if (path.flow <= kBoundTolerance) continue;
-      double length = 0;
-      for (int arc : path.arcs) length += basis_.arc_weights[arc];
-      dearest = std::max(dearest, length);
+      if (path.flow > kBoundTolerance) dearest = std::max(dearest, path_lengths_.Of(path));
     }
     return {dearest, dearest};
   }
@@ -277,6 +298,7 @@ class Master {
     // Link prices: -dual of the (<=) arc row, >= 0 for a minimization.
     basis_.arc_weights.assign(arcs, 0);
     for (int a = 0; a < arcs; ++a) basis_.arc_weights[a] = spec_.arc_open[a] ? std::max(0.0, -y[a]) : 0;
+    path_lengths_ = PathLengths(basis_.arc_weights);
 
     threshold_.assign(groups_.size(), kInfinity);
     key_length_.assign(groups_.size(), kInfinity);
@@ -346,8 +368,7 @@ class Master {
         key_worth = std::max(0.0, -dj[single_column]);
       }
     }
-    double key_length = 0;
-    for (int arc : key.arcs) key_length += basis_.arc_weights[arc];
+    const double key_length = path_lengths_.Of(key);
     threshold_[g] = key_length - key_worth;
     key_length_[g] = key_length;
   }
@@ -366,6 +387,7 @@ class Master {
   MasterBasis& basis_;
   const OpenArcs open_arcs_;
   ClpSimplex model_;
+  PathLengths path_lengths_{basis_.arc_weights};  // under the last solve's prices
   std::vector<ColumnRef> columns_;
   std::vector<int> group_row_, key_path_, send_row_, receive_row_;
   std::vector<double> threshold_, key_length_;  // per group, free groups only
@@ -380,17 +402,13 @@ class Master {
 // forgets its statuses, so the path re-enters nonbasic at its flow if the
 // group splits again.
 void DropIdlePaths(FlowGroup& group, const PhaseSpec& spec, const OpenArcs& open_arcs,
-                   const std::vector<double>& weight, double price_floor) {
+                   const PathLengths& lengths, double price_floor) {
   if (group.paths.size() < 2) return;
   size_t idle_count = 0;
   for (PathColumn& path : group.paths) {
     bool idle = path.flow <= kBoundTolerance && path.status[spec.phase] != ClpSimplex::basic &&
                 open_arcs.Allow(path);
-    if (idle) {
-      double length = 0;
-      for (int arc : path.arcs) length += weight[arc];
-      idle = length > price_floor;
-    }
+    if (idle) idle = lengths.Of(path) > price_floor;
     path.idle_rounds = idle ? path.idle_rounds + 1 : 0;
     idle_count += path.idle_rounds >= kIdleRoundsBeforeDrop;
   }
@@ -494,9 +512,16 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
     }
   }
   PricedShortestPaths paths(graph);
+  std::vector<int> targets;  // destinations of one source's groups to price or route
   for (int source = 0; source < graph.node_count; ++source) {
     if (!source_needs_tree[source]) continue;
-    paths.Run(source, basis.arc_weights, spec.arc_open);
+    // A failure breaks a few groups per source: the search stops once it
+    // reached their destinations.
+    targets.clear();
+    for (int g : by_source.of(source)) {
+      if (without_open_path[g]) targets.push_back(groups[g]->dst);
+    }
+    paths.Run(source, basis.arc_weights, spec.arc_open, targets);
     for (int g : by_source.of(source)) {
       if (!without_open_path[g]) continue;
       FlowGroup& group = *groups[g];
@@ -529,7 +554,6 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
     double tolerance;
   };
   std::vector<PricedGroup> priced;  // of one source
-  std::vector<int> targets;         // their destinations
   while (true) {
     if (master_changed) {
       if (absl::Status solved = master.Solve(outcome.lp_solves == 0); !solved.ok()) return solved;
@@ -560,7 +584,7 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
         if (roles[g] == Role::kLeftOut || (partial && roles[g] != Role::kFree)) continue;
         const Master::GroupPrice price = master.PriceOf(g);
         const double tolerance = kPricingTolerance * std::max(std::abs(price.threshold), 1e-12);
-        if (roles[g] == Role::kFree) DropIdlePaths(*groups[g], spec, open_arcs, weight, price.threshold + tolerance);
+        if (roles[g] == Role::kFree) DropIdlePaths(*groups[g], spec, open_arcs, master.path_lengths(), price.threshold + tolerance);
         if (price.used_path_length <= 0) continue;
         priced.push_back({g, price.threshold, tolerance});
         targets.push_back(groups[g]->dst);

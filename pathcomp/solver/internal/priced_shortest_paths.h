@@ -18,10 +18,10 @@ class PricedShortestPaths {
  public:
   explicit PricedShortestPaths(const Graph& graph)
       : graph_(graph),
+        target_run_(graph.node_count, 0),
         weight_(graph.node_count),
         latency_(graph.node_count),
-        pred_(graph.node_count),
-        target_run_(graph.node_count, 0) {}
+        pred_(graph.node_count) {}
 
   // Labels every node reachable from `source` over open arcs; with
   // `targets`, only those are sure to be final (the search stops once they
