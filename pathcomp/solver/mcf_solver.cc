@@ -225,6 +225,7 @@ class ClassSequence {
     if (outcome.ok()) {
       stats_.pricing_rounds += outcome->pricing_rounds;
       stats_.lp_solves += outcome->lp_solves;
+      stats_.absorbed_phases += outcome->absorbed;
     }
     return outcome;
   }

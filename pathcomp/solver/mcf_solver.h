@@ -61,6 +61,9 @@ struct McfSolveStats {
   bool warm = false;        // Resolve() reused the previous state
   int pricing_rounds = 0;   // over every class and phase
   int lp_solves = 0;
+  // Phases a re-solve finished without an LP: what the failure broke fit
+  // below the utilization already proven optimal.
+  int absorbed_phases = 0;
   int columns = 0;          // paths held at the end
 };
 

@@ -271,6 +271,51 @@ TEST(McfSolverTest, WarmResolveAfterFailuresMatchesAColdSolve) {
   }
 }
 
+// A failure whose flow fits below the proven optimum is routed around it
+// without an LP; one that raises the optimum goes back to the LP.
+TEST(McfSolverTest, ResolveAbsorbsAFailureThatFitsBelowTheOptimum) {
+  McfProblem problem;
+  problem.node_count = 6;
+  // 0 -> 1 direct (arc 0, the lowest latency) or over 2 or 3; 4 -> 5 has
+  // one arc and sets the optimum at 0.9.
+  problem.arcs = {Arc(0, 1, 10), Arc(0, 2, 10), Arc(2, 1, 10), Arc(0, 3, 10), Arc(3, 1, 10), Arc(4, 5, 10)};
+  problem.commodities = {Flow(0, 1, 6), Flow(4, 5, 9)};
+  McfSolver solver;
+  absl::StatusOr<McfAllocation> intact = solver.Solve(problem);
+  ASSERT_TRUE(intact.ok()) << intact.status();
+  ASSERT_NEAR(intact->max_utilization, 0.9, kTolerance);
+  ASSERT_GT(intact->arc_load_gbps[0], 0);
+
+  McfProblem failed = problem;
+  failed.arcs[0].capacity_gbps = 0;
+  absl::StatusOr<McfAllocation> absorbed = solver.Resolve(failed);
+  ASSERT_TRUE(absorbed.ok()) << absorbed.status();
+  EXPECT_EQ(absorbed->stats.absorbed_phases, 1);
+  EXPECT_EQ(absorbed->stats.lp_solves, 0);
+  EXPECT_EQ(FlowProblem(failed, *absorbed), "");
+  EXPECT_EQ(UnroutedDemand(failed, *absorbed), "");
+  EXPECT_EQ(absorbed->arc_load_gbps[0], 0);
+  EXPECT_NEAR(absorbed->max_utilization, 0.9, kTolerance);
+  EXPECT_NEAR(absorbed->classes[0].utilization_lower_bound, 0.9, kTolerance);
+
+  // Now 0 -> 1 has 8 Gbps over two 5 Gbps routes: 0.8 fits, so still 0.9.
+  // Then the route over 2 fails too: 8 Gbps on one 10 Gbps route is 0.8 <
+  // 0.9 but not on 5 Gbps links, so the LP must find the new optimum.
+  failed.arcs[1].capacity_gbps = 5;
+  failed.arcs[2].capacity_gbps = 5;
+  failed.arcs[3].capacity_gbps = 5;
+  failed.arcs[4].capacity_gbps = 5;
+  failed.commodities[0].demand_gbps = 8;
+  ASSERT_TRUE(solver.Solve(failed).ok());
+  failed.arcs[1].capacity_gbps = 0;
+  absl::StatusOr<McfAllocation> raised = solver.Resolve(failed);
+  ASSERT_TRUE(raised.ok()) << raised.status();
+  EXPECT_EQ(raised->stats.absorbed_phases, 0);
+  EXPECT_GT(raised->stats.lp_solves, 0);
+  EXPECT_EQ(FlowProblem(failed, *raised), "");
+  EXPECT_NEAR(raised->max_utilization, 8.0 / 5.0, kTolerance);
+}
+
 TEST(McfSolverTest, ResolveOfAnotherProblemSolvesCold) {
   McfProblem problem = Diamond();
   problem.commodities = {Flow(0, 1, 10)};

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "pathcomp/solver/internal/column_wise_lp.h"
+#include "pathcomp/solver/internal/failure_absorber.h"
 #include "pathcomp/solver/internal/priced_shortest_paths.h"
 
 namespace geodesic::pathcomp::internal {
@@ -477,6 +479,27 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
   PhaseOutcome outcome;
   const int arcs = static_cast<int>(graph.arc_src.size());
   if (basis.arc_weights.size() != static_cast<size_t>(arcs)) basis.arc_weights.assign(arcs, 0);
+
+  // After a failure: route what it broke at the bound still proven, if it fits.
+  if (const double inherited = InheritedLowerBound(spec, basis); spec.freeze_routed_groups && inherited > 0) {
+    std::optional<std::vector<double>> load =
+        AbsorbAtUtilization(graph, spec, groups, basis.arc_weights, inherited * (1 + limits.relative_gap));
+    if (load.has_value()) {
+      outcome.absorbed = true;
+      outcome.lower_bound = std::max(spec.utilization_floor, inherited);
+      outcome.objective = outcome.lower_bound;
+      for (int a = 0; a < arcs; ++a) {
+        if (!spec.arc_open[a] || spec.arc_scale[a] <= 0) continue;
+        outcome.objective = std::max(outcome.objective, ((*load)[a] - spec.arc_upper[a]) / spec.arc_scale[a]);
+      }
+      RememberLowerBound(spec, outcome.lower_bound, basis);
+      outcome.arc_load = *std::move(load);
+      for (int a = 0; a < arcs; ++a) {
+        if (!spec.arc_open[a] || outcome.arc_load[a] < kLoadRounding) outcome.arc_load[a] = 0;
+      }
+      return outcome;
+    }
+  }
 
   // Groups by source, so one shortest-path tree prices all of a source's groups.
   const GroupsBySource by_source(groups, graph.node_count);

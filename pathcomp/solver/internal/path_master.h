@@ -136,6 +136,7 @@ struct PhaseOutcome {
   double lower_bound = 0;  // utilization phase: proven bound on the optimal U
   int pricing_rounds = 0;
   int lp_solves = 0;
+  bool absorbed = false;  // routed around a failure at the old bound, no LP
   std::vector<int> unroutable;  // positions in `groups` with no open path (left out)
   // Per arc: what the groups' flows put on it at the end (solver units).
   std::vector<double> arc_load;
