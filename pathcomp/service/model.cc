@@ -1,10 +1,13 @@
 #include "pathcomp/service/model.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "fabric/fabric_validation.h"
 #include "pathcomp/service/entity_key.h"
 #include "state/entity_id.h"
 
@@ -244,6 +247,39 @@ absl::StatusOr<ReportResult> Model::ApplyReport(const std::string& facility_id,
     }
   }
 
+  // Fabric planes: each reported plane's health replaces the stored one.
+  std::optional<v1::Fabric> fabric;
+  if (update != nullptr && update->planes_size() > 0) {
+    auto fabric_it = fabrics_.find(facility_id);
+    if (fabric_it == fabrics_.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("facility ", facility_id, " has no fabric to report planes of"));
+    }
+    fabric = fabric_it->second;
+    std::set<uint32_t> reported;
+    for (const v1::FabricPlaneHealth& health : update->planes()) {
+      if (!reported.insert(health.plane()).second) {
+        return absl::InvalidArgumentError(absl::StrCat("plane ", health.plane(), " reported twice in one update"));
+      }
+      auto stored = std::find_if(fabric->mutable_plane_health()->begin(), fabric->mutable_plane_health()->end(),
+                                 [&](const v1::FabricPlaneHealth& h) { return h.plane() == health.plane(); });
+      const v1::FabricPlaneHealth previous = stored != fabric->plane_health().end() ? *stored : v1::FabricPlaneHealth();
+      if (stored != fabric->plane_health().end()) {
+        *stored = health;
+      } else {
+        *fabric->add_plane_health() = health;
+      }
+      if (previous.state() != health.state() ||
+          !std::equal(previous.failed_rails().begin(), previous.failed_rails().end(), health.failed_rails().begin(),
+                      health.failed_rails().end())) {
+        result.plane_changes.push_back(
+            {health.plane(), previous.state(), health.state(), health.failed_rails_size()});
+      }
+    }
+    if (absl::Status valid = fabric::ValidateFabric(*fabric); !valid.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("fabric of ", facility_id, ": ", valid.message()));
+    }
+  }
+
   if (message.has_snapshot()) {
     if (!session.in_snapshot()) session.clear_snapshot_link_ids();
     session.set_in_snapshot(true);
@@ -266,8 +302,14 @@ absl::StatusOr<ReportResult> Model::ApplyReport(const std::string& facility_id,
 
   state::ChangeSet changes(absl::StrCat("telemetry from ", reporter, " seq ", seq));
   for (const auto& [id, link] : updated) changes.Put(Kind::kLink, id, link);
+  if (fabric.has_value()) changes.Put(Kind::kFabric, facility_id, *fabric);
   changes.Put(Kind::kAgentSession, key, session);
   if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
+  if (fabric.has_value()) {
+    fabrics_[facility_id] = *std::move(fabric);
+    // What a facility can exchange with the backbone follows its planes.
+    if (!result.plane_changes.empty()) InvalidateSnapshot();
+  }
 
   for (auto& [id, link] : updated) {
     if (snapshot_) pending_health_[id] = link.health();

@@ -29,11 +29,20 @@ struct HealthChange {
   v1::OperState current;
 };
 
+// A fabric plane whose health changed (its state, or the set of failed rails).
+struct PlaneChange {
+  uint32_t plane = 0;
+  v1::OperState previous;
+  v1::OperState current;
+  int failed_rails = 0;
+};
+
 // The outcome of one telemetry message.
 struct ReportResult {
   uint64_t seq = 0;
   bool duplicate = false;  // already applied earlier; acknowledged, not re-applied
   std::vector<HealthChange> changes;
+  std::vector<PlaneChange> plane_changes;
 };
 
 struct ImportOptions {

@@ -20,8 +20,12 @@ grpc::Status TelemetryService::Report(
     grpc::ServerContext* context,
     grpc::ServerReaderWriter<v1::ControllerMessage, v1::AgentMessage>* stream) {
   auto identity = tls::PeerIdentity(*context);
-  if (!identity.ok()) return ToGrpcStatus(identity.status());
+  if (!identity.ok()) {
+    CountRefusal(identity.status());
+    return ToGrpcStatus(identity.status());
+  }
   if (identity->kind != tls::Identity::Kind::kAgent) {
+    ++refused_not_permitted_;
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         absl::StrCat(identity->spiffe_id, " is not a site agent"));
   }
@@ -29,19 +33,23 @@ grpc::Status TelemetryService::Report(
   v1::AgentMessage message;
   if (!stream->Read(&message)) return grpc::Status::OK;
   if (!message.has_hello()) {
+    ++refused_invalid_;
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the stream must open with hello");
   }
   const v1::AgentHello hello = message.hello();
   if (hello.facility_id() != identity->facility_id) {
+    ++refused_not_permitted_;
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         absl::StrCat("certificate of facility ", identity->facility_id,
                                      " may not report for facility ", hello.facility_id()));
   }
   if (!state::IsValidEntityId(hello.agent_id())) {
+    ++refused_invalid_;
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         absl::StrCat("agent_id \"", hello.agent_id(), "\" is not a valid id"));
   }
   if (hello.incarnation() == 0) {
+    ++refused_invalid_;
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "incarnation must be non-zero");
   }
   auto session = model_.OpenSession(hello.facility_id(), hello.agent_id(), hello.incarnation());
@@ -69,9 +77,23 @@ grpc::Status TelemetryService::Report(
     auto result = model_.ApplyReport(hello.facility_id(), hello.agent_id(), hello.incarnation(),
                                      message, identity->spiffe_id);
     if (!result.ok()) {
+      CountRefusal(result.status());
       daemon::LogWarn("telemetry refused", {{"agent", identity->spiffe_id},
+                                            {"code", absl::StatusCodeToString(result.status().code())},
                                             {"error", std::string(result.status().message())}});
       return ToGrpcStatus(result.status());
+    }
+    ++(result->duplicate ? duplicates_ : applied_);
+    if (!result->plane_changes.empty()) {
+      std::string reason;
+      for (const PlaneChange& change : result->plane_changes) {
+        if (!reason.empty()) reason += ", ";
+        absl::StrAppend(&reason, "fabric ", hello.facility_id(), " plane ", change.plane, " ",
+                        state::OperStateName(change.current));
+        if (change.failed_rails > 0) absl::StrAppend(&reason, " (", change.failed_rails, " rails down)");
+      }
+      daemon::LogInfo("fabric plane health changed", {{"agent", identity->spiffe_id}, {"changes", reason}});
+      planner_.RequestSolve(absl::StrCat(reason, " (", hello.facility_id(), " agent)"));
     }
     if (!result->changes.empty()) {
       std::string reason;
@@ -95,6 +117,28 @@ grpc::Status TelemetryService::Report(
     if (!stream->Write(reply)) break;
   }
   return grpc::Status::OK;
+}
+
+void TelemetryService::CountRefusal(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kUnauthenticated:
+      ++refused_not_permitted_;
+      break;
+    case absl::StatusCode::kFailedPrecondition:
+      ++refused_out_of_order_;
+      break;
+    default:
+      ++refused_invalid_;
+  }
+}
+
+TelemetryCounters TelemetryService::counters() const {
+  return TelemetryCounters{.applied = applied_,
+                           .duplicates = duplicates_,
+                           .refused_invalid = refused_invalid_,
+                           .refused_not_permitted = refused_not_permitted_,
+                           .refused_out_of_order = refused_out_of_order_};
 }
 
 void TelemetryService::Register(const std::string& facility_id, grpc::ServerContext* context) {

@@ -2,7 +2,11 @@
 // Telemetry.Report: one stream per site agent. Authenticates the agent by its
 // certificate, lets it report only its own facility's links, applies every
 // message exactly once (see telemetry.proto) and asks the planner to re-solve
-// when a link's state changes.
+// when a link's state or a fabric plane's health changes. Every refused
+// message is counted by reason (and ends its stream: the agent resumes
+// from its last acknowledged report).
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <set>
@@ -16,6 +20,14 @@
 
 namespace geodesic::pathcomp {
 
+struct TelemetryCounters {
+  uint64_t applied = 0;     // messages applied
+  uint64_t duplicates = 0;  // acknowledged again, not re-applied
+  uint64_t refused_invalid = 0;        // malformed, oversized, unknown link or plane
+  uint64_t refused_not_permitted = 0;  // another facility's link, a wrong certificate
+  uint64_t refused_out_of_order = 0;   // a sequence gap, no open session
+};
+
 class TelemetryService final : public v1::Telemetry::Service {
  public:
   TelemetryService(Model& model, Planner& planner, EventBus& events, std::string replica_id);
@@ -28,14 +40,19 @@ class TelemetryService final : public v1::Telemetry::Service {
   // their sessions having been reset, send a full snapshot).
   void Resync(const std::vector<std::string>& facility_ids);
 
+  TelemetryCounters counters() const;
+
  private:
   void Register(const std::string& facility_id, grpc::ServerContext* context);
   void Unregister(const std::string& facility_id, grpc::ServerContext* context);
+  void CountRefusal(const absl::Status& status);
 
   Model& model_;
   Planner& planner_;
   EventBus& events_;
   const std::string replica_id_;
+  std::atomic<uint64_t> applied_{0}, duplicates_{0}, refused_invalid_{0}, refused_not_permitted_{0},
+      refused_out_of_order_{0};
 
   std::mutex streams_mu_;
   std::map<std::string, std::set<grpc::ServerContext*>> streams_;  // by facility

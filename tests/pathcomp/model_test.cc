@@ -22,6 +22,16 @@ nodes:
   - {id: chi1, facility: chi}
 links:
   - {id: iad-chi, reverse: chi-iad, from: iad1, to: chi1, capacity_gbps: 100}
+fabrics:
+  - facility: iad
+    planes: 2
+    rails: 8
+    gpus: 1024
+    nic_speed_gbps: 400
+    backbone_uplink_gbps: 1000000  # above what the planes carry, so planes set the exchange
+    layers:
+      - {name: leaf,  switch_count: 32, downlink_ports: 32, uplink_ports: 32, port_speed_gbps: 400}
+      - {name: spine, switch_count: 16, downlink_ports: 64, port_speed_gbps: 400}
 services:
   - {id: retriever, replicas: [chi]}
 )",
@@ -140,6 +150,71 @@ TEST_F(ModelTest, MalformedReportsAreRefused) {
   *message.mutable_snapshot()->add_links() = message.snapshot().links(0);
   EXPECT_THAT(std::string(Apply(message).status().message()), HasSubstr("reported twice"));
   EXPECT_EQ(StateOf("iad-chi"), v1::OPER_STATE_UNKNOWN);
+}
+
+v1::FabricPlaneHealth PlaneHealth(uint32_t plane, v1::OperState state, std::vector<uint32_t> failed_rails = {}) {
+  v1::FabricPlaneHealth health;
+  health.set_plane(plane);
+  health.set_state(state);
+  for (uint32_t rail : failed_rails) health.add_failed_rails(rail);
+  return health;
+}
+
+TEST_F(ModelTest, FabricPlaneReportsReplaceThePlanesHealthAndShrinkTheExchange) {
+  ASSERT_TRUE(Apply(Snapshot(1, "iad-chi", v1::OPER_STATE_UP)).ok());
+  ASSERT_TRUE(Apply(Sync(2)).ok());
+  const auto intact = model_->CurrentSnapshot();
+  const double full = intact->facility_exchange_gbps(intact->FacilityIndex("iad"));
+
+  v1::AgentMessage message = Delta(3, "iad-chi", v1::OPER_STATE_UP);
+  *message.mutable_delta()->add_planes() = PlaneHealth(0, v1::OPER_STATE_UP);
+  *message.mutable_delta()->add_planes() = PlaneHealth(1, v1::OPER_STATE_DOWN);
+  auto result = Apply(message);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->plane_changes.size(), 2u);  // from no report at all
+  EXPECT_EQ(result->plane_changes[1].plane, 1u);
+  EXPECT_EQ(result->plane_changes[1].current, v1::OPER_STATE_DOWN);
+  const auto degraded = model_->CurrentSnapshot();
+  const double one_plane = degraded->facility_exchange_gbps(degraded->FacilityIndex("iad"));
+  EXPECT_NEAR(one_plane, full / 2, 1e-6 * full);
+
+  // The same health again is no change; failed rails are.
+  message = Delta(4, "iad-chi", v1::OPER_STATE_UP);
+  *message.mutable_delta()->add_planes() = PlaneHealth(1, v1::OPER_STATE_DOWN);
+  *message.mutable_delta()->add_planes() = PlaneHealth(0, v1::OPER_STATE_DEGRADED, {2, 5});
+  result = Apply(message);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->plane_changes.size(), 1u);
+  EXPECT_EQ(result->plane_changes[0].failed_rails, 2);
+  ASSERT_EQ(model_->Fabrics().size(), 1u);
+  EXPECT_EQ(model_->Fabrics()[0].plane_health_size(), 2);
+}
+
+TEST_F(ModelTest, BadPlaneReportsAreRefusedAndChangeNothing) {
+  ASSERT_TRUE(Apply(Snapshot(1, "iad-chi", v1::OPER_STATE_UP)).ok());
+  ASSERT_TRUE(Apply(Sync(2)).ok());
+  const std::string before = model_->Fabrics()[0].SerializeAsString();
+  const std::vector<std::pair<std::vector<v1::FabricPlaneHealth>, std::string>> cases = {
+      {{PlaneHealth(2, v1::OPER_STATE_DOWN)}, "out of range"},
+      {{PlaneHealth(0, v1::OPER_STATE_DOWN, {8})}, "out of range"},
+      {{PlaneHealth(0, v1::OPER_STATE_DOWN), PlaneHealth(0, v1::OPER_STATE_UP)}, "reported twice"},
+  };
+  for (const auto& [planes, expected] : cases) {
+    v1::AgentMessage message = Delta(3, "iad-chi", v1::OPER_STATE_DOWN);
+    for (const auto& plane : planes) *message.mutable_delta()->add_planes() = plane;
+    auto result = Apply(message);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(result.status().message(), HasSubstr(expected));
+  }
+  EXPECT_EQ(model_->Fabrics()[0].SerializeAsString(), before);
+  EXPECT_EQ(StateOf("iad-chi"), v1::OPER_STATE_UP);  // the link in the refused message did not change either
+  // A facility without a fabric has no planes to report.
+  ASSERT_TRUE(model_->OpenSession("chi", "agent", kIncarnation).ok());
+  v1::AgentMessage chi = Snapshot(1, "chi-iad", v1::OPER_STATE_UP);
+  *chi.mutable_snapshot()->add_planes() = PlaneHealth(0, v1::OPER_STATE_UP);
+  auto refused = model_->ApplyReport("chi", "agent", kIncarnation, chi, "test-agent");
+  EXPECT_THAT(refused.status().message(), HasSubstr("has no fabric"));
 }
 
 TEST_F(ModelTest, SyncMarksLinksMissingFromTheSnapshotUnknown) {
