@@ -7,10 +7,31 @@
 //     - address: 127.0.0.1:7443
 //   tls: {ca: ca.crt, cert: site-iad-agent.crt, key: site-iad-agent.key}
 //   poll_interval_ms: 100            # optional: how often health sources are read
+//   report_interval_ms: 1000         # optional: measurement updates; state changes go at once
 //   outbox_limit: 10000              # optional: unacknowledged reports kept per replica
-//   health_file: iad-health.yaml     # optional: overrides written by a fabric manager or a drill
+//   health_file: iad-health.yaml     # optional: overrides written by an operator or a drill
+//   probe:                           # optional: active probing of the links with a peer
+//     listen: 127.0.0.1:7301         #   this agent's probe socket (requests and answers)
+//     interval_ms: 100               #   one probe per link per interval (drills: 10)
+//     detect_multiplier: 3           #   down after this many intervals without an answer
+//     window: 100                    #   probes that RTT, jitter and loss are computed over
+//     loss_degraded_ratio: 0.05      #   degraded at or above this loss
+//     rtt_degraded_us: 0             #   degraded at or above this RTT (0: off)
+//     hold_down_ms: 1000             #   a better state must hold this long (doubles per flap)
+//     hold_down_max_ms: 30000
+//   interfaces_root: /sys/class/net  # optional: where interface counters are read
+//   fabric_health:                   # optional: the fabric manager's plane health
+//     source: http://127.0.0.1:9100/planes   # or a file
+//     planes: 2
+//     rails: 8
+//   routerd_socket: /run/geodesic/iad-routerd.sock  # optional: local events to routerd
 //   links:                           # the backbone links leaving this facility
-//     - {id: iad-nyc, state: up, rtt_us: 4200}
+//     - id: iad-nyc
+//       peer: 127.0.0.1:7302         # the far end's probe socket; without it the
+//       state: up                    #   configured state and rtt_us are reported
+//       rtt_us: 4200
+//       interface: eth1              # utilization from this interface's counters
+//       capacity_gbps: 100           # default: the interface's speed
 #include <chrono>
 #include <optional>
 #include <string>
@@ -18,9 +39,34 @@
 
 #include "absl/status/statusor.h"
 #include "geodesic/v1/model.pb.h"
+#include "site_agent/fabric_health_source.h"
 #include "tls/credentials.h"
 
 namespace geodesic::site_agent {
+
+struct ProbeConfig {
+  std::string listen;  // host:port
+  std::chrono::milliseconds interval{100};
+  uint32_t detect_multiplier = 3;
+  uint32_t window = 100;
+  double loss_degraded_ratio = 0.05;
+  uint64_t rtt_degraded_us = 0;  // 0: RTT never degrades a link
+  std::chrono::milliseconds hold_down{1000};
+  std::chrono::milliseconds hold_down_max{30'000};
+};
+
+struct LinkConfig {
+  std::string id;
+  v1::LinkHealth static_health;  // what is reported without a probe
+  std::string peer;              // host:port of the far end's probe socket; empty: not probed
+  std::string interface;         // empty: no utilization
+  double capacity_gbps = 0;      // 0: the interface's speed
+};
+
+struct FabricHealthConfig {
+  std::string source;  // a file or a local http:// URL
+  FabricShape shape;
+};
 
 struct AgentConfig {
   std::string facility_id;
@@ -28,10 +74,17 @@ struct AgentConfig {
   std::vector<std::string> pathcomp_addresses;
   tls::TlsFiles tls;
   std::chrono::milliseconds poll_interval{100};
+  std::chrono::milliseconds report_interval{1000};
   size_t outbox_limit = 10'000;
   std::string health_file;  // empty: none
-  // Static health per link, as configured.
-  std::vector<std::pair<std::string, v1::LinkHealth>> links;
+  std::optional<ProbeConfig> probe;
+  std::string interfaces_root = "/sys/class/net";
+  std::optional<FabricHealthConfig> fabric_health;
+  std::string routerd_socket;  // empty: no local events
+  std::vector<LinkConfig> links;
+
+  // Each link's configured (static) health, for the health sources.
+  std::vector<std::pair<std::string, v1::LinkHealth>> StaticHealth() const;
 };
 
 // Errors name the file and key; every problem is listed.
@@ -39,5 +92,9 @@ struct AgentConfig {
 
 // "up" | "degraded" | "down" -> state; nullopt otherwise.
 std::optional<v1::OperState> ParseOperState(const std::string& text);
+
+// Checks "host:port" / "[v6]:port" with a literal IP address and a port
+// (1..65535, or 0 where `allow_port_zero`: any free port).
+[[nodiscard]] absl::Status ValidateUdpEndpoint(const std::string& text, bool allow_port_zero);
 
 }  // namespace geodesic::site_agent

@@ -24,7 +24,7 @@ uint64_t NewIncarnation() {
 class SiteAgentImpl final : public SiteAgent {
  public:
   explicit SiteAgentImpl(AgentConfig config)
-      : config_(std::move(config)), source_(config_.links, config_.health_file) {
+      : config_(std::move(config)), source_(config_.StaticHealth(), config_.health_file) {
     source_.Poll(daemon::UnixNowMs());
     v1::AgentHello hello;
     hello.set_facility_id(config_.facility_id);

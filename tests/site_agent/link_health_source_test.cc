@@ -61,5 +61,36 @@ TEST_F(LinkHealthSourceTest, BadFilesChangeNothing) {
   }
 }
 
+TEST_F(LinkHealthSourceTest, MeasurementsTravelWhenDueStateChangesAtOnce) {
+  source_->Poll(1000);
+  v1::LinkHealth measured;
+  measured.set_state(v1::OPER_STATE_UP);
+  measured.set_rtt_us(4100);
+  measured.set_jitter_us(30);
+  source_->SetMeasured("iad-chi", measured);
+  source_->SetUtilization("iad-chi", 0.4);
+  EXPECT_TRUE(source_->Poll(2000, /*measurements_due=*/false).empty());
+  auto changed = source_->Poll(3000, /*measurements_due=*/true);
+  ASSERT_EQ(changed.size(), 1u);
+  EXPECT_EQ(changed[0].health().rtt_us(), 4100u);
+  EXPECT_EQ(changed[0].health().utilization_ratio(), 0.4);
+
+  measured.set_state(v1::OPER_STATE_DOWN);
+  source_->SetMeasured("iad-chi", measured);
+  changed = source_->Poll(4000, /*measurements_due=*/false);
+  ASSERT_EQ(changed.size(), 1u);
+  EXPECT_EQ(changed[0].health().state(), v1::OPER_STATE_DOWN);
+
+  // The health file overrides what is measured, field by field.
+  Write("links:\n  iad-chi: {state: degraded, loss_ratio: 0.3}\n");
+  changed = source_->Poll(5000, false);
+  ASSERT_EQ(changed.size(), 1u);
+  EXPECT_EQ(changed[0].health().state(), v1::OPER_STATE_DEGRADED);
+  EXPECT_EQ(changed[0].health().loss_ratio(), 0.3);
+  EXPECT_EQ(changed[0].health().rtt_us(), 4100u);
+  source_->SetMeasured("unknown-link", measured);  // ignored
+  EXPECT_EQ(source_->Current().size(), 2u);
+}
+
 }  // namespace
 }  // namespace geodesic::site_agent
