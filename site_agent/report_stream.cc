@@ -53,12 +53,14 @@ bool ReportStream::connected() const {
 void ReportStream::EnqueueSnapshotLocked(uint64_t first_seq) {
   outbox_.clear();
   next_seq_ = first_seq;
-  const std::vector<v1::LinkReport> links = full_state_();
-  size_t index = 0;
-  do {  // at least one batch, even for no links
+  const v1::Update state = full_state_();
+  const auto& links = state.links();
+  int index = 0;
+  do {  // at least one batch, even for no links; the planes ride in the first
     v1::AgentMessage message;
     v1::Update& update = *message.mutable_snapshot();
     update.set_seq(next_seq_++);
+    if (index == 0) *update.mutable_planes() = state.planes();
     for (size_t n = 0; n < options_.snapshot_batch_links && index < links.size(); ++n) {
       *update.add_links() = links[index++];
     }
@@ -70,8 +72,9 @@ void ReportStream::EnqueueSnapshotLocked(uint64_t first_seq) {
   needs_snapshot_ = false;
 }
 
-void ReportStream::Publish(const std::vector<v1::LinkReport>& links) {
-  if (links.empty()) return;
+void ReportStream::Publish(const std::vector<v1::LinkReport>& links,
+                           const std::vector<v1::FabricPlaneHealth>& planes) {
+  if (links.empty() && planes.empty()) return;
   {
     std::lock_guard lock(mu_);
     if (needs_snapshot_) return;  // the coming snapshot will carry this state
@@ -87,6 +90,7 @@ void ReportStream::Publish(const std::vector<v1::LinkReport>& links) {
       v1::AgentMessage message;
       message.mutable_delta()->set_seq(next_seq_++);
       for (const auto& link : links) *message.mutable_delta()->add_links() = link;
+      for (const auto& plane : planes) *message.mutable_delta()->add_planes() = plane;
       outbox_.push_back(std::move(message));
     }
   }

@@ -36,8 +36,9 @@ struct ReportStreamOptions {
 
 class ReportStream {
  public:
-  // `full_state` returns every link's current health, for snapshots.
-  using FullState = std::function<std::vector<v1::LinkReport>()>;
+  // `full_state` returns every link's and fabric plane's current health
+  // (seq unset), for snapshots.
+  using FullState = std::function<v1::Update()>;
 
   ReportStream(ReportStreamOptions options, std::shared_ptr<grpc::ChannelCredentials> credentials,
                FullState full_state);
@@ -46,8 +47,9 @@ class ReportStream {
   void Start();
   void Stop();
 
-  // Queues a delta with these links' health.
-  void Publish(const std::vector<v1::LinkReport>& links);
+  // Queues a delta with these links' and planes' health.
+  void Publish(const std::vector<v1::LinkReport>& links,
+               const std::vector<v1::FabricPlaneHealth>& planes = {});
 
   uint64_t last_acked_seq() const;
   bool connected() const;

@@ -1,12 +1,19 @@
 #include "site_agent/site_agent.h"
 
+#include <algorithm>
 #include <condition_variable>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <random>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/clock.h"
 #include "daemon/log.h"
+#include "local_events/local_event_sender.h"
+#include "site_agent/fabric_health_source.h"
+#include "site_agent/interface_counters.h"
 #include "site_agent/link_health_source.h"
 #include "site_agent/report_stream.h"
 #include "tls/credentials.h"
@@ -23,51 +30,55 @@ uint64_t NewIncarnation() {
 
 class SiteAgentImpl final : public SiteAgent {
  public:
-  explicit SiteAgentImpl(AgentConfig config)
-      : config_(std::move(config)), source_(config_.StaticHealth(), config_.health_file) {
-    source_.Poll(daemon::UnixNowMs());
+  SiteAgentImpl(AgentConfig config, std::optional<FabricHealthSource> fabric)
+      : config_(std::move(config)),
+        incarnation_(NewIncarnation()),
+        links_(config_.StaticHealth(), config_.health_file),
+        fabric_(std::move(fabric)),
+        counters_(config_.interfaces_root) {
     v1::AgentHello hello;
     hello.set_facility_id(config_.facility_id);
     hello.set_agent_id(config_.agent_id);
-    hello.set_incarnation(NewIncarnation());
+    hello.set_incarnation(incarnation_);
     auto credentials = tls::MakeChannelCredentials(config_.tls, tls::Identity::Kind::kPathcomp);
     for (const auto& address : config_.pathcomp_addresses) {
       ReportStreamOptions options;
       options.address = address;
       options.hello = hello;
       options.outbox_limit = config_.outbox_limit;
-      streams_.push_back(std::make_unique<ReportStream>(options, credentials, [this] {
-        std::lock_guard lock(source_mu_);
-        return source_.Current();
-      }));
+      streams_.push_back(std::make_unique<ReportStream>(options, credentials, [this] { return FullState(); }));
     }
+    if (!config_.routerd_socket.empty()) {
+      routerd_ = std::make_unique<local_events::LocalEventSender>(local_events::SenderOptions{
+          .socket_path = config_.routerd_socket, .facility_id = config_.facility_id, .incarnation = incarnation_});
+    }
+    Measure(/*measurements_due=*/true);
     daemon::LogInfo("site agent ready", {{"facility", config_.facility_id},
                                          {"links", std::to_string(config_.links.size())},
                                          {"replicas", std::to_string(streams_.size())},
-                                         {"incarnation", std::to_string(hello.incarnation())}});
+                                         {"fabric_health", fabric_ ? config_.fabric_health->source : "none"},
+                                         {"routerd_socket", config_.routerd_socket.empty() ? "none" : config_.routerd_socket},
+                                         {"incarnation", std::to_string(incarnation_)}});
   }
 
   void Run() override {
     for (auto& stream : streams_) stream->Start();
+    if (routerd_) routerd_->Start();
+    auto next_report = std::chrono::steady_clock::now() + config_.report_interval;
     std::unique_lock lock(mu_);
     while (!stopping_) {
       cv_.wait_for(lock, config_.poll_interval, [this] { return stopping_; });
       if (stopping_) break;
-      std::vector<v1::LinkReport> changed;
-      {
-        std::lock_guard source_lock(source_mu_);
-        changed = source_.Poll(daemon::UnixNowMs());
-      }
-      if (changed.empty()) continue;
-      for (const auto& report : changed) {
-        daemon::LogInfo("link health changed",
-                        {{"link", report.link_id()},
-                         {"state", v1::OperState_Name(report.health().state())}});
-      }
-      for (auto& stream : streams_) stream->Publish(changed);
+      lock.unlock();
+      const auto now = std::chrono::steady_clock::now();
+      const bool due = now >= next_report;
+      if (due) next_report = now + config_.report_interval;
+      Measure(due);
+      lock.lock();
     }
     lock.unlock();
     for (auto& stream : streams_) stream->Stop();
+    if (routerd_) routerd_->Stop();
   }
 
   void Stop() override {
@@ -79,10 +90,79 @@ class SiteAgentImpl final : public SiteAgent {
   }
 
  private:
+  // Reads every source and sends what changed: to routerd (local repair
+  // cannot wait for a controller) and to every replica.
+  void Measure(bool measurements_due) {
+    std::vector<v1::LinkReport> changed;
+    std::vector<v1::FabricPlaneHealth> planes;
+    {
+      std::lock_guard lock(sources_mu_);
+      if (measurements_due) SampleUtilization();
+      changed = links_.Poll(daemon::UnixNowMs(), measurements_due);
+      if (fabric_) planes = fabric_->Poll(daemon::UnixNowMs());
+    }
+    if (changed.empty() && planes.empty()) return;
+    for (const auto& report : changed) {
+      if (report.health().state() == LastState(report.link_id())) continue;
+      daemon::LogInfo("link health changed",
+                      {{"link", report.link_id()}, {"state", v1::OperState_Name(report.health().state())}});
+      last_state_[report.link_id()] = report.health().state();
+    }
+    for (const auto& plane : planes) {
+      daemon::LogInfo("fabric plane health changed", {{"plane", std::to_string(plane.plane())},
+                                                      {"state", v1::OperState_Name(plane.state())},
+                                                      {"failed_rails", std::to_string(plane.failed_rails_size())}});
+    }
+    if (routerd_ && !changed.empty()) routerd_->Publish(changed);
+    for (auto& stream : streams_) stream->Publish(changed, planes);
+  }
+
+  void SampleUtilization() {
+    const auto now = std::chrono::steady_clock::now();
+    for (const LinkConfig& link : config_.links) {
+      if (link.interface.empty()) continue;
+      double capacity = link.capacity_gbps;
+      if (capacity <= 0) {
+        absl::StatusOr<double> speed = counters_.SpeedGbps(link.interface);
+        if (!speed.ok()) {
+          if (warned_interfaces_.insert(link.interface).second) {
+            daemon::LogWarn("no utilization for link", {{"link", link.id}, {"error", std::string(speed.status().message())}});
+          }
+          continue;
+        }
+        capacity = *speed;
+      }
+      if (std::optional<double> utilization = counters_.Sample(link.interface, capacity, now)) {
+        links_.SetUtilization(link.id, std::min(*utilization, 100.0));
+      }
+    }
+  }
+
+  v1::OperState LastState(const std::string& link_id) const {
+    auto it = last_state_.find(link_id);
+    return it == last_state_.end() ? v1::OPER_STATE_UNKNOWN : it->second;
+  }
+
+  v1::Update FullState() {
+    std::lock_guard lock(sources_mu_);
+    v1::Update state;
+    for (auto& report : links_.Current()) *state.add_links() = std::move(report);
+    if (fabric_) {
+      for (auto& plane : fabric_->Current()) *state.add_planes() = std::move(plane);
+    }
+    return state;
+  }
+
   const AgentConfig config_;
-  std::mutex source_mu_;
-  LinkHealthSource source_;
+  const uint64_t incarnation_;
+  std::mutex sources_mu_;  // guards the sources below (streams read them for snapshots)
+  LinkHealthSource links_;
+  std::optional<FabricHealthSource> fabric_;
+  InterfaceCounters counters_;
+  std::set<std::string> warned_interfaces_;
+  std::map<std::string, v1::OperState> last_state_;  // for logging transitions only
   std::vector<std::unique_ptr<ReportStream>> streams_;
+  std::unique_ptr<local_events::LocalEventSender> routerd_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
@@ -100,7 +180,13 @@ absl::StatusOr<std::unique_ptr<SiteAgent>> SiteAgent::Create(AgentConfig config)
         "facility: \"", config.facility_id, "\" does not match the certificate ",
         config.tls.cert_path, " (", identity->spiffe_id, ")"));
   }
-  return std::unique_ptr<SiteAgent>(new SiteAgentImpl(std::move(config)));
+  std::optional<FabricHealthSource> fabric;
+  if (config.fabric_health) {
+    auto source = FabricHealthSource::Create(config.fabric_health->source, config.fabric_health->shape);
+    if (!source.ok()) return source.status();
+    fabric = *std::move(source);
+  }
+  return std::unique_ptr<SiteAgent>(new SiteAgentImpl(std::move(config), std::move(fabric)));
 }
 
 }  // namespace geodesic::site_agent
