@@ -140,8 +140,8 @@ absl::Status LocalLab::StartPathcomp() {
 
 absl::Status LocalLab::WriteHealthFile(const std::string& facility_id) {
   std::string content = "links:\n";
-  for (const auto& [link, state] : link_overrides_[facility_id]) {
-    absl::StrAppend(&content, "  ", link, ": {state: ", state, "}\n");
+  for (const auto& [link, fields] : link_overrides_[facility_id]) {
+    absl::StrAppend(&content, "  ", link, ": {", fields, "}\n");
   }
   if (link_overrides_[facility_id].empty()) content = "links: {}\n";
   return WriteFile(absl::StrCat(options_.work_dir, "/health-", facility_id, ".yaml"), content);
@@ -160,7 +160,8 @@ absl::Status LocalLab::StartAgent(const std::string& facility_id) {
   if (auto status = WriteHealthFile(facility_id); !status.ok()) return status;
   const std::string config = absl::StrCat(
       "facility: ", facility_id, "\npathcomp:\n  - address: ", pathcomp_address_,
-      "\npoll_interval_ms: ", options_.agent_poll_interval_ms, "\nhealth_file: ",
+      "\npoll_interval_ms: ", options_.agent_poll_interval_ms,
+      "\nreport_interval_ms: ", options_.agent_report_interval_ms, "\nhealth_file: ",
       options_.work_dir, "/health-", facility_id, ".yaml\n",
       TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), "links:\n", links);
   const std::string name = "agent/" + facility_id;
@@ -218,12 +219,16 @@ ChildProcess* LocalLab::process(const std::string& name) {
 }
 
 absl::Status LocalLab::SetLinkState(const std::string& link_id, const std::string& state) {
+  return SetLinkHealth(link_id, state == "up" ? "" : absl::StrCat("state: ", state));
+}
+
+absl::Status LocalLab::SetLinkHealth(const std::string& link_id, const std::string& fields) {
   for (const auto& link : topology_.links) {
     if (link.id() != link_id) continue;
-    if (state == "up") {
+    if (fields.empty()) {
       link_overrides_[link.src_facility_id()].erase(link_id);
     } else {
-      link_overrides_[link.src_facility_id()][link_id] = state;
+      link_overrides_[link.src_facility_id()][link_id] = fields;
     }
     return WriteHealthFile(link.src_facility_id());
   }

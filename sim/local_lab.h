@@ -28,6 +28,7 @@ struct LabOptions {
   std::string topology_path;
   std::string replica_id = "pc1";
   int agent_poll_interval_ms = 20;
+  int agent_report_interval_ms = 100;  // measurement updates (state changes go at once)
   int solve_debounce_ms = 20;
 };
 
@@ -56,6 +57,9 @@ class LocalLab {
 
   // Overrides one link's health through its agent's health file.
   [[nodiscard]] absl::Status SetLinkState(const std::string& link_id, const std::string& state);
+  // Overrides one link's health fields, e.g. "state: up, rtt_us: 9000"
+  // (health file syntax); empty removes the override.
+  [[nodiscard]] absl::Status SetLinkHealth(const std::string& link_id, const std::string& fields);
 
   const topology::Topology& topology() const { return topology_; }
   const std::string& pathcomp_address() const { return pathcomp_address_; }
@@ -83,6 +87,7 @@ class LocalLab {
   std::string pathcomp_address_;
   std::map<std::string, ChildProcessPtr> processes_;
   // facility -> link -> state written to that agent's health file
+  // Per facility, per link: the health file fields forced on it.
   std::map<std::string, std::map<std::string, std::string>> link_overrides_;
 };
 
