@@ -74,6 +74,14 @@ grpc::Status TelemetryService::Report(
   if (!stream->Write(reply)) return grpc::Status::OK;
 
   while (stream->Read(&message)) {
+    if (const size_t bytes = message.ByteSizeLong(); bytes > kMaxReportBytes) {
+      ++refused_oversized_;
+      daemon::LogWarn("telemetry refused", {{"agent", identity->spiffe_id},
+                                            {"error", absl::StrCat("report of ", bytes, " bytes")}});
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          absl::StrCat("a report of ", bytes, " bytes exceeds the limit of ", kMaxReportBytes,
+                                       ": send snapshots in batches"));
+    }
     auto result = model_.ApplyReport(hello.facility_id(), hello.agent_id(), hello.incarnation(),
                                      message, identity->spiffe_id);
     if (!result.ok()) {
@@ -138,7 +146,8 @@ TelemetryCounters TelemetryService::counters() const {
                            .duplicates = duplicates_,
                            .refused_invalid = refused_invalid_,
                            .refused_not_permitted = refused_not_permitted_,
-                           .refused_out_of_order = refused_out_of_order_};
+                           .refused_out_of_order = refused_out_of_order_,
+                           .refused_oversized = refused_oversized_};
 }
 
 void TelemetryService::Register(const std::string& facility_id, grpc::ServerContext* context) {

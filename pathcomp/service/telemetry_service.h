@@ -23,10 +23,14 @@ namespace geodesic::pathcomp {
 struct TelemetryCounters {
   uint64_t applied = 0;     // messages applied
   uint64_t duplicates = 0;  // acknowledged again, not re-applied
-  uint64_t refused_invalid = 0;        // malformed, oversized, unknown link or plane
+  uint64_t refused_invalid = 0;        // malformed, unknown link or plane
   uint64_t refused_not_permitted = 0;  // another facility's link, a wrong certificate
   uint64_t refused_out_of_order = 0;   // a sequence gap, no open session
+  uint64_t refused_oversized = 0;      // above kMaxReportBytes
 };
+
+// One agent message may not exceed this (a 500-link snapshot batch is ~40 KB).
+inline constexpr size_t kMaxReportBytes = 1 << 20;
 
 class TelemetryService final : public v1::Telemetry::Service {
  public:
@@ -52,7 +56,7 @@ class TelemetryService final : public v1::Telemetry::Service {
   EventBus& events_;
   const std::string replica_id_;
   std::atomic<uint64_t> applied_{0}, duplicates_{0}, refused_invalid_{0}, refused_not_permitted_{0},
-      refused_out_of_order_{0};
+      refused_out_of_order_{0}, refused_oversized_{0};
 
   std::mutex streams_mu_;
   std::map<std::string, std::set<grpc::ServerContext*>> streams_;  // by facility

@@ -251,6 +251,32 @@ TEST_F(EndToEndTest, AgentClaimingAnotherFacilitysLinksIsRefusedAndChangesNothin
     EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
     EXPECT_THAT(status.error_message(), HasSubstr("may not report link chi-iad"));
   }
+  {  // An oversized report.
+    grpc::ClientContext context;
+    auto stream = telemetry->Report(&context);
+    v1::AgentMessage hello;
+    hello.mutable_hello()->set_facility_id("iad");
+    hello.mutable_hello()->set_agent_id("bloated");
+    hello.mutable_hello()->set_incarnation(8);
+    ASSERT_TRUE(stream->Write(hello));
+    v1::ControllerMessage reply;
+    ASSERT_TRUE(stream->Read(&reply));
+    v1::AgentMessage snapshot;
+    snapshot.mutable_snapshot()->set_seq(1);
+    for (int i = 0; i < 60'000; ++i) {  // ~1.3 MB
+      auto* report = snapshot.mutable_snapshot()->add_links();
+      report->set_link_id("iad-chi");
+      report->mutable_health()->set_state(v1::OPER_STATE_DOWN);
+      report->mutable_health()->set_rtt_us(1'000'000);
+    }
+    stream->Write(snapshot);
+    stream->WritesDone();
+    while (stream->Read(&reply)) {
+    }
+    const grpc::Status status = stream->Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status.error_message(), HasSubstr("exceeds the limit"));
+  }
   EXPECT_EQ(LinkStates(), before);
   EXPECT_EQ(GetPlan()->plan().generation(), generation);
 }
