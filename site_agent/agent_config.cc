@@ -2,13 +2,11 @@
 
 #include <set>
 
-#include <boost/asio/ip/address.hpp>
-
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "config/config_reader.h"
 #include "config/shared_keys.h"
 #include "site_agent/interface_counters.h"
+#include "site_agent/probe/probe_engine.h"
 
 namespace geodesic::site_agent {
 namespace {
@@ -17,8 +15,8 @@ ProbeConfig ReadProbe(config::ConfigReader& reader) {
   ProbeConfig probe;
   probe.listen = reader.RequiredString("listen");
   if (!probe.listen.empty()) {
-    if (absl::Status valid = ValidateUdpEndpoint(probe.listen, true); !valid.ok()) {
-      reader.AddError("listen", std::string(valid.message()));
+    if (auto endpoint = probe::ParseUdpEndpoint(probe.listen); !endpoint.ok()) {
+      reader.AddError("listen", std::string(endpoint.status().message()));
     }
   }
   probe.interval = std::chrono::milliseconds(reader.OptionalUint("interval_ms", 100, 1, 10'000));
@@ -64,8 +62,11 @@ LinkConfig ReadLink(config::ConfigReader& entry) {
   link.static_health.set_utilization_ratio(entry.OptionalDouble("utilization_ratio", 0, 0, 100));
   link.peer = entry.OptionalString("peer", "");
   if (!link.peer.empty()) {
-    if (absl::Status valid = ValidateUdpEndpoint(link.peer, false); !valid.ok()) {
-      entry.AddError("peer", std::string(valid.message()));
+    auto endpoint = probe::ParseUdpEndpoint(link.peer);
+    if (!endpoint.ok()) {
+      entry.AddError("peer", std::string(endpoint.status().message()));
+    } else if (endpoint->port() == 0) {
+      entry.AddError("peer", "the far end's probe port is needed (not 0)");
     }
   }
   link.interface = entry.OptionalString("interface", "");
@@ -86,24 +87,6 @@ std::optional<v1::OperState> ParseOperState(const std::string& text) {
   if (text == "degraded") return v1::OPER_STATE_DEGRADED;
   if (text == "down") return v1::OPER_STATE_DOWN;
   return std::nullopt;
-}
-
-absl::Status ValidateUdpEndpoint(const std::string& text, bool allow_port_zero) {
-  const size_t colon = text.rfind(':');
-  if (colon == std::string::npos) return absl::InvalidArgumentError(absl::StrCat("\"", text, "\": expected HOST:PORT"));
-  std::string host = text.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  boost::system::error_code error;
-  boost::asio::ip::make_address(host, error);
-  if (error) {
-    return absl::InvalidArgumentError(absl::StrCat("\"", text, "\": \"", host, "\" is not an IP address"));
-  }
-  uint32_t port = 0;
-  if (!absl::SimpleAtoi(text.substr(colon + 1), &port) || port > 65535 || (port == 0 && !allow_port_zero)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("\"", text, "\": the port must be from ", allow_port_zero ? 0 : 1, " to 65535"));
-  }
-  return absl::OkStatus();
 }
 
 std::vector<std::pair<std::string, v1::LinkHealth>> AgentConfig::StaticHealth() const {

@@ -93,8 +93,4 @@ struct AgentConfig {
 // "up" | "degraded" | "down" -> state; nullopt otherwise.
 std::optional<v1::OperState> ParseOperState(const std::string& text);
 
-// Checks "host:port" / "[v6]:port" with a literal IP address and a port
-// (1..65535, or 0 where `allow_port_zero`: any free port).
-[[nodiscard]] absl::Status ValidateUdpEndpoint(const std::string& text, bool allow_port_zero);
-
 }  // namespace geodesic::site_agent

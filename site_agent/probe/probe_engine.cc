@@ -1,0 +1,252 @@
+#include "site_agent/probe/probe_engine.h"
+
+#include <bitset>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "site_agent/probe/probe_packet.h"
+
+namespace geodesic::site_agent::probe {
+namespace {
+
+using boost::asio::ip::udp;
+using Clock = std::chrono::steady_clock;
+
+uint64_t Nanos(Clock::time_point at) {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(at.time_since_epoch()).count());
+}
+
+// Anti-replay for one peer's session, as in IPsec: the highest sequence
+// seen and which of the kWindow below it were.
+class ReplayWindow {
+ public:
+  static constexpr uint64_t kWindow = 1024;
+  // True when `seq` of `session` was not seen before (and records it).
+  bool Accept(uint64_t session, uint64_t seq) {
+    if (session != session_) {  // the peer's prober restarted
+      session_ = session;
+      highest_ = 0;
+      seen_.reset();
+    }
+    if (seq > highest_) {
+      const uint64_t shift = seq - highest_;
+      seen_ = shift >= kWindow ? std::bitset<kWindow>() : seen_ << shift;
+      seen_.set(0);
+      highest_ = seq;
+      return true;
+    }
+    const uint64_t age = highest_ - seq;
+    if (age >= kWindow || seen_.test(age)) return false;
+    seen_.set(age);
+    return true;
+  }
+
+ private:
+  uint64_t session_ = 0;
+  uint64_t highest_ = 0;
+  std::bitset<kWindow> seen_;
+};
+
+class ProbeEngineImpl final : public ProbeEngine {
+ public:
+  ProbeEngineImpl(ProbeEngineOptions options, StateChanged on_change)
+      : options_(std::move(options)), on_change_(std::move(on_change)), socket_(io_), timer_(io_) {
+    std::random_device random;
+    while (session_ == 0) session_ = (static_cast<uint64_t>(random()) << 32) ^ random();
+    for (const ProbedLink& link : options_.links) links_.push_back(Link{link.peer, LinkEstimator(options_.estimator)});
+    const auto& accepted = options_.accept_from;
+    if (accepted.empty()) {
+      for (const ProbedLink& link : options_.links) replay_.emplace(link.peer, ReplayWindow());
+    } else {
+      for (const udp::endpoint& peer : accepted) replay_.emplace(peer, ReplayWindow());
+    }
+  }
+
+  ~ProbeEngineImpl() override {
+    io_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  absl::Status Open() {
+    boost::system::error_code error;
+    socket_.open(options_.listen.protocol(), error);
+    if (!error) socket_.bind(options_.listen, error);
+    if (error) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot bind the probe socket to ", options_.listen.address().to_string(), ":",
+                       options_.listen.port(), ": ", error.message()));
+    }
+    local_ = socket_.local_endpoint();
+    Receive();
+    next_tick_ = Clock::now();
+    Tick();
+    thread_ = std::thread([this] { io_.run(); });
+    return absl::OkStatus();
+  }
+
+  udp::endpoint local_endpoint() const override { return local_; }
+
+  std::vector<std::pair<std::string, v1::LinkHealth>> Current() const override {
+    std::lock_guard lock(mu_);
+    std::vector<std::pair<std::string, v1::LinkHealth>> health;
+    for (size_t i = 0; i < links_.size(); ++i) health.emplace_back(options_.links[i].id, links_[i].estimator.health());
+    return health;
+  }
+
+  ProbeCounters counters() const override {
+    return ProbeCounters{.requests_sent = requests_sent_,
+                         .requests_answered = requests_answered_,
+                         .replies_accepted = replies_accepted_,
+                         .rejected_unknown_peer = rejected_unknown_peer_,
+                         .rejected_malformed = rejected_malformed_,
+                         .rejected_replay = rejected_replay_,
+                         .rejected_unexpected_reply = rejected_unexpected_reply_};
+  }
+
+ private:
+  struct Link {
+    udp::endpoint peer;
+    LinkEstimator estimator;
+    uint64_t next_seq = 1;
+  };
+
+  // One request per link, then every link judged; the ticks keep to the
+  // interval's grid so the probe rate does not drift.
+  void Tick() {
+    const Clock::time_point now = Clock::now();
+    bool changed = false;
+    {
+      std::lock_guard lock(mu_);
+      for (uint32_t i = 0; i < links_.size(); ++i) {
+        Link& link = links_[i];
+        ProbePacket request{.type = ProbeType::kRequest, .session = session_, .link_tag = i, .seq = link.next_seq++,
+                            .t1_ns = Nanos(now)};
+        link.estimator.Sent(request.seq, now);
+        Send(EncodeProbe(request), link.peer);
+        ++requests_sent_;
+      }
+      for (Link& link : links_) changed |= link.estimator.Update(now);
+    }
+    if (changed && on_change_) on_change_();
+    next_tick_ += options_.estimator.interval;
+    if (next_tick_ < now) next_tick_ = now + options_.estimator.interval;  // we fell behind: skip, do not burst
+    timer_.expires_at(next_tick_);
+    timer_.async_wait([this](const boost::system::error_code& error) {
+      if (!error) Tick();
+    });
+  }
+
+  void Send(const std::array<uint8_t, kProbePacketBytes>& bytes, const udp::endpoint& to) {
+    auto buffer = std::make_shared<std::array<uint8_t, kProbePacketBytes>>(bytes);
+    socket_.async_send_to(boost::asio::buffer(*buffer), to, [buffer](const boost::system::error_code&, size_t) {});
+  }
+
+  void Receive() {
+    socket_.async_receive_from(boost::asio::buffer(buffer_), sender_,
+                               [this](const boost::system::error_code& error, size_t bytes) {
+                                 if (error == boost::asio::error::operation_aborted) return;
+                                 if (!error) Handle(bytes);
+                                 Receive();
+                               });
+  }
+
+  void Handle(size_t bytes) {
+    const Clock::time_point now = Clock::now();
+    // Nobody but a configured peer gets anything, not even an error.
+    auto peer = replay_.find(sender_);
+    const bool from_link_peer = std::any_of(links_.begin(), links_.end(), [&](const Link& l) { return l.peer == sender_; });
+    if (peer == replay_.end() && !from_link_peer) {
+      ++rejected_unknown_peer_;
+      return;
+    }
+    absl::StatusOr<ProbePacket> packet = DecodeProbe(std::span<const uint8_t>(buffer_.data(), bytes));
+    if (!packet.ok()) {
+      ++rejected_malformed_;
+      return;
+    }
+    if (packet->type == ProbeType::kRequest) {
+      if (peer == replay_.end()) {
+        ++rejected_unknown_peer_;
+        return;
+      }
+      if (!peer->second.Accept(packet->session, packet->seq)) {
+        ++rejected_replay_;
+        return;
+      }
+      packet->type = ProbeType::kReply;
+      packet->t2_ns = Nanos(now);
+      packet->t3_ns = Nanos(Clock::now());
+      Send(EncodeProbe(*packet), sender_);
+      ++requests_answered_;
+      return;
+    }
+    bool changed = false;
+    {
+      std::lock_guard lock(mu_);
+      if (packet->session != session_ || packet->link_tag >= links_.size() || links_[packet->link_tag].peer != sender_ ||
+          !links_[packet->link_tag].estimator.Answered(packet->seq, now,
+                                                       std::chrono::nanoseconds(packet->t3_ns - packet->t2_ns))) {
+        ++rejected_unexpected_reply_;
+        return;
+      }
+      ++replies_accepted_;
+      // An answer can end a "down" at once (subject to the hold-down).
+      changed = links_[packet->link_tag].estimator.Update(now);
+    }
+    if (changed && on_change_) on_change_();
+  }
+
+  const ProbeEngineOptions options_;
+  const StateChanged on_change_;
+  boost::asio::io_context io_;
+  udp::socket socket_;
+  boost::asio::steady_timer timer_;
+  udp::endpoint local_, sender_;
+  std::array<uint8_t, 2048> buffer_{};
+  Clock::time_point next_tick_;
+  uint64_t session_ = 0;
+  std::map<udp::endpoint, ReplayWindow> replay_;  // by peer allowed to probe us
+  mutable std::mutex mu_;                         // guards links_' estimators
+  std::vector<Link> links_;
+  std::atomic<uint64_t> requests_sent_{0}, requests_answered_{0}, replies_accepted_{0}, rejected_unknown_peer_{0},
+      rejected_malformed_{0}, rejected_replay_{0}, rejected_unexpected_reply_{0};
+  std::thread thread_;
+};
+
+}  // namespace
+
+absl::StatusOr<udp::endpoint> ParseUdpEndpoint(const std::string& text) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos) return absl::InvalidArgumentError(absl::StrCat("\"", text, "\": expected HOST:PORT"));
+  std::string host = text.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  boost::system::error_code error;
+  const boost::asio::ip::address address = boost::asio::ip::make_address(host, error);
+  uint32_t port = 0;
+  if (error || !absl::SimpleAtoi(text.substr(colon + 1), &port) || port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", text, "\": expected an IP address and a port"));
+  }
+  return udp::endpoint(address, static_cast<uint16_t>(port));
+}
+
+absl::StatusOr<std::unique_ptr<ProbeEngine>> ProbeEngine::Start(ProbeEngineOptions options, StateChanged on_change) {
+  if (options.estimator.interval.count() <= 0 || options.estimator.detect_multiplier < 1 ||
+      options.estimator.window < 1) {
+    return absl::InvalidArgumentError("probe interval, detect multiplier and window must be positive");
+  }
+  for (const ProbedLink& link : options.links) {
+    if (link.peer.port() == 0) return absl::InvalidArgumentError(absl::StrCat("link ", link.id, ": the peer needs a port"));
+  }
+  auto engine = std::make_unique<ProbeEngineImpl>(std::move(options), std::move(on_change));
+  if (absl::Status opened = engine->Open(); !opened.ok()) return opened;
+  return engine;
+}
+
+}  // namespace geodesic::site_agent::probe

@@ -1,0 +1,370 @@
+// Active probing: the wire format, the estimator's verdicts on a simulated
+// clock, and two probe engines probing each other on loopback through
+// impairment relays.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/udp.hpp>
+
+#include "site_agent/probe/link_estimator.h"
+#include "site_agent/probe/probe_engine.h"
+#include "site_agent/probe/probe_packet.h"
+#include "tests/site_agent/impairment_relay.h"
+
+namespace geodesic::site_agent::probe {
+namespace {
+
+using boost::asio::ip::udp;
+using std::chrono::milliseconds;
+using ::testing::HasSubstr;
+
+// --- wire format ---
+
+TEST(ProbePacketTest, RoundTrips) {
+  const ProbePacket packet{.type = ProbeType::kReply, .session = 0x0102030405060708, .link_tag = 7, .seq = 42,
+                           .t1_ns = 1000, .t2_ns = 2000, .t3_ns = 2500};
+  const auto bytes = EncodeProbe(packet);
+  absl::StatusOr<ProbePacket> decoded = DecodeProbe(bytes);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->type, ProbeType::kReply);
+  EXPECT_EQ(decoded->session, packet.session);
+  EXPECT_EQ(decoded->link_tag, 7u);
+  EXPECT_EQ(decoded->seq, 42u);
+  EXPECT_EQ(decoded->t1_ns, 1000u);
+  EXPECT_EQ(decoded->t3_ns, 2500u);
+}
+
+TEST(ProbePacketTest, RefusesEveryMalformedClass) {
+  const auto good = EncodeProbe({.session = 1, .seq = 1});
+  auto with = [&](size_t offset, uint8_t value) {
+    auto bytes = good;
+    bytes[offset] = value;
+    return bytes;
+  };
+  const std::vector<std::pair<std::vector<uint8_t>, std::string>> cases = {
+      {{}, "0 bytes"},
+      {std::vector<uint8_t>(good.begin(), good.end() - 1), "55 bytes"},
+      {[&] { std::vector<uint8_t> v(good.begin(), good.end()); v.push_back(0); return v; }(), "57 bytes"},
+      {[&] { auto b = with(0, 'X'); return std::vector<uint8_t>(b.begin(), b.end()); }(), "magic"},
+      {[&] { auto b = with(4, 9); return std::vector<uint8_t>(b.begin(), b.end()); }(), "unknown probe type 9"},
+      {[&] { auto b = with(5, 1); return std::vector<uint8_t>(b.begin(), b.end()); }(), "reserved"},
+      {[&] { auto b = with(20, 1); return std::vector<uint8_t>(b.begin(), b.end()); }(), "reserved"},
+      {[&] { auto b = EncodeProbe({.session = 0, .seq = 1}); return std::vector<uint8_t>(b.begin(), b.end()); }(),
+       "start at 1"},
+      {[&] { auto b = EncodeProbe({.session = 1, .seq = 0}); return std::vector<uint8_t>(b.begin(), b.end()); }(),
+       "start at 1"},
+      {[&] {
+         auto b = EncodeProbe({.type = ProbeType::kReply, .session = 1, .seq = 1, .t2_ns = 10, .t3_ns = 5});
+         return std::vector<uint8_t>(b.begin(), b.end());
+       }(),
+       "before it was received"},
+  };
+  for (const auto& [bytes, expected] : cases) {
+    absl::StatusOr<ProbePacket> decoded = DecodeProbe(bytes);
+    ASSERT_FALSE(decoded.ok()) << expected;
+    EXPECT_THAT(decoded.status().message(), HasSubstr(expected));
+  }
+}
+
+// --- the estimator, on a simulated clock ---
+
+using TimePoint = LinkEstimator::TimePoint;
+
+class EstimatorTest : public ::testing::Test {
+ protected:
+  EstimatorOptions options_{.interval = milliseconds(10), .detect_multiplier = 3, .window = 50,
+                            .loss_degraded_ratio = 0.05, .hold_down = milliseconds(100),
+                            .hold_down_max = milliseconds(1000)};
+  LinkEstimator estimator_{options_};
+  TimePoint now_ = TimePoint{} + std::chrono::hours(1);
+  uint64_t seq_ = 0;
+
+  // One interval: a probe sent, answered after `rtt` unless `lost`.
+  bool Step(bool lost = false, milliseconds rtt = milliseconds(2)) {
+    estimator_.Sent(++seq_, now_);
+    if (!lost) EXPECT_TRUE(estimator_.Answered(seq_, now_ + rtt, std::chrono::microseconds(100)));
+    now_ += options_.interval;
+    return estimator_.Update(now_);
+  }
+};
+
+TEST_F(EstimatorTest, UpWithRttJitterAndNoLoss) {
+  EXPECT_EQ(estimator_.reported_state(), v1::OPER_STATE_UNKNOWN);
+  EXPECT_TRUE(Step());
+  for (int i = 0; i < 20; ++i) Step(false, milliseconds(2 + i % 2));
+  const v1::LinkHealth health = estimator_.health();
+  EXPECT_EQ(health.state(), v1::OPER_STATE_UP);
+  EXPECT_NEAR(static_cast<double>(health.rtt_us()), 2900, 1000);  // minus 100 us in the responder
+  EXPECT_NEAR(static_cast<double>(health.jitter_us()), 1000, 100);
+  EXPECT_EQ(health.loss_ratio(), 0);
+}
+
+TEST_F(EstimatorTest, DownAfterMultiplierIntervalsWithoutAnAnswer) {
+  for (int i = 0; i < 20; ++i) Step();
+  const TimePoint cut = now_;
+  while (estimator_.reported_state() != v1::OPER_STATE_DOWN) Step(/*lost=*/true);
+  EXPECT_LE(now_ - cut, options_.interval * 3 + options_.interval);
+}
+
+TEST_F(EstimatorTest, TwentyPercentLossIsDegradedNotDown) {
+  for (int i = 0; i < 20; ++i) Step();
+  for (int i = 0; i < 200; ++i) {
+    Step(/*lost=*/i % 5 == 4);
+    EXPECT_NE(estimator_.reported_state(), v1::OPER_STATE_DOWN);
+  }
+  EXPECT_EQ(estimator_.reported_state(), v1::OPER_STATE_DEGRADED);
+  EXPECT_NEAR(estimator_.health().loss_ratio(), 0.2, 0.05);
+}
+
+TEST_F(EstimatorTest, HighRttIsDegradedWhenConfigured) {
+  options_.rtt_degraded_us = 5000;
+  LinkEstimator estimator(options_);
+  estimator.Sent(1, now_);
+  estimator.Answered(1, now_ + milliseconds(8), std::chrono::nanoseconds(0));
+  estimator.Update(now_ + milliseconds(10));
+  EXPECT_EQ(estimator.reported_state(), v1::OPER_STATE_DEGRADED);
+}
+
+TEST_F(EstimatorTest, RecoveryWaitsOutAHoldDownThatGrowsWithFlaps) {
+  for (int i = 0; i < 20; ++i) Step();
+  std::vector<milliseconds> recovery;
+  for (int flap = 0; flap < 3; ++flap) {
+    while (estimator_.reported_state() != v1::OPER_STATE_DOWN) Step(true);
+    const TimePoint healed = now_;
+    // Out of "down" after the hold-down; degraded while the lost probes
+    // are still in the window, then up.
+    while (estimator_.reported_state() == v1::OPER_STATE_DOWN) Step();
+    recovery.push_back(std::chrono::duration_cast<milliseconds>(now_ - healed));
+    EXPECT_EQ(estimator_.reported_state(), v1::OPER_STATE_DEGRADED) << "flap " << flap;
+    while (estimator_.reported_state() != v1::OPER_STATE_UP) Step();
+  }
+  // 100, 200, 400 ms (plus an interval or two of granularity).
+  EXPECT_GE(recovery[0], milliseconds(100));
+  EXPECT_LT(recovery[0], milliseconds(150));
+  EXPECT_GE(recovery[1], milliseconds(200));
+  EXPECT_GE(recovery[2], milliseconds(400));
+  // Stable for hold_down_max forgives one flap.
+  const auto before = estimator_.current_hold_down();
+  for (int i = 0; i < 110; ++i) Step();
+  EXPECT_EQ(estimator_.current_hold_down(), before / 2);
+}
+
+TEST_F(EstimatorTest, LateRepeatedAndUnknownAnswersAreRefused) {
+  estimator_.Sent(1, now_);
+  EXPECT_TRUE(estimator_.Answered(1, now_ + milliseconds(1), {}));
+  EXPECT_FALSE(estimator_.Answered(1, now_ + milliseconds(2), {}));  // twice
+  EXPECT_FALSE(estimator_.Answered(99, now_ + milliseconds(2), {}));  // never sent
+  estimator_.Sent(2, now_);
+  estimator_.Update(now_ + milliseconds(40));  // judged lost
+  EXPECT_FALSE(estimator_.Answered(2, now_ + milliseconds(41), {}));
+}
+
+// --- two engines on loopback through impairment relays ---
+
+ProbeEngineOptions EngineOptions(const std::string& link_id, udp::endpoint peer, udp::endpoint accept_from) {
+  ProbeEngineOptions options;
+  options.listen = udp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0);
+  options.estimator = {.interval = milliseconds(10), .detect_multiplier = 3, .window = 50,
+                       .loss_degraded_ratio = 0.05, .hold_down = milliseconds(100),
+                       .hold_down_max = milliseconds(2000)};
+  options.links = {{link_id, peer}};
+  options.accept_from = {accept_from};
+  return options;
+}
+
+// Records the reported state transitions of an engine's one link.
+class Transitions {
+ public:
+  void Record(v1::OperState state) {
+    std::lock_guard lock(mu_);
+    if (!states_.empty() && states_.back().first == state) return;
+    states_.emplace_back(state, std::chrono::steady_clock::now());
+  }
+  std::optional<std::chrono::steady_clock::time_point> When(v1::OperState state, size_t after = 0) {
+    std::lock_guard lock(mu_);
+    for (size_t i = after; i < states_.size(); ++i) {
+      if (states_[i].first == state) return states_[i].second;
+    }
+    return std::nullopt;
+  }
+  size_t size() {
+    std::lock_guard lock(mu_);
+    return states_.size();
+  }
+  bool Contains(v1::OperState state, size_t after) { return When(state, after).has_value(); }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::pair<v1::OperState, std::chrono::steady_clock::time_point>> states_;
+};
+
+bool WaitFor(const std::function<bool()>& condition, milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(milliseconds(2));
+  }
+  return condition();
+}
+
+TEST(ProbeEngineTest, TwoAgentsSeeBlackholesGrayLossAndRecovery) {
+  testing::ImpairmentRelay a_to_b, b_to_a;
+  Transitions a_states;
+  std::unique_ptr<ProbeEngine> a;
+  auto started_a = ProbeEngine::Start(EngineOptions("a-b", a_to_b.listen_endpoint(), b_to_a.outward_endpoint()),
+                                      [&] { a_states.Record(a->Current()[0].second.state()); });
+  ASSERT_TRUE(started_a.ok()) << started_a.status();
+  auto b = ProbeEngine::Start(EngineOptions("b-a", b_to_a.listen_endpoint(), a_to_b.outward_endpoint()), nullptr);
+  ASSERT_TRUE(b.ok()) << b.status();
+  a = *std::move(started_a);
+  a_to_b.SetTarget((*b)->local_endpoint());
+  b_to_a.SetTarget(a->local_endpoint());
+
+  auto state_of = [](const ProbeEngine& engine) { return engine.Current()[0].second.state(); };
+  ASSERT_TRUE(WaitFor([&] { return state_of(*a) == v1::OPER_STATE_UP && state_of(**b) == v1::OPER_STATE_UP; },
+                      milliseconds(3000)));
+  EXPECT_GT(a->Current()[0].second.rtt_us(), 0u);
+  EXPECT_LT(a->Current()[0].second.rtt_us(), 50'000u);
+
+  // A blackhole: down within interval x multiplier (30 ms) plus a margin.
+  size_t mark = a_states.size();
+  const auto cut = std::chrono::steady_clock::now();
+  a_to_b.Blackhole();
+  ASSERT_TRUE(WaitFor([&] { return a_states.Contains(v1::OPER_STATE_DOWN, mark); }, milliseconds(2000)));
+  const auto detection = std::chrono::duration_cast<milliseconds>(*a_states.When(v1::OPER_STATE_DOWN, mark) - cut);
+  std::printf("blackhole detected in %lld ms (interval 10 ms x 3)\n", static_cast<long long>(detection.count()));
+  EXPECT_LE(detection, milliseconds(30 + 50));
+  EXPECT_EQ(state_of(**b), v1::OPER_STATE_UP);  // the other direction is fine
+
+  // Recovery: up again once the hold-down passed.
+  mark = a_states.size();
+  a_to_b.Pass();
+  ASSERT_TRUE(WaitFor([&] { return a_states.Contains(v1::OPER_STATE_UP, mark); }, milliseconds(3000)));
+
+  // 20% loss (every fifth probe): degraded, never down.
+  mark = a_states.size();
+  a_to_b.DropOneIn(5);
+  ASSERT_TRUE(WaitFor([&] { return a_states.Contains(v1::OPER_STATE_DEGRADED, mark); }, milliseconds(3000)));
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_FALSE(a_states.Contains(v1::OPER_STATE_DOWN, mark));
+  EXPECT_EQ(state_of(*a), v1::OPER_STATE_DEGRADED);
+  EXPECT_NEAR(a->Current()[0].second.loss_ratio(), 0.2, 0.08);
+
+  // And back up once the window is clean again.
+  mark = a_states.size();
+  a_to_b.Pass();
+  ASSERT_TRUE(WaitFor([&] { return a_states.Contains(v1::OPER_STATE_UP, mark); }, milliseconds(5000)));
+  EXPECT_EQ(a->counters().rejected_unknown_peer, 0u);
+  EXPECT_EQ((*b)->counters().rejected_replay, 0u);
+}
+
+// A raw UDP socket on loopback, to play a peer or a stranger.
+class RawPeer {
+ public:
+  RawPeer() : socket_(io_, udp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0)) {
+    socket_.non_blocking(true);
+  }
+  udp::endpoint endpoint() const { return socket_.local_endpoint(); }
+  void Send(std::span<const uint8_t> bytes, const udp::endpoint& to) { socket_.send_to(boost::asio::buffer(bytes.data(), bytes.size()), to); }
+  // The next datagram within `timeout`, if any.
+  std::optional<std::vector<uint8_t>> Receive(milliseconds timeout = milliseconds(200)) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::array<uint8_t, 2048> buffer;
+    while (std::chrono::steady_clock::now() < deadline) {
+      boost::system::error_code error;
+      udp::endpoint from;
+      const size_t bytes = socket_.receive_from(boost::asio::buffer(buffer), from, 0, error);
+      if (!error) return std::vector<uint8_t>(buffer.begin(), buffer.begin() + bytes);
+      std::this_thread::sleep_for(milliseconds(1));
+    }
+    return std::nullopt;
+  }
+
+ private:
+  boost::asio::io_context io_;
+  udp::socket socket_;
+};
+
+TEST(ProbeEngineTest, TheResponderAnswersOnlyPeersAndNeverTwice) {
+  RawPeer peer, stranger;
+  ProbeEngineOptions options = EngineOptions("x-y", udp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 9), peer.endpoint());
+  options.links.clear();  // a pure responder
+  auto engine = ProbeEngine::Start(options, nullptr);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  const udp::endpoint target = (*engine)->local_endpoint();
+  const auto request = EncodeProbe({.session = 77, .seq = 5, .t1_ns = 1});
+
+  stranger.Send(request, target);
+  EXPECT_FALSE(stranger.Receive().has_value());
+  peer.Send(std::vector<uint8_t>{'G', 'D', 'P', '1', 1}, target);
+  EXPECT_FALSE(peer.Receive().has_value());
+  peer.Send(request, target);
+  auto reply = peer.Receive();
+  ASSERT_TRUE(reply.has_value());
+  absl::StatusOr<ProbePacket> decoded = DecodeProbe(*reply);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->type, ProbeType::kReply);
+  EXPECT_EQ(decoded->session, 77u);
+  EXPECT_EQ(decoded->seq, 5u);
+  EXPECT_GE(decoded->t3_ns, decoded->t2_ns);
+  peer.Send(request, target);  // replayed
+  EXPECT_FALSE(peer.Receive().has_value());
+
+  const ProbeCounters counters = (*engine)->counters();
+  EXPECT_EQ(counters.rejected_unknown_peer, 1u);
+  EXPECT_EQ(counters.rejected_malformed, 1u);
+  EXPECT_EQ(counters.rejected_replay, 1u);
+  EXPECT_EQ(counters.requests_answered, 1u);
+}
+
+TEST(ProbeEngineTest, TheProberAcceptsOnlyAnswersToItsOwnWaitingProbes) {
+  RawPeer peer;
+  auto engine = ProbeEngine::Start(EngineOptions("x-y", peer.endpoint(), peer.endpoint()), nullptr);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  const udp::endpoint prober = (*engine)->local_endpoint();
+  std::optional<ProbePacket> request;
+  while (!request) {
+    auto bytes = peer.Receive(milliseconds(1000));
+    ASSERT_TRUE(bytes.has_value());
+    auto decoded = DecodeProbe(*bytes);
+    ASSERT_TRUE(decoded.ok());
+    if (decoded->type == ProbeType::kRequest) request = *decoded;
+  }
+  ProbePacket reply = *request;
+  reply.type = ProbeType::kReply;
+  reply.t2_ns = 10;
+  reply.t3_ns = 20;
+  ProbePacket wrong_session = reply;
+  wrong_session.session ^= 1;
+  ProbePacket unknown_seq = reply;
+  unknown_seq.seq += 1'000'000;
+  peer.Send(EncodeProbe(wrong_session), prober);
+  peer.Send(EncodeProbe(unknown_seq), prober);
+  peer.Send(EncodeProbe(reply), prober);
+  peer.Send(EncodeProbe(reply), prober);  // twice
+  ASSERT_TRUE(WaitFor([&] { return (*engine)->counters().rejected_unexpected_reply >= 3; }, milliseconds(2000)));
+  EXPECT_EQ((*engine)->counters().rejected_unexpected_reply, 3u);
+  EXPECT_EQ((*engine)->counters().replies_accepted, 1u);
+}
+
+TEST(ProbeEngineTest, RefusesOptionsThatCannotWork) {
+  ProbeEngineOptions options;
+  options.listen = udp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0);
+  options.estimator.interval = milliseconds(0);
+  EXPECT_EQ(ProbeEngine::Start(options, nullptr).status().code(), absl::StatusCode::kInvalidArgument);
+  options.estimator.interval = milliseconds(10);
+  options.links = {{"x-y", udp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0)}};
+  EXPECT_EQ(ProbeEngine::Start(options, nullptr).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(ParseUdpEndpoint("127.0.0.1").ok());
+  EXPECT_FALSE(ParseUdpEndpoint("host:80").ok());
+  EXPECT_FALSE(ParseUdpEndpoint("127.0.0.1:65536").ok());
+  EXPECT_TRUE(ParseUdpEndpoint("[::1]:7301").ok());
+}
+
+}  // namespace
+}  // namespace geodesic::site_agent::probe
