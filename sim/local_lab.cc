@@ -1,8 +1,14 @@
 #include "sim/local_lab.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -26,6 +32,22 @@ absl::Status WriteFile(const std::string& path, const std::string& content) {
   fs::rename(temp, path, error);
   if (error) return absl::UnavailableError(absl::StrCat(path, ": ", error.message()));
   return absl::OkStatus();
+}
+
+// A UDP port on 127.0.0.1 that was free a moment ago.
+absl::StatusOr<int> FreeUdpPort() {
+  const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    if (fd >= 0) ::close(fd);
+    return absl::UnavailableError("no free UDP port on 127.0.0.1");
+  }
+  ::close(fd);
+  return ntohs(address.sin_port);
 }
 
 std::string TlsBlock(const std::string& pki, const std::string& stem) {
@@ -64,6 +86,13 @@ absl::StatusOr<std::unique_ptr<LocalLab>> LocalLab::Create(LabOptions options) {
     return absl::InternalError(absl::StrCat("make-pki.sh failed: ", pki->output));
   }
   if (auto status = lab->WritePathcompConfig("127.0.0.1:0"); !status.ok()) return status;
+  // Every agent's probe port is in its peers' configs, so it is chosen now
+  // (a free ephemeral port) and kept across restarts.
+  for (const std::string& facility : facilities) {
+    auto port = FreeUdpPort();
+    if (!port.ok()) return port.status();
+    lab->probe_ports_[facility] = *port;
+  }
   return lab;
 }
 
@@ -150,20 +179,35 @@ absl::Status LocalLab::WriteHealthFile(const std::string& facility_id) {
 absl::Status LocalLab::StartAgent(const std::string& facility_id) {
   if (pathcomp_address_.empty()) return absl::FailedPreconditionError("start pathcomp first");
   std::string links;
+  std::set<std::string> probing_us;  // facilities with a link to this one
   for (const auto& link : topology_.links) {
+    if (link.dst_facility_id() == facility_id) probing_us.insert(link.src_facility_id());
     if (link.src_facility_id() != facility_id) continue;
-    // A healthy link measures its propagation delay both ways.
-    absl::StrAppend(&links, "  - {id: ", link.id(), ", state: up, rtt_us: ", 2 * link.latency_us(),
-                    "}\n");
+    if (options_.probe_interval_ms > 0) {
+      // Probed over loopback: the RTT measured is loopback's, not the fiber's.
+      absl::StrAppend(&links, "  - {id: ", link.id(), ", peer: 127.0.0.1:", probe_ports_[link.dst_facility_id()],
+                      "}\n");
+    } else {
+      // A healthy link measures its propagation delay both ways.
+      absl::StrAppend(&links, "  - {id: ", link.id(), ", state: up, rtt_us: ", 2 * link.latency_us(), "}\n");
+    }
   }
   if (links.empty()) return absl::InvalidArgumentError(facility_id + " has no links");
+  std::string probe;
+  if (options_.probe_interval_ms > 0) {
+    std::vector<std::string> accept;
+    for (const std::string& peer : probing_us) accept.push_back(absl::StrCat("127.0.0.1:", probe_ports_[peer]));
+    probe = absl::StrCat("probe:\n  listen: 127.0.0.1:", probe_ports_[facility_id], "\n  interval_ms: ",
+                         options_.probe_interval_ms, "\n  detect_multiplier: 3\n  hold_down_ms: 200\n",
+                         "  accept_from: [", absl::StrJoin(accept, ", "), "]\n");
+  }
   if (auto status = WriteHealthFile(facility_id); !status.ok()) return status;
   const std::string config = absl::StrCat(
       "facility: ", facility_id, "\npathcomp:\n  - address: ", pathcomp_address_,
       "\npoll_interval_ms: ", options_.agent_poll_interval_ms,
       "\nreport_interval_ms: ", options_.agent_report_interval_ms, "\nhealth_file: ",
       options_.work_dir, "/health-", facility_id, ".yaml\n",
-      TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), "links:\n", links);
+      TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), probe, "links:\n", links);
   const std::string name = "agent/" + facility_id;
   if (auto status = WriteFile(config_path(name), config); !status.ok()) return status;
   return Spawn(name, "bin/site_agent", config_path(name));

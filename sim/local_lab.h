@@ -29,6 +29,9 @@ struct LabOptions {
   std::string replica_id = "pc1";
   int agent_poll_interval_ms = 20;
   int agent_report_interval_ms = 100;  // measurement updates (state changes go at once)
+  // The agents probe each other's links over loopback at this interval
+  // (x3 to detect a failure); 0: no probing, the links' health is configured.
+  int probe_interval_ms = 10;
   int solve_debounce_ms = 20;
 };
 
@@ -86,6 +89,7 @@ class LocalLab {
   topology::Topology topology_;
   std::string pathcomp_address_;
   std::map<std::string, ChildProcessPtr> processes_;
+  std::map<std::string, int> probe_ports_;  // per facility: its agent's UDP probe port
   // facility -> link -> state written to that agent's health file
   // Per facility, per link: the health file fields forced on it.
   std::map<std::string, std::map<std::string, std::string>> link_overrides_;

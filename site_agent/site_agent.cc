@@ -15,6 +15,7 @@
 #include "site_agent/fabric_health_source.h"
 #include "site_agent/interface_counters.h"
 #include "site_agent/link_health_source.h"
+#include "site_agent/probe/probe_engine.h"
 #include "site_agent/report_stream.h"
 #include "tls/credentials.h"
 
@@ -30,7 +31,8 @@ uint64_t NewIncarnation() {
 
 class SiteAgentImpl final : public SiteAgent {
  public:
-  SiteAgentImpl(AgentConfig config, std::optional<FabricHealthSource> fabric)
+  SiteAgentImpl(AgentConfig config, std::optional<FabricHealthSource> fabric,
+                std::optional<probe::ProbeEngineOptions> probing)
       : config_(std::move(config)),
         incarnation_(NewIncarnation()),
         links_(config_.StaticHealth(), config_.health_file),
@@ -52,12 +54,31 @@ class SiteAgentImpl final : public SiteAgent {
       routerd_ = std::make_unique<local_events::LocalEventSender>(local_events::SenderOptions{
           .socket_path = config_.routerd_socket, .facility_id = config_.facility_id, .incarnation = incarnation_});
     }
+    if (probing) {
+      // Only the engine's own thread calls back; it just wakes the loop.
+      auto engine = probe::ProbeEngine::Start(*std::move(probing), [this] {
+        {
+          std::lock_guard lock(mu_);
+          probe_changed_ = true;
+        }
+        cv_.notify_all();
+      });
+      if (engine.ok()) {
+        probes_ = *std::move(engine);
+      } else {
+        start_status_ = engine.status();
+        return;
+      }
+    }
     Measure(/*measurements_due=*/true);
     daemon::LogInfo("site agent ready", {{"facility", config_.facility_id},
                                          {"links", std::to_string(config_.links.size())},
                                          {"replicas", std::to_string(streams_.size())},
                                          {"fabric_health", fabric_ ? config_.fabric_health->source : "none"},
                                          {"routerd_socket", config_.routerd_socket.empty() ? "none" : config_.routerd_socket},
+                                         {"probe", probes_ ? absl::StrCat(probes_->local_endpoint().address().to_string(), ":",
+                                                                          probes_->local_endpoint().port())
+                                                           : "off"},
                                          {"incarnation", std::to_string(incarnation_)}});
   }
 
@@ -67,8 +88,10 @@ class SiteAgentImpl final : public SiteAgent {
     auto next_report = std::chrono::steady_clock::now() + config_.report_interval;
     std::unique_lock lock(mu_);
     while (!stopping_) {
-      cv_.wait_for(lock, config_.poll_interval, [this] { return stopping_; });
+      // A probe verdict is sent at once; everything else at the poll interval.
+      cv_.wait_for(lock, config_.poll_interval, [this] { return stopping_ || probe_changed_; });
       if (stopping_) break;
+      probe_changed_ = false;
       lock.unlock();
       const auto now = std::chrono::steady_clock::now();
       const bool due = now >= next_report;
@@ -80,6 +103,8 @@ class SiteAgentImpl final : public SiteAgent {
     for (auto& stream : streams_) stream->Stop();
     if (routerd_) routerd_->Stop();
   }
+
+  const absl::Status& start_status() const { return start_status_; }
 
   void Stop() override {
     {
@@ -97,6 +122,9 @@ class SiteAgentImpl final : public SiteAgent {
     std::vector<v1::FabricPlaneHealth> planes;
     {
       std::lock_guard lock(sources_mu_);
+      if (probes_) {
+        for (const auto& [link_id, measured] : probes_->Current()) links_.SetMeasured(link_id, measured);
+      }
       if (measurements_due) SampleUtilization();
       changed = links_.Poll(daemon::UnixNowMs(), measurements_due);
       if (fabric_) planes = fabric_->Poll(daemon::UnixNowMs());
@@ -166,6 +194,10 @@ class SiteAgentImpl final : public SiteAgent {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
+  bool probe_changed_ = false;
+  absl::Status start_status_;
+  // Last: its thread calls back into the members above until it is destroyed.
+  std::unique_ptr<probe::ProbeEngine> probes_;
 };
 
 }  // namespace
@@ -186,7 +218,36 @@ absl::StatusOr<std::unique_ptr<SiteAgent>> SiteAgent::Create(AgentConfig config)
     if (!source.ok()) return source.status();
     fabric = *std::move(source);
   }
-  return std::unique_ptr<SiteAgent>(new SiteAgentImpl(std::move(config), std::move(fabric)));
+  std::optional<probe::ProbeEngineOptions> probing;
+  if (config.probe) {
+    const ProbeConfig& settings = *config.probe;
+    probe::ProbeEngineOptions options;
+    auto listen = probe::ParseUdpEndpoint(settings.listen);
+    if (!listen.ok()) return listen.status();
+    options.listen = *listen;
+    options.estimator = {.interval = settings.interval,
+                         .detect_multiplier = settings.detect_multiplier,
+                         .window = settings.window,
+                         .loss_degraded_ratio = settings.loss_degraded_ratio,
+                         .rtt_degraded_us = settings.rtt_degraded_us,
+                         .hold_down = settings.hold_down,
+                         .hold_down_max = settings.hold_down_max};
+    for (const LinkConfig& link : config.links) {
+      if (link.peer.empty()) continue;
+      auto peer = probe::ParseUdpEndpoint(link.peer);
+      if (!peer.ok()) return peer.status();
+      options.links.push_back({link.id, *peer});
+    }
+    for (const std::string& text : settings.accept_from) {
+      auto peer = probe::ParseUdpEndpoint(text);
+      if (!peer.ok()) return peer.status();
+      options.accept_from.push_back(*peer);
+    }
+    probing = std::move(options);
+  }
+  auto agent = std::make_unique<SiteAgentImpl>(std::move(config), std::move(fabric), std::move(probing));
+  if (!agent->start_status().ok()) return agent->start_status();
+  return agent;
 }
 
 }  // namespace geodesic::site_agent

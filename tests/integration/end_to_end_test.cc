@@ -96,12 +96,11 @@ class EndToEndTest : public ::testing::Test {
     return installed == lab_->topology().facilities.size();
   }
 
+  // Every link's state (the probes keep refreshing the measurements, so
+  // what a refused report would have changed is the state it claimed).
   static std::string LinkStates() {
     std::string states;
-    for (const auto& link : Links()) {
-      states += link.id() + "=" + std::to_string(link.health().state()) + "@" +
-                std::to_string(link.health().measured_at_unix_ms()) + " ";
-    }
+    for (const auto& link : Links()) states += link.id() + "=" + std::to_string(link.health().state()) + " ";
     return states;
   }
 
