@@ -169,10 +169,22 @@ absl::Status LocalLab::StartPathcomp() {
 
 absl::Status LocalLab::WriteHealthFile(const std::string& facility_id) {
   std::string content = "links:\n";
-  for (const auto& [link, fields] : link_overrides_[facility_id]) {
-    absl::StrAppend(&content, "  ", link, ": {", fields, "}\n");
+  bool any = false;
+  for (const auto& link : topology_.links) {
+    if (link.src_facility_id() != facility_id) continue;
+    auto forced = link_overrides_[facility_id].find(link.id());
+    std::vector<std::string> fields;
+    if (forced != link_overrides_[facility_id].end()) fields.push_back(forced->second);
+    // Probes over loopback measure loopback: the lab gives every link its
+    // fiber's round trip instead, so paths are chosen as on the real backbone.
+    const bool rtt_forced = forced != link_overrides_[facility_id].end() &&
+                            forced->second.find("rtt_us") != std::string::npos;
+    if (options_.probe_interval_ms > 0 && !rtt_forced) fields.push_back(absl::StrCat("rtt_us: ", 2 * link.latency_us()));
+    if (fields.empty()) continue;
+    absl::StrAppend(&content, "  ", link.id(), ": {", absl::StrJoin(fields, ", "), "}\n");
+    any = true;
   }
-  if (link_overrides_[facility_id].empty()) content = "links: {}\n";
+  if (!any) content = "links: {}\n";
   return WriteFile(absl::StrCat(options_.work_dir, "/health-", facility_id, ".yaml"), content);
 }
 

@@ -50,11 +50,13 @@ absl::Status LinkHealthSource::ReadHealthFile(std::map<std::string, Override>& o
     }
     auto entry = links.RequiredMap(id);
     Override forced;
-    const std::string state_text = entry.RequiredString("state");
-    if (auto state = ParseOperState(state_text)) {
-      forced.state = *state;
-    } else if (!state_text.empty()) {
-      entry.AddError("state", absl::StrCat("expected up, degraded or down, got \"", state_text, "\""));
+    if (entry.Has("state")) {
+      const std::string state_text = entry.RequiredString("state");
+      if (auto state = ParseOperState(state_text)) {
+        forced.state = *state;
+      } else {
+        entry.AddError("state", absl::StrCat("expected up, degraded or down, got \"", state_text, "\""));
+      }
     }
     if (entry.Has("rtt_us")) forced.rtt_us = entry.RequiredUint("rtt_us", 0, 10'000'000);
     if (entry.Has("loss_ratio")) forced.loss_ratio = entry.RequiredDouble("loss_ratio", 0, 1);

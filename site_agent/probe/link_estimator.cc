@@ -23,6 +23,7 @@ bool LinkEstimator::Answered(uint64_t seq, TimePoint at, std::chrono::nanosecond
   if (slot.seq != seq || slot.outcome != Outcome::kPending) return false;
   slot.outcome = Outcome::kAnswered;
   slot.rtt_ns = std::max<int64_t>(0, (at - slot.sent_at - responder_time).count());
+  if (!any_answer_) first_answered_seq_ = seq;
   any_answer_ = true;
   last_answer_at_ = std::max(last_answer_at_, at);
   return true;
@@ -59,7 +60,9 @@ bool LinkEstimator::Update(TimePoint now) {
   uint32_t lost = 0;
   for (Slot& slot : slots_) {
     if (slot.outcome == Outcome::kPending && now - slot.sent_at >= detect_time_) slot.outcome = Outcome::kLost;
-    if (slot.outcome == Outcome::kLost) ++lost;
+    // Probes before the far end first answered say it was not there yet,
+    // not that the link loses packets.
+    if (slot.outcome == Outcome::kLost && any_answer_ && slot.seq > first_answered_seq_) ++lost;
     if (slot.outcome == Outcome::kAnswered) answered.emplace_back(slot.seq, slot.rtt_ns);
   }
   judged_ = lost + static_cast<uint32_t>(answered.size());

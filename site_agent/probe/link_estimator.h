@@ -10,7 +10,8 @@
 //   up        otherwise;
 //   unknown   before the first verdict.
 // A probe is lost once unanswered for interval x detect_multiplier; a later
-// answer is refused (it is counted as lost already).
+// answer is refused (it is counted as lost already). Probes before the far
+// end's first answer do not count as loss (it was not there yet).
 //
 // Flap damping: a worse state is reported at once; a better one only after
 // it held for the hold-down: hold_down after one fall from a better state,
@@ -77,6 +78,7 @@ class LinkEstimator {
   bool any_sent_ = false;
   TimePoint first_sent_at_, last_answer_at_;
   bool any_answer_ = false;
+  uint64_t first_answered_seq_ = 0;
   v1::OperState reported_ = v1::OPER_STATE_UNKNOWN;
   v1::OperState candidate_ = v1::OPER_STATE_UNKNOWN;  // a better state waiting out the hold-down
   TimePoint candidate_since_;
