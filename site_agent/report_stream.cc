@@ -72,12 +72,13 @@ void ReportStream::EnqueueSnapshotLocked(uint64_t first_seq) {
   needs_snapshot_ = false;
 }
 
-void ReportStream::Publish(const std::vector<v1::LinkReport>& links,
-                           const std::vector<v1::FabricPlaneHealth>& planes) {
-  if (links.empty() && planes.empty()) return;
+uint64_t ReportStream::Publish(const std::vector<v1::LinkReport>& links,
+                               const std::vector<v1::FabricPlaneHealth>& planes) {
+  if (links.empty() && planes.empty()) return 0;
+  uint64_t seq = 0;
   {
     std::lock_guard lock(mu_);
-    if (needs_snapshot_) return;  // the coming snapshot will carry this state
+    if (needs_snapshot_) return 0;  // the coming snapshot will carry this state
     if (outbox_.size() >= options_.outbox_limit) {
       // Too far behind to replay: collapse into a snapshot at the next session.
       daemon::LogWarn("outbox full, collapsing into a snapshot",
@@ -88,13 +89,15 @@ void ReportStream::Publish(const std::vector<v1::LinkReport>& links,
       if (live_context_ != nullptr) live_context_->TryCancel();
     } else {
       v1::AgentMessage message;
-      message.mutable_delta()->set_seq(next_seq_++);
+      seq = next_seq_++;
+      message.mutable_delta()->set_seq(seq);
       for (const auto& link : links) *message.mutable_delta()->add_links() = link;
       for (const auto& plane : planes) *message.mutable_delta()->add_planes() = plane;
       outbox_.push_back(std::move(message));
     }
   }
   cv_.notify_all();
+  return seq;
 }
 
 void ReportStream::Run() {
@@ -171,10 +174,13 @@ bool ReportStream::Session() {
     v1::ControllerMessage message;
     while (stream->Read(&message)) {
       if (!message.has_ack()) continue;
-      std::lock_guard lock(mu_);
       const uint64_t seq = message.ack().seq();
-      while (!outbox_.empty() && SeqOf(outbox_.front()) <= seq) outbox_.pop_front();
-      last_acked_seq_ = std::max(last_acked_seq_, seq);
+      {
+        std::lock_guard lock(mu_);
+        while (!outbox_.empty() && SeqOf(outbox_.front()) <= seq) outbox_.pop_front();
+        last_acked_seq_ = std::max(last_acked_seq_, seq);
+      }
+      if (options_.on_ack) options_.on_ack(seq);
     }
     {
       std::lock_guard lock(mu_);

@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "fabric/fabric_validation.h"
 #include "pathcomp/service/entity_key.h"
 #include "state/entity_id.h"
 
@@ -18,10 +16,6 @@ using state::Kind;
 
 constexpr std::string_view kCurrentPlanId = "current";
 constexpr std::string_view kEpochId = "epoch";
-
-std::string SessionKey(const std::string& facility_id, const std::string& agent_id) {
-  return facility_id + "." + agent_id;
-}
 
 bool SameMessage(const google::protobuf::MessageLite& a, const google::protobuf::MessageLite& b) {
   return a.SerializeAsString() == b.SerializeAsString();
@@ -34,29 +28,6 @@ absl::Status LoadAll(const state::Store& store, Kind kind, std::map<std::string,
   for (auto& item : *items) {
     std::string id = EntityKeyOf(item);
     into.emplace(std::move(id), std::move(item));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ValidateHealth(const v1::LinkReport& report) {
-  const auto& health = report.health();
-  if (!v1::OperState_IsValid(health.state())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("link ", report.link_id(), ": unknown oper state ", health.state()));
-  }
-  if (!std::isfinite(health.loss_ratio()) || health.loss_ratio() < 0 || health.loss_ratio() > 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("link ", report.link_id(), ": loss_ratio must be within [0, 1]"));
-  }
-  if (!std::isfinite(health.utilization_ratio()) || health.utilization_ratio() < 0 ||
-      health.utilization_ratio() > 100) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("link ", report.link_id(), ": utilization_ratio must be within [0, 100]"));
-  }
-  constexpr uint64_t kMaxRttUs = 10'000'000;  // 10 s: anything above is a broken clock
-  if (health.rtt_us() > kMaxRttUs || health.jitter_us() > kMaxRttUs) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("link ", report.link_id(), ": rtt_us/jitter_us above ", kMaxRttUs));
   }
   return absl::OkStatus();
 }
@@ -171,156 +142,6 @@ absl::StatusOr<v1::AgentSession> Model::OpenSession(const std::string& facility_
   if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
   sessions_[key] = session;
   return session;
-}
-
-absl::StatusOr<ReportResult> Model::ApplyReport(const std::string& facility_id,
-                                                const std::string& agent_id,
-                                                uint64_t incarnation,
-                                                const v1::AgentMessage& message,
-                                                const std::string& reporter) {
-  std::lock_guard lock(mu_);
-  const std::string key = SessionKey(facility_id, agent_id);
-  auto session_it = sessions_.find(key);
-  if (session_it == sessions_.end() || session_it->second.incarnation() != incarnation) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("no open session for agent ", key, " incarnation ", incarnation));
-  }
-  v1::AgentSession session = session_it->second;
-
-  const v1::Update* update = nullptr;
-  uint64_t seq = 0;
-  switch (message.kind_case()) {
-    case v1::AgentMessage::kSnapshot: update = &message.snapshot(); seq = update->seq(); break;
-    case v1::AgentMessage::kDelta: update = &message.delta(); seq = update->seq(); break;
-    case v1::AgentMessage::kSync: seq = message.sync().seq(); break;
-    case v1::AgentMessage::kHello:
-      return absl::InvalidArgumentError("hello may only open the stream");
-    case v1::AgentMessage::KIND_NOT_SET:
-      return absl::InvalidArgumentError("empty agent message");
-  }
-  ReportResult result;
-  result.seq = seq;
-  if (seq == 0) return absl::InvalidArgumentError("sequence numbers start at 1");
-  if (seq <= session.last_applied_seq()) {
-    result.duplicate = true;
-    return result;
-  }
-  if (seq != session.last_applied_seq() + 1) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "sequence gap: expected ", session.last_applied_seq() + 1, ", got ", seq));
-  }
-  const bool fresh = session.last_applied_seq() == 0;
-  if (message.has_delta() && (fresh || session.in_snapshot())) {
-    return absl::InvalidArgumentError(fresh ? "a new incarnation must start with a snapshot"
-                                            : "delta inside a snapshot: send the sync marker first");
-  }
-  if (message.has_sync() && !session.in_snapshot()) {
-    return absl::InvalidArgumentError("sync marker without a snapshot");
-  }
-
-  // Validate everything before changing anything.
-  std::map<std::string, v1::Link> updated;
-  if (update != nullptr) {
-    constexpr int kMaxLinksPerUpdate = 100'000;
-    if (update->links_size() > kMaxLinksPerUpdate) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("too many links in one update (", update->links_size(), ")"));
-    }
-    for (const auto& report : update->links()) {
-      auto link_it = links_.find(report.link_id());
-      if (link_it == links_.end()) {
-        return absl::InvalidArgumentError(absl::StrCat("unknown link \"", report.link_id(), "\""));
-      }
-      if (link_it->second.src_facility_id() != facility_id) {
-        return absl::PermissionDeniedError(
-            absl::StrCat("agent of ", facility_id, " may not report link ", report.link_id(),
-                         " of facility ", link_it->second.src_facility_id()));
-      }
-      if (auto status = ValidateHealth(report); !status.ok()) return status;
-      if (updated.count(report.link_id())) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("link ", report.link_id(), " reported twice in one update"));
-      }
-      v1::Link link = link_it->second;
-      *link.mutable_health() = report.health();
-      updated.emplace(report.link_id(), std::move(link));
-    }
-  }
-
-  // Fabric planes: each reported plane's health replaces the stored one.
-  std::optional<v1::Fabric> fabric;
-  if (update != nullptr && update->planes_size() > 0) {
-    auto fabric_it = fabrics_.find(facility_id);
-    if (fabric_it == fabrics_.end()) {
-      return absl::InvalidArgumentError(absl::StrCat("facility ", facility_id, " has no fabric to report planes of"));
-    }
-    fabric = fabric_it->second;
-    std::set<uint32_t> reported;
-    for (const v1::FabricPlaneHealth& health : update->planes()) {
-      if (!reported.insert(health.plane()).second) {
-        return absl::InvalidArgumentError(absl::StrCat("plane ", health.plane(), " reported twice in one update"));
-      }
-      auto stored = std::find_if(fabric->mutable_plane_health()->begin(), fabric->mutable_plane_health()->end(),
-                                 [&](const v1::FabricPlaneHealth& h) { return h.plane() == health.plane(); });
-      const v1::FabricPlaneHealth previous = stored != fabric->plane_health().end() ? *stored : v1::FabricPlaneHealth();
-      if (stored != fabric->plane_health().end()) {
-        *stored = health;
-      } else {
-        *fabric->add_plane_health() = health;
-      }
-      if (previous.state() != health.state() ||
-          !std::equal(previous.failed_rails().begin(), previous.failed_rails().end(), health.failed_rails().begin(),
-                      health.failed_rails().end())) {
-        result.plane_changes.push_back(
-            {health.plane(), previous.state(), health.state(), health.failed_rails_size()});
-      }
-    }
-    if (absl::Status valid = fabric::ValidateFabric(*fabric); !valid.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("fabric of ", facility_id, ": ", valid.message()));
-    }
-  }
-
-  if (message.has_snapshot()) {
-    if (!session.in_snapshot()) session.clear_snapshot_link_ids();
-    session.set_in_snapshot(true);
-    for (const auto& [id, link] : updated) session.add_snapshot_link_ids(id);
-  } else if (message.has_sync()) {
-    // The snapshot is complete: what it did not mention is no longer known.
-    std::set<std::string> reported(session.snapshot_link_ids().begin(),
-                                   session.snapshot_link_ids().end());
-    for (const auto& [id, link] : links_) {
-      if (link.src_facility_id() != facility_id || reported.count(id)) continue;
-      if (link.health().state() == v1::OPER_STATE_UNKNOWN) continue;
-      v1::Link unknown = link;
-      unknown.mutable_health()->Clear();
-      updated.emplace(id, std::move(unknown));
-    }
-    session.set_in_snapshot(false);
-    session.clear_snapshot_link_ids();
-  }
-  session.set_last_applied_seq(seq);
-
-  state::ChangeSet changes(absl::StrCat("telemetry from ", reporter, " seq ", seq));
-  for (const auto& [id, link] : updated) changes.Put(Kind::kLink, id, link);
-  if (fabric.has_value()) changes.Put(Kind::kFabric, facility_id, *fabric);
-  changes.Put(Kind::kAgentSession, key, session);
-  if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
-  if (fabric.has_value()) {
-    fabrics_[facility_id] = *std::move(fabric);
-    // What a facility can exchange with the backbone follows its planes.
-    if (!result.plane_changes.empty()) InvalidateSnapshot();
-  }
-
-  for (auto& [id, link] : updated) {
-    if (snapshot_) pending_health_[id] = link.health();
-    v1::Link& current = links_[id];
-    if (current.health().state() != link.health().state()) {
-      result.changes.push_back({id, current.health().state(), link.health().state()});
-    }
-    current = std::move(link);
-  }
-  session_it->second = std::move(session);
-  return result;
 }
 
 absl::Status Model::ValidateIntentTarget(const v1::Intent& intent) const {

@@ -2,6 +2,7 @@
 // pathcomp's model of the backbone: the store is the source of truth and this
 // class its only writer; an in-memory copy serves reads and solves.
 // Thread-safe: every method may be called from any thread.
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -111,6 +112,10 @@ class Model {
   // Validates and applies one snapshot batch, sync marker or delta of a session
   // opened with OpenSession; `reporter` is the agent's identity, for the journal.
   // InvalidArgument / PermissionDenied / FailedPrecondition (sequence gap) change nothing.
+  // Reports of several agents arriving together are committed together (one
+  // store commit, one journal entry naming each); each still succeeds or
+  // fails on its own, and returns once it is stored. A session's messages
+  // must be applied one after the other (as its stream reads them).
   [[nodiscard]] absl::StatusOr<ReportResult> ApplyReport(const std::string& facility_id,
                                                          const std::string& agent_id,
                                                          uint64_t incarnation,
@@ -150,6 +155,11 @@ class Model {
   absl::Status ValidateWorkload(const v1::Workload& workload) const;
   absl::Status ValidateIntentTarget(const v1::Intent& intent) const;
   void InvalidateSnapshot() { snapshot_.reset(); pending_health_.clear(); }
+  // Telemetry (model_telemetry.cc): reports waiting to be committed together.
+  struct PendingReport;
+  struct PreparedReport;
+  absl::StatusOr<PreparedReport> PrepareReportLocked(const PendingReport& report) const;
+  void ApplyReportGroup(const std::vector<PendingReport*>& group);
 
   state::StorePtr store_;
   mutable std::mutex mu_;
@@ -164,6 +174,14 @@ class Model {
   std::optional<v1::Plan> plan_;
   std::shared_ptr<const Snapshot> snapshot_;  // null: rebuild on next use
   std::map<std::string, v1::LinkHealth> pending_health_;  // reported since snapshot_
+
+  // Group commit of telemetry: the reports that arrive while one group is
+  // being committed wait and go into the next, one store commit (one fsync)
+  // for all of them.
+  std::mutex group_mu_;
+  std::condition_variable group_cv_;
+  std::vector<PendingReport*> group_queue_;
+  bool group_committing_ = false;
 };
 
 }  // namespace geodesic::pathcomp

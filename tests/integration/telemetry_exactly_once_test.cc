@@ -116,8 +116,10 @@ TEST_F(TelemetryExactlyOnceTest, NoReportIsLostOrAppliedTwiceAcrossAControllerKi
   const std::regex telemetry(R"(telemetry from (\S+) seq (\d+))");
   std::map<std::string, std::vector<uint64_t>> seqs;
   for (const std::string& cause : JournalCauses()) {
-    std::smatch match;
-    if (std::regex_match(cause, match, telemetry)) seqs[match[1]].push_back(std::stoull(match[2]));
+    // One commit may hold the reports of several agents.
+    for (std::sregex_iterator it(cause.begin(), cause.end(), telemetry), end; it != end; ++it) {
+      seqs[(*it)[1]].push_back(std::stoull((*it)[2]));
+    }
   }
   ASSERT_EQ(seqs.size(), lab_->topology().facilities.size());
   for (const auto& [agent, applied] : seqs) {

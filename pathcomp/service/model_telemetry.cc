@@ -1,0 +1,267 @@
+// Model: applying the site agents' reports (see telemetry.proto), exactly
+// once per agent incarnation, committed in groups.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "fabric/fabric_validation.h"
+#include "pathcomp/service/entity_key.h"
+#include "pathcomp/service/model.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+using state::Kind;
+
+absl::Status ValidateHealth(const v1::LinkReport& report) {
+  const auto& health = report.health();
+  if (!v1::OperState_IsValid(health.state())) {
+    return absl::InvalidArgumentError(absl::StrCat("link ", report.link_id(), ": unknown oper state ", health.state()));
+  }
+  if (!std::isfinite(health.loss_ratio()) || health.loss_ratio() < 0 || health.loss_ratio() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat("link ", report.link_id(), ": loss_ratio must be within [0, 1]"));
+  }
+  if (!std::isfinite(health.utilization_ratio()) || health.utilization_ratio() < 0 ||
+      health.utilization_ratio() > 100) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("link ", report.link_id(), ": utilization_ratio must be within [0, 100]"));
+  }
+  constexpr uint64_t kMaxRttUs = 10'000'000;  // 10 s: anything above is a broken clock
+  if (health.rtt_us() > kMaxRttUs || health.jitter_us() > kMaxRttUs) {
+    return absl::InvalidArgumentError(absl::StrCat("link ", report.link_id(), ": rtt_us/jitter_us above ", kMaxRttUs));
+  }
+  return absl::OkStatus();
+}
+
+bool SameRails(const v1::FabricPlaneHealth& a, const v1::FabricPlaneHealth& b) {
+  return std::equal(a.failed_rails().begin(), a.failed_rails().end(), b.failed_rails().begin(),
+                    b.failed_rails().end());
+}
+
+}  // namespace
+
+struct Model::PendingReport {
+  const std::string& facility_id;
+  const std::string& agent_id;
+  uint64_t incarnation;
+  const v1::AgentMessage& message;
+  const std::string& reporter;
+  absl::StatusOr<ReportResult> result = absl::UnknownError("not applied");
+  bool done = false;
+};
+
+// What one report changes, validated against the model, not yet applied.
+struct Model::PreparedReport {
+  uint64_t seq = 0;
+  bool duplicate = false;
+  std::string session_key;
+  v1::AgentSession session;
+  std::map<std::string, v1::Link> updated;
+  std::optional<v1::Fabric> fabric;
+  std::vector<PlaneChange> plane_changes;
+};
+
+absl::StatusOr<ReportResult> Model::ApplyReport(const std::string& facility_id, const std::string& agent_id,
+                                                uint64_t incarnation, const v1::AgentMessage& message,
+                                                const std::string& reporter) {
+  PendingReport report{facility_id, agent_id, incarnation, message, reporter};
+  std::unique_lock lock(group_mu_);
+  group_queue_.push_back(&report);
+  while (!report.done) {
+    if (group_committing_) {
+      group_cv_.wait(lock);
+      continue;
+    }
+    // Lead: commit everything waiting, this report included.
+    group_committing_ = true;
+    std::vector<PendingReport*> group;
+    group.swap(group_queue_);
+    lock.unlock();
+    ApplyReportGroup(group);
+    lock.lock();
+    for (PendingReport* member : group) member->done = true;
+    group_committing_ = false;
+    group_cv_.notify_all();
+  }
+  return std::move(report.result);
+}
+
+void Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
+  std::lock_guard lock(mu_);
+  std::vector<std::optional<PreparedReport>> prepared(group.size());
+  std::vector<std::string> causes;
+  for (size_t i = 0; i < group.size(); ++i) {
+    absl::StatusOr<PreparedReport> report = PrepareReportLocked(*group[i]);
+    if (!report.ok()) {
+      group[i]->result = report.status();
+    } else if (report->duplicate) {
+      group[i]->result = ReportResult{.seq = report->seq, .duplicate = true};
+    } else {
+      causes.push_back(absl::StrCat("telemetry from ", group[i]->reporter, " seq ", report->seq));
+      prepared[i] = *std::move(report);
+    }
+  }
+  if (causes.empty()) return;
+
+  // One commit for the group; a later report of the same entity wins, as it
+  // would have committed separately.
+  std::map<std::string, const v1::Link*> links;
+  std::map<std::string, const v1::Fabric*> fabrics;
+  std::map<std::string, const v1::AgentSession*> sessions;
+  for (size_t i = 0; i < group.size(); ++i) {
+    if (!prepared[i]) continue;
+    for (const auto& [id, link] : prepared[i]->updated) links[id] = &link;
+    if (prepared[i]->fabric) fabrics[group[i]->facility_id] = &*prepared[i]->fabric;
+    sessions[prepared[i]->session_key] = &prepared[i]->session;
+  }
+  state::ChangeSet changes(absl::StrJoin(causes, ", "));
+  for (const auto& [id, link] : links) changes.Put(Kind::kLink, id, *link);
+  for (const auto& [id, fabric] : fabrics) changes.Put(Kind::kFabric, id, *fabric);
+  for (const auto& [id, session] : sessions) changes.Put(Kind::kAgentSession, id, *session);
+  if (auto committed = store_->Commit(changes); !committed.ok()) {
+    for (size_t i = 0; i < group.size(); ++i) {
+      if (prepared[i]) group[i]->result = committed.status();
+    }
+    return;
+  }
+
+  for (size_t i = 0; i < group.size(); ++i) {
+    if (!prepared[i]) continue;
+    PreparedReport& report = *prepared[i];
+    ReportResult result{.seq = report.seq, .plane_changes = std::move(report.plane_changes)};
+    if (report.fabric) {
+      fabrics_[group[i]->facility_id] = *std::move(report.fabric);
+      // What a facility can exchange with the backbone follows its planes.
+      if (!result.plane_changes.empty()) InvalidateSnapshot();
+    }
+    for (auto& [id, link] : report.updated) {
+      if (snapshot_) pending_health_[id] = link.health();
+      v1::Link& current = links_[id];
+      if (current.health().state() != link.health().state()) {
+        result.changes.push_back({id, current.health().state(), link.health().state()});
+      }
+      current = std::move(link);
+    }
+    sessions_[report.session_key] = std::move(report.session);
+    group[i]->result = std::move(result);
+  }
+}
+
+absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingReport& pending) const {
+  const std::string& facility_id = pending.facility_id;
+  const v1::AgentMessage& message = pending.message;
+  PreparedReport prepared;
+  prepared.session_key = SessionKey(facility_id, pending.agent_id);
+  auto session_it = sessions_.find(prepared.session_key);
+  if (session_it == sessions_.end() || session_it->second.incarnation() != pending.incarnation) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("no open session for agent ", prepared.session_key, " incarnation ", pending.incarnation));
+  }
+  v1::AgentSession& session = prepared.session = session_it->second;
+
+  const v1::Update* update = nullptr;
+  uint64_t seq = 0;
+  switch (message.kind_case()) {
+    case v1::AgentMessage::kSnapshot: update = &message.snapshot(); seq = update->seq(); break;
+    case v1::AgentMessage::kDelta: update = &message.delta(); seq = update->seq(); break;
+    case v1::AgentMessage::kSync: seq = message.sync().seq(); break;
+    case v1::AgentMessage::kHello: return absl::InvalidArgumentError("hello may only open the stream");
+    case v1::AgentMessage::KIND_NOT_SET: return absl::InvalidArgumentError("empty agent message");
+  }
+  prepared.seq = seq;
+  if (seq == 0) return absl::InvalidArgumentError("sequence numbers start at 1");
+  if (seq <= session.last_applied_seq()) {
+    prepared.duplicate = true;
+    return prepared;
+  }
+  if (seq != session.last_applied_seq() + 1) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("sequence gap: expected ", session.last_applied_seq() + 1, ", got ", seq));
+  }
+  const bool fresh = session.last_applied_seq() == 0;
+  if (message.has_delta() && (fresh || session.in_snapshot())) {
+    return absl::InvalidArgumentError(fresh ? "a new incarnation must start with a snapshot"
+                                            : "delta inside a snapshot: send the sync marker first");
+  }
+  if (message.has_sync() && !session.in_snapshot()) return absl::InvalidArgumentError("sync marker without a snapshot");
+
+  // Validate everything before changing anything.
+  std::map<std::string, v1::Link>& updated = prepared.updated;
+  if (update != nullptr) {
+    constexpr int kMaxLinksPerUpdate = 100'000;
+    if (update->links_size() > kMaxLinksPerUpdate) {
+      return absl::InvalidArgumentError(absl::StrCat("too many links in one update (", update->links_size(), ")"));
+    }
+    for (const auto& report : update->links()) {
+      auto link_it = links_.find(report.link_id());
+      if (link_it == links_.end()) {
+        return absl::InvalidArgumentError(absl::StrCat("unknown link \"", report.link_id(), "\""));
+      }
+      if (link_it->second.src_facility_id() != facility_id) {
+        return absl::PermissionDeniedError(absl::StrCat("agent of ", facility_id, " may not report link ",
+                                                        report.link_id(), " of facility ",
+                                                        link_it->second.src_facility_id()));
+      }
+      if (auto status = ValidateHealth(report); !status.ok()) return status;
+      v1::Link link = link_it->second;
+      *link.mutable_health() = report.health();
+      if (!updated.emplace(report.link_id(), std::move(link)).second) {
+        return absl::InvalidArgumentError(absl::StrCat("link ", report.link_id(), " reported twice in one update"));
+      }
+    }
+  }
+
+  // Fabric planes: each reported plane's health replaces the stored one.
+  if (update != nullptr && update->planes_size() > 0) {
+    auto fabric_it = fabrics_.find(facility_id);
+    if (fabric_it == fabrics_.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("facility ", facility_id, " has no fabric to report planes of"));
+    }
+    v1::Fabric& fabric = prepared.fabric.emplace(fabric_it->second);
+    std::set<uint32_t> reported;
+    for (const v1::FabricPlaneHealth& health : update->planes()) {
+      if (!reported.insert(health.plane()).second) {
+        return absl::InvalidArgumentError(absl::StrCat("plane ", health.plane(), " reported twice in one update"));
+      }
+      auto stored = std::find_if(fabric.mutable_plane_health()->begin(), fabric.mutable_plane_health()->end(),
+                                 [&](const v1::FabricPlaneHealth& h) { return h.plane() == health.plane(); });
+      const bool known = stored != fabric.plane_health().end();
+      const v1::FabricPlaneHealth previous = known ? *stored : v1::FabricPlaneHealth();
+      if (known) {
+        *stored = health;
+      } else {
+        *fabric.add_plane_health() = health;
+      }
+      if (previous.state() != health.state() || !SameRails(previous, health)) {
+        prepared.plane_changes.push_back({health.plane(), previous.state(), health.state(), health.failed_rails_size()});
+      }
+    }
+    if (absl::Status valid = fabric::ValidateFabric(fabric); !valid.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("fabric of ", facility_id, ": ", valid.message()));
+    }
+  }
+
+  if (message.has_snapshot()) {
+    if (!session.in_snapshot()) session.clear_snapshot_link_ids();
+    session.set_in_snapshot(true);
+    for (const auto& [id, link] : updated) session.add_snapshot_link_ids(id);
+  } else if (message.has_sync()) {
+    // The snapshot is complete: what it did not mention is no longer known.
+    std::set<std::string> reported(session.snapshot_link_ids().begin(), session.snapshot_link_ids().end());
+    for (const auto& [id, link] : links_) {
+      if (link.src_facility_id() != facility_id || reported.count(id)) continue;
+      if (link.health().state() == v1::OPER_STATE_UNKNOWN) continue;
+      v1::Link unknown = link;
+      unknown.mutable_health()->Clear();
+      updated.emplace(id, std::move(unknown));
+    }
+    session.set_in_snapshot(false);
+    session.clear_snapshot_link_ids();
+  }
+  session.set_last_applied_seq(seq);
+  return prepared;
+}
+
+}  // namespace geodesic::pathcomp
