@@ -224,15 +224,7 @@ Reference RawStore(uint64_t updates) {
     const int agent = static_cast<int>(round % kAgents);
     state::ChangeSet changes(absl::StrCat("telemetry from spiffe://geodesic/site/", Facility(agent), "/agent seq ", round));
     for (int k = 0; k < kLinksPerAgent; ++k) {
-      v1::Link link;
-      link.set_id(LinkId(agent, k));
-      link.set_src_node_id(Facility(agent) + "-r1");
-      link.set_dst_node_id(Facility(Neighbour(agent, k)) + "-r1");
-      link.set_src_facility_id(Facility(agent));
-      link.set_dst_facility_id(Facility(Neighbour(agent, k)));
-      link.set_capacity_gbps(400);
-      *link.mutable_health() = Report(agent, k, 1000 + round).health();
-      changes.Put(state::Kind::kLink, link.id(), link);
+      changes.Put(state::Kind::kLinkHealth, LinkId(agent, k), Report(agent, k, 1000 + round).health());
     }
     v1::AgentSession session;
     session.set_facility_id(Facility(agent));

@@ -24,6 +24,8 @@ std::string_view KindName(Kind kind) {
       return "meta";
     case Kind::kFabric:
       return "fabric";
+    case Kind::kLinkHealth:
+      return "link_health";
   }
   return "";
 }

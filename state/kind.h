@@ -21,16 +21,18 @@ enum class Kind {
   kAgentSession,
   kMeta,
   kFabric,
+  kLinkHealth,  // a link's measured health, apart from its inventory record
 };
 
 // Every kind, in enum order.
-inline constexpr std::array<Kind, 10> kAllKinds = {
-    Kind::kFacility, Kind::kNode, Kind::kLink,         Kind::kService, Kind::kWorkload,
-    Kind::kIntent,   Kind::kPlan, Kind::kAgentSession, Kind::kMeta,    Kind::kFabric,
+inline constexpr std::array<Kind, 11> kAllKinds = {
+    Kind::kFacility, Kind::kNode, Kind::kLink,         Kind::kService, Kind::kWorkload,   Kind::kIntent,
+    Kind::kPlan,     Kind::kAgentSession, Kind::kMeta, Kind::kFabric,  Kind::kLinkHealth,
 };
 
 // "facility", "node", "link", "service", "workload", "intent", "plan",
-// "agent_session", "meta", "fabric". Returns "" for a value outside the enum.
+// "agent_session", "meta", "fabric", "link_health". Returns "" for a value
+// outside the enum.
 std::string_view KindName(Kind kind);
 
 // The inverse of KindName; nullopt for an unknown name.

@@ -47,6 +47,16 @@ absl::Status Model::Load() {
   if (auto s = LoadAll(*store_, Kind::kFacility, facilities_); !s.ok()) return s;
   if (auto s = LoadAll(*store_, Kind::kNode, nodes_); !s.ok()) return s;
   if (auto s = LoadAll(*store_, Kind::kLink, links_); !s.ok()) return s;
+  // Telemetry writes a link's health apart from its inventory record.
+  auto health = store_->ListRaw(Kind::kLinkHealth);
+  if (!health.ok()) return health.status();
+  for (const auto& [id, bytes] : *health) {
+    auto link = links_.find(id);
+    if (link == links_.end()) continue;
+    if (!link->second.mutable_health()->ParseFromString(bytes)) {
+      return absl::DataLossError(absl::StrCat("link_health/", id, " does not parse"));
+    }
+  }
   if (auto s = LoadAll(*store_, Kind::kFabric, fabrics_); !s.ok()) return s;
   if (auto s = LoadAll(*store_, Kind::kService, services_); !s.ok()) return s;
   if (auto s = LoadAll(*store_, Kind::kWorkload, workloads_); !s.ok()) return s;

@@ -105,6 +105,9 @@ absl::StatusOr<ImportResult> Model::ImportInventoryLocked(
                                  }
                                },
                                changes));
+  for (const auto& [id, link] : links_) {
+    if (!links.count(id)) changes.Delete(Kind::kLinkHealth, id);  // its measurements go with it
+  }
   result.counts.push_back(Sync(Kind::kFabric, fabrics, inventory.fabrics, true,
                                [](const v1::Fabric& stored, v1::Fabric& wanted) {
                                  *wanted.mutable_plane_health() = stored.plane_health();

@@ -58,7 +58,7 @@ struct Model::PreparedReport {
   bool duplicate = false;
   std::string session_key;
   v1::AgentSession session;
-  std::map<std::string, v1::Link> updated;
+  std::map<std::string, v1::LinkHealth> updated;  // by link
   std::optional<v1::Fabric> fabric;
   std::vector<PlaneChange> plane_changes;
 };
@@ -107,17 +107,17 @@ void Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
 
   // One commit for the group; a later report of the same entity wins, as it
   // would have committed separately.
-  std::map<std::string, const v1::Link*> links;
+  std::map<std::string, const v1::LinkHealth*> links;
   std::map<std::string, const v1::Fabric*> fabrics;
   std::map<std::string, const v1::AgentSession*> sessions;
   for (size_t i = 0; i < group.size(); ++i) {
     if (!prepared[i]) continue;
-    for (const auto& [id, link] : prepared[i]->updated) links[id] = &link;
+    for (const auto& [id, health] : prepared[i]->updated) links[id] = &health;
     if (prepared[i]->fabric) fabrics[group[i]->facility_id] = &*prepared[i]->fabric;
     sessions[prepared[i]->session_key] = &prepared[i]->session;
   }
   state::ChangeSet changes(absl::StrJoin(causes, ", "));
-  for (const auto& [id, link] : links) changes.Put(Kind::kLink, id, *link);
+  for (const auto& [id, health] : links) changes.Put(Kind::kLinkHealth, id, *health);
   for (const auto& [id, fabric] : fabrics) changes.Put(Kind::kFabric, id, *fabric);
   for (const auto& [id, session] : sessions) changes.Put(Kind::kAgentSession, id, *session);
   if (auto committed = store_->Commit(changes); !committed.ok()) {
@@ -136,13 +136,11 @@ void Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
       // What a facility can exchange with the backbone follows its planes.
       if (!result.plane_changes.empty()) InvalidateSnapshot();
     }
-    for (auto& [id, link] : report.updated) {
-      if (snapshot_) pending_health_[id] = link.health();
-      v1::Link& current = links_[id];
-      if (current.health().state() != link.health().state()) {
-        result.changes.push_back({id, current.health().state(), link.health().state()});
-      }
-      current = std::move(link);
+    for (auto& [id, health] : report.updated) {
+      if (snapshot_) pending_health_[id] = health;
+      v1::LinkHealth& current = *links_[id].mutable_health();
+      if (current.state() != health.state()) result.changes.push_back({id, current.state(), health.state()});
+      current = std::move(health);
     }
     sessions_[report.session_key] = std::move(report.session);
     group[i]->result = std::move(result);
@@ -188,7 +186,7 @@ absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingRe
   if (message.has_sync() && !session.in_snapshot()) return absl::InvalidArgumentError("sync marker without a snapshot");
 
   // Validate everything before changing anything.
-  std::map<std::string, v1::Link>& updated = prepared.updated;
+  std::map<std::string, v1::LinkHealth>& updated = prepared.updated;
   if (update != nullptr) {
     constexpr int kMaxLinksPerUpdate = 100'000;
     if (update->links_size() > kMaxLinksPerUpdate) {
@@ -205,9 +203,7 @@ absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingRe
                                                         link_it->second.src_facility_id()));
       }
       if (auto status = ValidateHealth(report); !status.ok()) return status;
-      v1::Link link = link_it->second;
-      *link.mutable_health() = report.health();
-      if (!updated.emplace(report.link_id(), std::move(link)).second) {
+      if (!updated.emplace(report.link_id(), report.health()).second) {
         return absl::InvalidArgumentError(absl::StrCat("link ", report.link_id(), " reported twice in one update"));
       }
     }
@@ -246,16 +242,14 @@ absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingRe
   if (message.has_snapshot()) {
     if (!session.in_snapshot()) session.clear_snapshot_link_ids();
     session.set_in_snapshot(true);
-    for (const auto& [id, link] : updated) session.add_snapshot_link_ids(id);
+    for (const auto& [id, health] : updated) session.add_snapshot_link_ids(id);
   } else if (message.has_sync()) {
     // The snapshot is complete: what it did not mention is no longer known.
     std::set<std::string> reported(session.snapshot_link_ids().begin(), session.snapshot_link_ids().end());
     for (const auto& [id, link] : links_) {
       if (link.src_facility_id() != facility_id || reported.count(id)) continue;
       if (link.health().state() == v1::OPER_STATE_UNKNOWN) continue;
-      v1::Link unknown = link;
-      unknown.mutable_health()->Clear();
-      updated.emplace(id, std::move(unknown));
+      updated.emplace(id, v1::LinkHealth());
     }
     session.set_in_snapshot(false);
     session.clear_snapshot_link_ids();
