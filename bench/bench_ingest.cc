@@ -43,6 +43,7 @@
 #include "absl/strings/str_join.h"
 #include "bench/bench_report.h"
 #include "bench/scratch_dir.h"
+#include "geodesic/v1/operator.grpc.pb.h"
 #include "pathcomp/service/pathcomp_server.h"
 #include "sim/process.h"
 #include "site_agent/report_stream.h"
@@ -251,7 +252,7 @@ void Run() {
   std::vector<std::string> facilities;
   for (int i = 0; i < kAgents; ++i) facilities.push_back(Facility(i));
   auto pki = sim::RunCommand({source + "/deploy/pki/make-pki.sh", "--out", root + "/pki", "--facilities",
-                              absl::StrJoin(facilities, ","), "--replicas", "pc1"});
+                              absl::StrJoin(facilities, ","), "--replicas", "pc1", "--operators", "bench:viewer"});
   Check(pki.status(), "make-pki.sh");
   if (pki->exit_code != 0) Check(absl::InternalError(pki->output), "make-pki.sh");
 
@@ -270,6 +271,28 @@ void Run() {
   while (!std::all_of(agents.begin(), agents.end(), [](const auto& agent) { return agent->Synced(); })) {
     if (Clock::now() > sync_deadline) Check(absl::DeadlineExceededError("agents not synced in 60 s"), "snapshots");
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+
+  // The snapshots turned every link from unknown to up, which re-plans; the
+  // measurement starts once the plan is settled (stable for a second).
+  {
+    auto viewer = v1::Operator::NewStub(grpc::CreateChannel(
+        (*server)->address(),
+        tls::MakeChannelCredentials({root + "/pki/ca.crt", root + "/pki/operator-bench.crt",
+                                     root + "/pki/operator-bench.key"},
+                                    tls::Identity::Kind::kPathcomp)));
+    uint64_t generation = 0;
+    auto stable_since = Clock::now();
+    const auto settle_deadline = Clock::now() + std::chrono::seconds(120);
+    while (Clock::now() - stable_since < std::chrono::seconds(1) && Clock::now() < settle_deadline) {
+      grpc::ClientContext context;
+      v1::GetPlanResponse plan;
+      if (viewer->GetPlan(&context, {}, &plan).ok() && plan.plan().generation() != generation) {
+        generation = plan.plan().generation();
+        stable_since = Clock::now();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
   }
 
   // Phase 1, throughput: every agent as fast as its window allows.
