@@ -8,7 +8,8 @@
 namespace geodesic::site_agent {
 namespace {
 
-uint64_t SeqOf(const v1::AgentMessage& message) {
+uint64_t SeqOf(const std::shared_ptr<const v1::AgentMessage>& entry) {
+  const v1::AgentMessage& message = *entry;
   switch (message.kind_case()) {
     case v1::AgentMessage::kSnapshot: return message.snapshot().seq();
     case v1::AgentMessage::kDelta: return message.delta().seq();
@@ -64,11 +65,11 @@ void ReportStream::EnqueueSnapshotLocked(uint64_t first_seq) {
     for (size_t n = 0; n < options_.snapshot_batch_links && index < links.size(); ++n) {
       *update.add_links() = links[index++];
     }
-    outbox_.push_back(std::move(message));
+    outbox_.push_back(std::make_shared<const v1::AgentMessage>(std::move(message)));
   } while (index < links.size());
   v1::AgentMessage sync;
   sync.mutable_sync()->set_seq(next_seq_++);
-  outbox_.push_back(std::move(sync));
+  outbox_.push_back(std::make_shared<const v1::AgentMessage>(std::move(sync)));
   needs_snapshot_ = false;
 }
 
@@ -93,7 +94,7 @@ uint64_t ReportStream::Publish(const std::vector<v1::LinkReport>& links,
       message.mutable_delta()->set_seq(seq);
       for (const auto& link : links) *message.mutable_delta()->add_links() = link;
       for (const auto& plane : planes) *message.mutable_delta()->add_planes() = plane;
-      outbox_.push_back(std::move(message));
+      outbox_.push_back(std::make_shared<const v1::AgentMessage>(std::move(message)));
     }
   }
   cv_.notify_all();
@@ -198,11 +199,10 @@ bool ReportStream::Session() {
     });
     if (stopping_ || !connected_ || needs_snapshot_) break;
     // Find the first unwritten message (the outbox may have shrunk from acks).
-    auto it = std::find_if(outbox_.begin(), outbox_.end(),
-                           [&](const v1::AgentMessage& m) { return SeqOf(m) > written; });
-    const v1::AgentMessage message = *it;
+    auto it = std::find_if(outbox_.begin(), outbox_.end(), [&](const auto& entry) { return SeqOf(entry) > written; });
+    const std::shared_ptr<const v1::AgentMessage> message = *it;
     lock.unlock();
-    const bool ok = stream->Write(message);
+    const bool ok = stream->Write(*message);
     lock.lock();
     if (!ok) break;
     written = SeqOf(message);

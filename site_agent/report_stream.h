@@ -71,7 +71,9 @@ class ReportStream {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<v1::AgentMessage> outbox_;  // unacknowledged, ascending seq
+  // Unacknowledged, ascending seq; shared with the writer, which sends a
+  // message without holding the lock (and without copying it).
+  std::deque<std::shared_ptr<const v1::AgentMessage>> outbox_;
   uint64_t next_seq_ = 1;
   uint64_t last_acked_seq_ = 0;
   bool needs_snapshot_ = true;  // the outbox no longer covers what the replica lacks

@@ -158,7 +158,9 @@ class Model {
   // Telemetry (model_telemetry.cc): reports waiting to be committed together.
   struct PendingReport;
   struct PreparedReport;
-  absl::StatusOr<PreparedReport> PrepareReportLocked(const PendingReport& report) const;
+  // Validates a report and says what it would change; changes nothing (the
+  // link pointers it returns are for applying it, under the same lock).
+  absl::StatusOr<PreparedReport> PrepareReportLocked(const PendingReport& report);
   void ApplyReportGroup(const std::vector<PendingReport*>& group);
 
   state::StorePtr store_;

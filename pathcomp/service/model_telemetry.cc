@@ -58,7 +58,9 @@ struct Model::PreparedReport {
   bool duplicate = false;
   std::string session_key;
   v1::AgentSession session;
-  std::map<std::string, v1::LinkHealth> updated;  // by link
+  // The links it reports, as they are in links_ (stable while mu_ is held
+  // from preparation to application), with their new health.
+  std::vector<std::pair<v1::Link*, v1::LinkHealth>> updated;
   std::optional<v1::Fabric> fabric;
   std::vector<PlaneChange> plane_changes;
 };
@@ -107,17 +109,17 @@ void Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
 
   // One commit for the group; a later report of the same entity wins, as it
   // would have committed separately.
-  std::map<std::string, const v1::LinkHealth*> links;
+  std::map<v1::Link*, const v1::LinkHealth*> links;
   std::map<std::string, const v1::Fabric*> fabrics;
   std::map<std::string, const v1::AgentSession*> sessions;
   for (size_t i = 0; i < group.size(); ++i) {
     if (!prepared[i]) continue;
-    for (const auto& [id, health] : prepared[i]->updated) links[id] = &health;
+    for (const auto& [link, health] : prepared[i]->updated) links[link] = &health;
     if (prepared[i]->fabric) fabrics[group[i]->facility_id] = &*prepared[i]->fabric;
     sessions[prepared[i]->session_key] = &prepared[i]->session;
   }
   state::ChangeSet changes(absl::StrJoin(causes, ", "));
-  for (const auto& [id, health] : links) changes.Put(Kind::kLinkHealth, id, *health);
+  for (const auto& [link, health] : links) changes.Put(Kind::kLinkHealth, link->id(), *health);
   for (const auto& [id, fabric] : fabrics) changes.Put(Kind::kFabric, id, *fabric);
   for (const auto& [id, session] : sessions) changes.Put(Kind::kAgentSession, id, *session);
   if (auto committed = store_->Commit(changes); !committed.ok()) {
@@ -136,10 +138,10 @@ void Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
       // What a facility can exchange with the backbone follows its planes.
       if (!result.plane_changes.empty()) InvalidateSnapshot();
     }
-    for (auto& [id, health] : report.updated) {
-      if (snapshot_) pending_health_[id] = health;
-      v1::LinkHealth& current = *links_[id].mutable_health();
-      if (current.state() != health.state()) result.changes.push_back({id, current.state(), health.state()});
+    for (auto& [link, health] : report.updated) {
+      if (snapshot_) pending_health_[link->id()] = health;
+      v1::LinkHealth& current = *link->mutable_health();
+      if (current.state() != health.state()) result.changes.push_back({link->id(), current.state(), health.state()});
       current = std::move(health);
     }
     sessions_[report.session_key] = std::move(report.session);
@@ -147,7 +149,7 @@ void Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
   }
 }
 
-absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingReport& pending) const {
+absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingReport& pending) {
   const std::string& facility_id = pending.facility_id;
   const v1::AgentMessage& message = pending.message;
   PreparedReport prepared;
@@ -186,12 +188,13 @@ absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingRe
   if (message.has_sync() && !session.in_snapshot()) return absl::InvalidArgumentError("sync marker without a snapshot");
 
   // Validate everything before changing anything.
-  std::map<std::string, v1::LinkHealth>& updated = prepared.updated;
+  auto& updated = prepared.updated;
   if (update != nullptr) {
     constexpr int kMaxLinksPerUpdate = 100'000;
     if (update->links_size() > kMaxLinksPerUpdate) {
       return absl::InvalidArgumentError(absl::StrCat("too many links in one update (", update->links_size(), ")"));
     }
+    updated.reserve(update->links_size());
     for (const auto& report : update->links()) {
       auto link_it = links_.find(report.link_id());
       if (link_it == links_.end()) {
@@ -203,9 +206,14 @@ absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingRe
                                                         link_it->second.src_facility_id()));
       }
       if (auto status = ValidateHealth(report); !status.ok()) return status;
-      if (!updated.emplace(report.link_id(), report.health()).second) {
-        return absl::InvalidArgumentError(absl::StrCat("link ", report.link_id(), " reported twice in one update"));
-      }
+      updated.emplace_back(&link_it->second, report.health());
+    }
+    std::vector<const v1::Link*> reported;
+    reported.reserve(updated.size());
+    for (const auto& [link, health] : updated) reported.push_back(link);
+    std::sort(reported.begin(), reported.end());
+    if (auto twice = std::adjacent_find(reported.begin(), reported.end()); twice != reported.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("link ", (*twice)->id(), " reported twice in one update"));
     }
   }
 
@@ -242,14 +250,14 @@ absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingRe
   if (message.has_snapshot()) {
     if (!session.in_snapshot()) session.clear_snapshot_link_ids();
     session.set_in_snapshot(true);
-    for (const auto& [id, health] : updated) session.add_snapshot_link_ids(id);
+    for (const auto& [link, health] : updated) session.add_snapshot_link_ids(link->id());
   } else if (message.has_sync()) {
     // The snapshot is complete: what it did not mention is no longer known.
     std::set<std::string> reported(session.snapshot_link_ids().begin(), session.snapshot_link_ids().end());
-    for (const auto& [id, link] : links_) {
+    for (auto& [id, link] : links_) {
       if (link.src_facility_id() != facility_id || reported.count(id)) continue;
       if (link.health().state() == v1::OPER_STATE_UNKNOWN) continue;
-      updated.emplace(id, v1::LinkHealth());
+      updated.emplace_back(&link, v1::LinkHealth());
     }
     session.set_in_snapshot(false);
     session.clear_snapshot_link_ids();
