@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "state/memory_store.h"
+#include "state/rocks_store.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -239,6 +242,48 @@ TEST_F(ModelTest, SessionSurvivesReopenOnlyForTheSameIncarnation) {
   EXPECT_EQ(fresh->last_applied_seq(), 0u);
   EXPECT_EQ(model_->OpenSession("nowhere", "agent", 1).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// Telemetry writes a link's health apart from its inventory record: it is
+// there again after a restart, and it leaves with the link.
+TEST(ModelStoreTest, MeasuredHealthSurvivesReopenAndLeavesWithItsLink) {
+  const std::string dir = ::testing::TempDir() + "model-health-" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  auto open = [&] {
+    auto store = state::OpenRocksStore(dir);
+    EXPECT_TRUE(store.ok()) << store.status();
+    auto model = Model::Open(*std::move(store));
+    EXPECT_TRUE(model.ok()) << model.status();
+    return *std::move(model);
+  };
+  {
+    auto model = open();
+    ASSERT_TRUE(model->ApplyConfiguredInventory(SmallInventory(), "inventory.yaml").ok());
+    ASSERT_TRUE(model->OpenSession("iad", "agent", kIncarnation).ok());
+    v1::AgentMessage snapshot = Snapshot(1, "iad-chi", v1::OPER_STATE_UP);
+    snapshot.mutable_snapshot()->mutable_links(0)->mutable_health()->set_rtt_us(4242);
+    ASSERT_TRUE(model->ApplyReport("iad", "agent", kIncarnation, snapshot, "test-agent").ok());
+    ASSERT_TRUE(model->ApplyReport("iad", "agent", kIncarnation, Sync(2), "test-agent").ok());
+  }
+  auto health_of = [](const Model& model, const std::string& id) {
+    for (const auto& link : model.Links()) {
+      if (link.id() == id) return link.health();
+    }
+    return v1::LinkHealth();
+  };
+  auto model = open();
+  EXPECT_EQ(health_of(*model, "iad-chi").rtt_us(), 4242u);
+  EXPECT_EQ(health_of(*model, "iad-chi").state(), v1::OPER_STATE_UP);
+  EXPECT_EQ(model->OpenSession("iad", "agent", kIncarnation)->last_applied_seq(), 2u);
+
+  topology::Topology without_links = SmallInventory();
+  without_links.links.clear();
+  ASSERT_TRUE(model->ImportInventory(without_links, "test", {}).ok());
+  ASSERT_TRUE(model->ImportInventory(SmallInventory(), "test", {}).ok());
+  EXPECT_EQ(health_of(*model, "iad-chi").state(), v1::OPER_STATE_UNKNOWN);
+  model.reset();
+  EXPECT_EQ(health_of(*open(), "iad-chi").rtt_us(), 0u);  // gone from the store too
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(ModelTest, IntentsAreValidatedAndUnique) {
