@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/log.h"
 #include "daemon/signals.h"
+#include "local_events/local_event_listener.h"
 #include "routerd/plan_installer.h"
 #include "routerd/plan_subscriber.h"
 #include "routerd/routerd_config.h"
@@ -55,11 +56,32 @@ int Run(const char* config_path) {
         std::make_unique<PlanSubscriber>(config->facility_id, address, credentials, **installer));
     subscribers.back()->Start();
   }
+  // The site agent's link events arrive here at once, without a controller.
+  // Today they are logged; local repair (switching the affected prefixes to
+  // their precomputed backups) acts on them with the BGP speaker.
+  std::unique_ptr<local_events::LocalEventListener> agent_events;
+  if (!config->agent_socket.empty()) {
+    agent_events = std::make_unique<local_events::LocalEventListener>(
+        local_events::ListenerOptions{.socket_path = config->agent_socket, .facility_id = config->facility_id},
+        [](const v1::LocalLinkEvents& events) {
+          for (const v1::LinkReport& report : events.links()) {
+            daemon::LogInfo("local link event", {{"link", report.link_id()},
+                                                 {"state", v1::OperState_Name(report.health().state())},
+                                                 {"snapshot", events.snapshot() ? "true" : "false"}});
+          }
+        });
+    if (auto status = agent_events->Start(); !status.ok()) {
+      std::fprintf(stderr, "routerd: agent_socket: %s\n", std::string(status.message()).c_str());
+      return 1;
+    }
+  }
   daemon::LogInfo("routerd started", {{"facility", config->facility_id},
-                                      {"replicas", std::to_string(subscribers.size())}});
+                                      {"replicas", std::to_string(subscribers.size())},
+                                      {"agent_socket", config->agent_socket.empty() ? "none" : config->agent_socket}});
   daemon::WaitForTerminationSignal();
   daemon::LogInfo("shutting down; installed routes stay on the routers");
   for (auto& subscriber : subscribers) subscriber->Stop();
+  if (agent_events) agent_events->Stop();
   return 0;
 }
 

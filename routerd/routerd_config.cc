@@ -13,6 +13,7 @@ absl::StatusOr<RouterdConfig> LoadRouterdConfig(const std::string& path) {
   config.pathcomp_addresses = config::ReadPathcompReplicas(*reader);
   config.tls = config::ReadTlsKeys(*reader);
   config.state_dir = reader->RequiredPath("state_dir");
+  config.agent_socket = reader->OptionalPath("agent_socket", "");
   reader->RejectUnknownKeys();
   if (auto status = reader->status(); !status.ok()) return status;
   return config;

@@ -6,6 +6,7 @@
 //     - address: 127.0.0.1:7443
 //   tls: {ca: ca.crt, cert: site-iad-routerd.crt, key: site-iad-routerd.key}
 //   state_dir: /var/lib/geodesic/routerd-iad   # the installed plan survives restarts
+//   agent_socket: /run/geodesic/iad-routerd.sock  # optional: the site agent's link events
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct RouterdConfig {
   std::vector<std::string> pathcomp_addresses;
   tls::TlsFiles tls;
   std::string state_dir;
+  std::string agent_socket;  // empty: no local events
 };
 
 [[nodiscard]] absl::StatusOr<RouterdConfig> LoadRouterdConfig(const std::string& path);

@@ -219,18 +219,23 @@ absl::Status LocalLab::StartAgent(const std::string& facility_id) {
       "\npoll_interval_ms: ", options_.agent_poll_interval_ms,
       "\nreport_interval_ms: ", options_.agent_report_interval_ms, "\nhealth_file: ",
       options_.work_dir, "/health-", facility_id, ".yaml\n",
-      TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), probe, "links:\n", links);
+      TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), probe, "routerd_socket: ", LocalSocket(facility_id),
+      "\nlinks:\n", links);
   const std::string name = "agent/" + facility_id;
   if (auto status = WriteFile(config_path(name), config); !status.ok()) return status;
   return Spawn(name, "bin/site_agent", config_path(name));
+}
+
+std::string LocalLab::LocalSocket(const std::string& facility_id) const {
+  return absl::StrCat(options_.work_dir, "/", facility_id, "-routerd.sock");
 }
 
 absl::Status LocalLab::StartRouterd(const std::string& facility_id) {
   if (pathcomp_address_.empty()) return absl::FailedPreconditionError("start pathcomp first");
   const std::string config = absl::StrCat(
       "facility: ", facility_id, "\npathcomp:\n  - address: ", pathcomp_address_,
-      "\nstate_dir: ", options_.work_dir, "/state/routerd-", facility_id, "\n",
-      TlsBlock(pki_dir(), "site-" + facility_id + "-routerd"));
+      "\nstate_dir: ", options_.work_dir, "/state/routerd-", facility_id, "\nagent_socket: ",
+      LocalSocket(facility_id), "\n", TlsBlock(pki_dir(), "site-" + facility_id + "-routerd"));
   const std::string name = "routerd/" + facility_id;
   if (auto status = WriteFile(config_path(name), config); !status.ok()) return status;
   return Spawn(name, "bin/routerd", config_path(name));

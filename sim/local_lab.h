@@ -69,6 +69,8 @@ class LocalLab {
   const std::string& work_dir() const { return options_.work_dir; }
   std::string pki_dir() const { return options_.work_dir + "/pki"; }
   std::string config_path(const std::string& name) const;
+  // Where a facility's agent sends its link events to its routerd.
+  std::string LocalSocket(const std::string& facility_id) const;
   tls::TlsFiles operator_tls(const std::string& operator_name) const;
   tls::TlsFiles agent_tls(const std::string& facility_id) const;
 

@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "sim/local_lab.h"
@@ -36,6 +37,7 @@ class ProbingTest : public ::testing::Test {
     lab_ = *std::move(lab);
     ASSERT_TRUE(lab_->StartPathcomp().ok());
     for (const auto& facility : lab_->topology().facilities) ASSERT_TRUE(lab_->StartAgent(facility.id()).ok());
+    ASSERT_TRUE(lab_->StartRouterd("iad").ok());
   }
 
   void TearDown() override {
@@ -84,6 +86,10 @@ TEST_F(ProbingTest, NeighboursSeeAHungAgentWithinTheDetectionTime) {
     EXPECT_TRUE(LocalLab::WaitFor([&] { return Health()[link].state() == v1::OPER_STATE_DOWN; }, seconds(2))) << link;
   }
   EXPECT_EQ(Health()["iad-nyc"].state(), v1::OPER_STATE_UP);
+  // iad's routerd heard it from its agent directly, not from a plan.
+  std::ifstream routerd_log(lab_->process("routerd/iad")->log_path());
+  const std::string log((std::istreambuf_iterator<char>(routerd_log)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(log, ::testing::HasSubstr(R"(msg="local link event" link=iad-chi state=OPER_STATE_DOWN)"));
 
   lab_->process("agent/chi")->Signal(SIGCONT);
   EXPECT_TRUE(LocalLab::WaitFor([&] { return Health()["iad-chi"].state() == v1::OPER_STATE_UP; }, seconds(10)));
