@@ -27,8 +27,8 @@ namespace geodesic::local_events {
 struct ListenerOptions {
   std::string socket_path;
   std::string facility_id;
-  std::set<std::string> link_ids;  // the facility's links, others are refused; empty: any valid id
-  std::vector<uid_t> allowed_uids;  // empty: only this process's user
+  std::set<std::string> link_ids{};  // the facility's links, others are refused; empty: any valid id
+  std::vector<uid_t> allowed_uids{};  // empty: only this process's user
   // Larger messages are refused (a snapshot of 1,000 links is ~60 KB).
   size_t max_message_bytes = 256 * 1024;
 };

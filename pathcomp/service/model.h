@@ -42,8 +42,8 @@ struct PlaneChange {
 struct ReportResult {
   uint64_t seq = 0;
   bool duplicate = false;  // already applied earlier; acknowledged, not re-applied
-  std::vector<HealthChange> changes;
-  std::vector<PlaneChange> plane_changes;
+  std::vector<HealthChange> changes{};
+  std::vector<PlaneChange> plane_changes{};
 };
 
 struct ImportOptions {

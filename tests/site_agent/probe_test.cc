@@ -87,7 +87,9 @@ class EstimatorTest : public ::testing::Test {
   // One interval: a probe sent, answered after `rtt` unless `lost`.
   bool Step(bool lost = false, milliseconds rtt = milliseconds(2)) {
     estimator_.Sent(++seq_, now_);
-    if (!lost) EXPECT_TRUE(estimator_.Answered(seq_, now_ + rtt, std::chrono::microseconds(100)));
+    if (!lost) {
+      EXPECT_TRUE(estimator_.Answered(seq_, now_ + rtt, std::chrono::microseconds(100)));
+    }
     now_ += options_.interval;
     return estimator_.Update(now_);
   }

@@ -17,7 +17,7 @@ using testing::SourceDir;
 using testing::TopologyDifference;
 
 TEST(InventoryProtoTest, ImportedTopologiesSurviveTheWire) {
-  for (const std::string path : {SourceDir() + "/deploy/examples/backbone.yaml",
+  for (const std::string& path : {SourceDir() + "/deploy/examples/backbone.yaml",
                                  RepetitaDir() + "/Cogentco.graph"}) {
     SCOPED_TRACE(path);
     auto topology = ImportTopology(path);
