@@ -97,6 +97,10 @@ class SiteAgentImpl final : public SiteAgent {
       const bool due = now >= next_report;
       if (due) next_report = now + config_.report_interval;
       Measure(due);
+      if (now >= next_counters_log_) {
+        next_counters_log_ = now + kCountersLogInterval;
+        LogProbeRefusals();
+      }
       lock.lock();
     }
     lock.unlock();
@@ -166,6 +170,26 @@ class SiteAgentImpl final : public SiteAgent {
     }
   }
 
+  // Probe packets refused since the last time, if any (strangers, replays,
+  // malformed packets are an operator's business, but not line by line).
+  void LogProbeRefusals() {
+    if (!probes_) return;
+    const probe::ProbeCounters now = probes_->counters();
+    const uint64_t refused = now.rejected_unknown_peer + now.rejected_malformed + now.rejected_replay +
+                             now.rejected_unexpected_reply;
+    const uint64_t before = logged_.rejected_unknown_peer + logged_.rejected_malformed + logged_.rejected_replay +
+                            logged_.rejected_unexpected_reply;
+    if (refused > before) {
+      daemon::LogWarn("probe packets refused",
+                      {{"unknown_peer", std::to_string(now.rejected_unknown_peer - logged_.rejected_unknown_peer)},
+                       {"malformed", std::to_string(now.rejected_malformed - logged_.rejected_malformed)},
+                       {"replayed", std::to_string(now.rejected_replay - logged_.rejected_replay)},
+                       {"unexpected_reply",
+                        std::to_string(now.rejected_unexpected_reply - logged_.rejected_unexpected_reply)}});
+    }
+    logged_ = now;
+  }
+
   v1::OperState LastState(const std::string& link_id) const {
     auto it = last_state_.find(link_id);
     return it == last_state_.end() ? v1::OPER_STATE_UNKNOWN : it->second;
@@ -189,6 +213,9 @@ class SiteAgentImpl final : public SiteAgent {
   InterfaceCounters counters_;
   std::set<std::string> warned_interfaces_;
   std::map<std::string, v1::OperState> last_state_;  // for logging transitions only
+  static constexpr std::chrono::seconds kCountersLogInterval{60};
+  std::chrono::steady_clock::time_point next_counters_log_ = std::chrono::steady_clock::now() + kCountersLogInterval;
+  probe::ProbeCounters logged_;  // as of the last refusal log
   std::vector<std::unique_ptr<ReportStream>> streams_;
   std::unique_ptr<local_events::LocalEventSender> routerd_;
   std::mutex mu_;
