@@ -1,0 +1,95 @@
+#include "routerd/bgp/speaker.h"
+
+#include <future>
+
+namespace geodesic::routerd::bgp {
+
+BgpSpeaker::BgpSpeaker(SpeakerConfig config)
+    : config_(std::move(config)), work_(boost::asio::make_work_guard(io_)), builder_(config_.paths) {}
+
+std::unique_ptr<BgpSpeaker> BgpSpeaker::Start(SpeakerConfig config) {
+  std::unique_ptr<BgpSpeaker> speaker(new BgpSpeaker(std::move(config)));
+  for (const PeerConfig& peer : speaker->config_.peers) {
+    speaker->sessions_.push_back(
+        std::make_shared<BgpSession>(speaker->io_, speaker->config_.session, peer, speaker->routes_));
+  }
+  for (auto& session : speaker->sessions_) boost::asio::post(speaker->io_, [session] { session->Start(); });
+  speaker->thread_ = std::thread([io = &speaker->io_] { io->run(); });
+  return speaker;
+}
+
+BgpSpeaker::~BgpSpeaker() {
+  RunOnSpeakerThread([this] {
+    for (auto& session : sessions_) session->Stop();
+  });
+  work_.reset();
+  io_.stop();
+  thread_.join();
+}
+
+void BgpSpeaker::RunOnSpeakerThread(const std::function<void()>& work) const {
+  std::promise<void> done;
+  boost::asio::post(io_, [&] {
+    work();
+    done.set_value();
+  });
+  done.get_future().wait();
+}
+
+absl::Status BgpSpeaker::Apply(const RibDiff& diff) {
+  std::vector<std::pair<IpPrefix, std::vector<BgpPath>>> updates;
+  std::vector<IpPrefix> removed;
+  {
+    std::lock_guard lock(builder_mu_);
+    updates.reserve(diff.added.size() + diff.changed.size());
+    for (const v1::Route& route : diff.added) {
+      auto built = builder_.Build(route);
+      if (!built.ok()) return built.status();
+      updates.push_back(*std::move(built));
+    }
+    for (const RouteChange& change : diff.changed) {
+      auto built = builder_.Build(change.after);
+      if (!built.ok()) return built.status();
+      updates.push_back(*std::move(built));
+    }
+  }
+  for (const v1::Route& route : diff.removed) {
+    auto prefix = IpPrefix::Parse(route.prefix());
+    if (!prefix) return absl::InvalidArgumentError("withdrawn route prefix \"" + route.prefix() + "\" is not a CIDR prefix");
+    removed.push_back(*prefix);
+  }
+  RunOnSpeakerThread([&] {
+    std::vector<IpPrefix> dirty;
+    dirty.reserve(updates.size() + removed.size());
+    for (auto& [prefix, paths] : updates) {
+      dirty.push_back(prefix);
+      if (paths.empty()) {
+        routes_.erase(prefix);
+      } else {
+        routes_[prefix] = std::move(paths);
+      }
+    }
+    for (const IpPrefix& prefix : removed) {
+      dirty.push_back(prefix);
+      routes_.erase(prefix);
+    }
+    for (auto& session : sessions_) session->RoutesChanged(dirty);
+  });
+  return absl::OkStatus();
+}
+
+std::vector<PeerStatus> BgpSpeaker::Status() const {
+  std::vector<PeerStatus> status;
+  RunOnSpeakerThread([&] {
+    for (const auto& session : sessions_) status.push_back(session->status());
+  });
+  return status;
+}
+
+size_t BgpSpeaker::route_count() const {
+  size_t count = 0;
+  RunOnSpeakerThread([&] { count = routes_.size(); });
+  return count;
+}
+
+}  // namespace geodesic::routerd::bgp
