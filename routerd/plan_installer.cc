@@ -43,6 +43,7 @@ PlanInstaller::PlanInstaller(std::string facility_id, std::string state_dir,
       state_dir_(std::move(state_dir)),
       installer_(std::move(installer)) {
   installed_.set_facility_id(facility_id_);
+  effective_.set_facility_id(facility_id_);
 }
 
 absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string facility_id,
@@ -72,11 +73,17 @@ absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string f
     return status;
   }
   installer_ptr->installed_ = stored;
+  installer_ptr->effective_ = stored;
   installer_ptr->highest_epoch_ = stored.epoch();
   daemon::LogInfo("restored installed plan", {{"generation", std::to_string(stored.generation())},
                                               {"epoch", std::to_string(stored.epoch())},
                                               {"routes", std::to_string(stored.routes_size())}});
   return installer_ptr;
+}
+
+bool PlanInstaller::HasStoredPlan(const std::string& state_dir) {
+  std::error_code error;
+  return std::filesystem::is_regular_file(std::filesystem::path(state_dir) / kInstalledPlanFile, error);
 }
 
 absl::Status PlanInstaller::Persist(const v1::SitePlan& plan) const {
@@ -101,7 +108,8 @@ absl::StatusOr<PlanVerdict> PlanInstaller::Offer(const v1::SitePlan& plan) {
   if (plan.epoch() == highest_epoch_ && plan.generation() <= installed_.generation()) {
     return PlanVerdict::kStale;
   }
-  const RibDiff diff = DiffRoutes(installed_, plan);
+  v1::SitePlan effective = RepairPlan(plan, down_links_);
+  const RibDiff diff = DiffRoutes(effective_, effective);
   if (auto status = installer_->Apply(diff); !status.ok()) return status;
   if (auto status = Persist(plan); !status.ok()) {
     daemon::LogError("cannot persist the installed plan", {{"error", status.ToString()}});
@@ -113,13 +121,76 @@ absl::StatusOr<PlanVerdict> PlanInstaller::Offer(const v1::SitePlan& plan) {
                                      {"removed", std::to_string(diff.removed.size())},
                                      {"reason", plan.reason()}});
   installed_ = plan;
+  effective_ = std::move(effective);
   highest_epoch_ = plan.epoch();
   return PlanVerdict::kInstalled;
+}
+
+absl::StatusOr<size_t> PlanInstaller::ApplyLinkEvents(const v1::LocalLinkEvents& events) {
+  if (events.facility_id() != facility_id_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("link events for facility \"", events.facility_id(), "\", not ", facility_id_));
+  }
+  std::lock_guard lock(mu_);
+  DownLinks down = events.snapshot() ? DownLinks{} : down_links_;
+  for (const v1::LinkReport& report : events.links()) {
+    if (report.link_id().empty()) return absl::InvalidArgumentError("link event without a link id");
+    if (report.health().state() == v1::OPER_STATE_DOWN) {
+      down.insert(report.link_id());
+    } else {
+      down.erase(report.link_id());
+    }
+  }
+  if (down == down_links_) return 0;
+  v1::SitePlan effective = RepairPlan(installed_, down);
+  const RibDiff diff = DiffRoutes(effective_, effective);
+  if (auto status = installer_->Apply(diff); !status.ok()) return status;
+  std::string links;
+  for (const auto& link : down) absl::StrAppend(&links, links.empty() ? "" : ",", link);
+  daemon::LogInfo("local repair", {{"down_links", links.empty() ? "none" : links},
+                                   {"changed", std::to_string(diff.changed.size())},
+                                   {"removed", std::to_string(diff.removed.size())},
+                                   {"restored", std::to_string(diff.added.size())}});
+  if (!diff.removed.empty()) {
+    daemon::LogError("local repair found no surviving path for some prefixes; withdrawn",
+                     {{"prefixes", std::to_string(diff.removed.size())}});
+  }
+  down_links_ = std::move(down);
+  effective_ = std::move(effective);
+  return diff.added.size() + diff.changed.size() + diff.removed.size();
+}
+
+absl::Status PlanInstaller::ExpireAll(const std::string& why) {
+  std::lock_guard lock(mu_);
+  v1::SitePlan empty;
+  empty.set_facility_id(facility_id_);
+  const RibDiff diff = DiffRoutes(effective_, empty);
+  if (auto status = installer_->Apply(diff); !status.ok()) return status;
+  std::error_code error;
+  std::filesystem::remove(std::filesystem::path(state_dir_) / kInstalledPlanFile, error);
+  daemon::LogError("installed routes expired and withdrawn",
+                   {{"why", why}, {"routes", std::to_string(diff.removed.size())},
+                    {"generation", std::to_string(installed_.generation())}});
+  // The epoch stays: an old leader's plans are still refused.
+  empty.set_epoch(installed_.epoch());
+  installed_ = empty;
+  effective_ = empty;
+  return absl::OkStatus();
 }
 
 v1::SitePlan PlanInstaller::installed() const {
   std::lock_guard lock(mu_);
   return installed_;
+}
+
+v1::SitePlan PlanInstaller::effective() const {
+  std::lock_guard lock(mu_);
+  return effective_;
+}
+
+DownLinks PlanInstaller::down_links() const {
+  std::lock_guard lock(mu_);
+  return down_links_;
 }
 
 uint64_t PlanInstaller::highest_epoch() const {

@@ -5,6 +5,12 @@
 //  - Fail-static: nothing is withdrawn because a controller went away; only a
 //    newer plan changes the routes.
 //  - The installed plan is written to `state_dir` (atomically) and restored at start.
+//  - Local repair: links the site agent reports down switch every affected
+//    route to its precomputed backup at once (local_repair.h); the routers get
+//    the repaired routes, and every later plan is repaired the same way until
+//    the links come back.
+//  - Stale expiry: after a long time without any controller, ExpireAll
+//    withdraws everything (fail_static.h decides when).
 // Thread-safe.
 #include <mutex>
 #include <optional>
@@ -12,6 +18,8 @@
 
 #include "absl/status/statusor.h"
 #include "geodesic/v1/plan.pb.h"
+#include "geodesic/v1/telemetry.pb.h"
+#include "routerd/local_repair.h"
 #include "routerd/route_installer.h"
 
 namespace geodesic::routerd {
@@ -25,12 +33,28 @@ class PlanInstaller {
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<PlanInstaller>> Open(
       std::string facility_id, std::string state_dir, RouteInstallerPtr installer);
 
+  // Whether `state_dir` holds a plan that Open would restore.
+  static bool HasStoredPlan(const std::string& state_dir);
+
   // Validates and, if it passes fencing, installs `plan`.
   // InvalidArgument for a plan of another facility or with malformed routes.
   [[nodiscard]] absl::StatusOr<PlanVerdict> Offer(const v1::SitePlan& plan);
 
+  // Local link events from the site agent: a snapshot replaces the set of
+  // down links, a delta changes the links it names. Returns how many routes
+  // changed on the routers. InvalidArgument for another facility's events.
+  [[nodiscard]] absl::StatusOr<size_t> ApplyLinkEvents(const v1::LocalLinkEvents& events);
+
+  // Withdraws every route and forgets the installed plan (also on disk), so a
+  // restart does not bring the expired routes back. The next plan installs
+  // normally.
+  [[nodiscard]] absl::Status ExpireAll(const std::string& why);
+
   // The installed plan (empty SitePlan with generation 0 when none).
   v1::SitePlan installed() const;
+  // What the routers have: the installed plan with local repair applied.
+  v1::SitePlan effective() const;
+  DownLinks down_links() const;
   uint64_t highest_epoch() const;
 
  private:
@@ -42,6 +66,8 @@ class PlanInstaller {
   mutable std::mutex mu_;
   RouteInstallerPtr installer_;
   v1::SitePlan installed_;
+  v1::SitePlan effective_;
+  DownLinks down_links_;
   uint64_t highest_epoch_ = 0;
 };
 

@@ -6,14 +6,20 @@
 #include "geodesic/v1/plan.grpc.pb.h"
 
 namespace geodesic::routerd {
+namespace {
+
+constexpr const char* kPlanWatchMetadataKey = "geodesic-plan-watch";  // see plan.proto
+
+}  // namespace
 
 PlanSubscriber::PlanSubscriber(std::string facility_id, std::string address,
                                std::shared_ptr<grpc::ChannelCredentials> credentials,
-                               PlanInstaller& installer)
+                               PlanInstaller& installer, ControllerContact* contact)
     : facility_id_(std::move(facility_id)),
       address_(std::move(address)),
       credentials_(std::move(credentials)),
-      installer_(installer) {}
+      installer_(installer),
+      contact_(contact) {}
 
 PlanSubscriber::~PlanSubscriber() { Stop(); }
 
@@ -39,6 +45,7 @@ void PlanSubscriber::Run() {
       if (stopping_) return;
     }
     if (WatchOnce()) backoff = kMinBackoff;
+    if (std::lock_guard lock(mu_); stopping_) return;
     const auto installed = installer_.installed();
     daemon::LogWarn("controller unreachable, keeping installed routes (fail-static)",
                     {{"replica", address_},
@@ -64,6 +71,9 @@ bool PlanSubscriber::WatchOnce() {
   request.set_facility_id(facility_id_);
   request.set_known_generation(installer_.installed().generation());
   auto reader = stub->Watch(&context, request);
+  reader->WaitForInitialMetadata();
+  const bool answered = context.GetServerInitialMetadata().contains(kPlanWatchMetadataKey);
+  if (answered && contact_ != nullptr) contact_->Connected(address_, std::chrono::steady_clock::now());
   bool delivered = false;
   v1::SitePlan plan;
   while (reader->Read(&plan)) {
@@ -96,6 +106,7 @@ bool PlanSubscriber::WatchOnce() {
     }
   }
   const grpc::Status status = reader->Finish();
+  if (answered && contact_ != nullptr) contact_->Disconnected(address_, std::chrono::steady_clock::now());
   {
     std::lock_guard lock(mu_);
     live_context_ = nullptr;

@@ -2,6 +2,7 @@
 // Watches one pathcomp replica's plan for this facility, offers every plan to
 // the installer and acknowledges the result. Reconnects with backoff and
 // jitter; while no controller is reachable, the installed routes stay (fail-static).
+// A watch counts as contact once the replica answered it (its initial metadata).
 // Thread-safe. Owns one thread between Start() and Stop().
 #include <condition_variable>
 #include <memory>
@@ -11,6 +12,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "routerd/fail_static.h"
 #include "routerd/plan_installer.h"
 
 namespace geodesic::routerd {
@@ -18,7 +20,8 @@ namespace geodesic::routerd {
 class PlanSubscriber {
  public:
   PlanSubscriber(std::string facility_id, std::string address,
-                 std::shared_ptr<grpc::ChannelCredentials> credentials, PlanInstaller& installer);
+                 std::shared_ptr<grpc::ChannelCredentials> credentials, PlanInstaller& installer,
+                 ControllerContact* contact = nullptr);
   ~PlanSubscriber();
 
   void Start();
@@ -33,6 +36,7 @@ class PlanSubscriber {
   const std::string address_;
   const std::shared_ptr<grpc::ChannelCredentials> credentials_;
   PlanInstaller& installer_;
+  ControllerContact* const contact_;  // told while a watch stream is open; may be null
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -7,10 +7,36 @@
 //   tls: {ca: ca.crt, cert: site-iad-routerd.crt, key: site-iad-routerd.key}
 //   state_dir: /var/lib/geodesic/routerd-iad   # the installed plan survives restarts
 //   agent_socket: /run/geodesic/iad-routerd.sock  # optional: the site agent's link events
+//   fail_static:
+//     stale_after_s: 86400          # without any controller, keep routes this long (default 1 day)
+//   bgp:                            # optional; without it routes are only logged
+//     local_as: 65001               # 1..4294967295
+//     router_id: 10.0.0.1
+//     hold_time_s: 90               # default for peers: 0 or 3..65535
+//     graceful_restart_s: 120       # how long routers keep our routes while routerd restarts
+//     bandwidth_per_weight_mbps: 1000   # link bandwidth per unit of plan weight
+//     communities: ["65001:100"]        # added to every route
+//     large_communities: ["65001:1:2"]
+//     peers:                        # the site's routers; routerd connects to them
+//       - address: 10.0.0.2
+//         remote_as: 65001          # equal to local_as: iBGP
+//         port: 179
+//         local_address: 10.0.0.1   # optional source address
+//         password: secret          # optional TCP-MD5
+//         max_prefixes: 1000        # routes the router may send us
+//         hold_time_s: 90
+//         ttl_security: false       # GTSM, for directly connected eBGP routers
+//     next_hops:                    # the far end of each backbone link, per family;
+//       - link: iad-nyc             # a link's ADD-PATH id is its position here + 1,
+//         ipv4: 192.0.2.1           # so append new links rather than reorder
+//         ipv6: 2001:db8::1
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "routerd/bgp/speaker.h"
 #include "tls/credentials.h"
 
 namespace geodesic::routerd {
@@ -21,8 +47,12 @@ struct RouterdConfig {
   tls::TlsFiles tls;
   std::string state_dir;
   std::string agent_socket;  // empty: no local events
+  std::chrono::seconds stale_after{86400};
+  std::optional<bgp::SpeakerConfig> bgp;  // nullopt: log routes only
 };
 
 [[nodiscard]] absl::StatusOr<RouterdConfig> LoadRouterdConfig(const std::string& path);
+// The same from text, for tests; `origin` names it in errors.
+[[nodiscard]] absl::StatusOr<RouterdConfig> ParseRouterdConfig(const std::string& text, const std::string& origin);
 
 }  // namespace geodesic::routerd

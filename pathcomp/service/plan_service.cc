@@ -37,6 +37,8 @@ grpc::Status PlanService::Watch(grpc::ServerContext* context, const v1::WatchPla
   daemon::LogInfo("routerd watching", {{"facility", request->facility_id()},
                                        {"known_generation",
                                         std::to_string(request->known_generation())}});
+  context->AddInitialMetadata("geodesic-plan-watch", "1");  // see plan.proto
+  writer->SendInitialMetadata();
   uint64_t known = request->known_generation();
   while (!context->IsCancelled()) {
     auto site = planner_.WaitForSitePlan(

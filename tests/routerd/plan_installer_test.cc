@@ -117,5 +117,106 @@ TEST_F(PlanInstallerTest, CorruptStoredPlanIsAClearError) {
   EXPECT_THAT(std::string(installer.status().message()), ::testing::HasSubstr("installed-plan.pb"));
 }
 
+// Two primaries out of iad; a link backup for each.
+v1::SitePlan ProtectedPlan(uint64_t generation) {
+  v1::SitePlan plan = MakePlan(1, generation, "iad-nyc");
+  v1::Route* route = plan.mutable_routes(0);
+  auto* second = route->add_next_hops();
+  second->set_link_id("iad-chi");
+  second->set_weight(3);
+  auto* backup = route->add_backups();
+  backup->mutable_protects()->set_kind(v1::FAILURE_KIND_LINK);
+  backup->mutable_protects()->set_id("iad-nyc");
+  auto* hop = backup->add_next_hops();
+  hop->set_link_id("iad-atl");
+  hop->set_weight(2);
+  return plan;
+}
+
+v1::LocalLinkEvents Events(bool snapshot, std::vector<std::pair<std::string, v1::OperState>> links) {
+  v1::LocalLinkEvents events;
+  events.set_facility_id("iad");
+  events.set_snapshot(snapshot);
+  for (const auto& [link, state] : links) {
+    v1::LinkReport* report = events.add_links();
+    report->set_link_id(link);
+    report->mutable_health()->set_state(state);
+  }
+  return events;
+}
+
+TEST_F(PlanInstallerTest, LocalRepairSwitchesToTheBackupAndBack) {
+  auto installer = Open();
+  ASSERT_EQ(*installer->Offer(ProtectedPlan(1)), PlanVerdict::kInstalled);
+  log_.clear();
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-nyc", v1::OPER_STATE_DOWN}})), 1u);
+  ASSERT_EQ(log_.size(), 1u);
+  ASSERT_EQ(log_[0].changed.size(), 1u);
+  EXPECT_EQ(DescribeNextHops(log_[0].changed[0].after), "iad-atl(w2)");
+  EXPECT_EQ(DescribeNextHops(installer->effective().routes(0)), "iad-atl(w2)");
+  // The installed plan is unchanged; a degraded report changes nothing.
+  EXPECT_EQ(DescribeNextHops(installer->installed().routes(0)), "iad-nyc(w1),iad-chi(w3)");
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-chi", v1::OPER_STATE_DEGRADED}})), 0u);
+  // A new plan that still uses the down link is repaired too.
+  ASSERT_EQ(*installer->Offer(ProtectedPlan(2)), PlanVerdict::kInstalled);
+  EXPECT_EQ(DescribeNextHops(installer->effective().routes(0)), "iad-atl(w2)");
+  // Recovery restores the primary.
+  log_.clear();
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-nyc", v1::OPER_STATE_UP}})), 1u);
+  EXPECT_EQ(DescribeNextHops(log_[0].changed[0].after), "iad-nyc(w1),iad-chi(w3)");
+}
+
+TEST_F(PlanInstallerTest, LocalRepairWithoutBackupDropsTheFailedHopOrWithdraws) {
+  auto installer = Open();
+  v1::SitePlan plan = ProtectedPlan(1);
+  plan.mutable_routes(0)->clear_backups();
+  ASSERT_EQ(*installer->Offer(plan), PlanVerdict::kInstalled);
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(true, {{"iad-nyc", v1::OPER_STATE_DOWN}})), 1u);
+  EXPECT_EQ(DescribeNextHops(installer->effective().routes(0)), "iad-chi(w3)");
+  log_.clear();
+  // A snapshot replaces the whole set: both down now.
+  EXPECT_EQ(*installer->ApplyLinkEvents(
+                Events(true, {{"iad-nyc", v1::OPER_STATE_DOWN}, {"iad-chi", v1::OPER_STATE_DOWN}})),
+            1u);
+  ASSERT_EQ(log_.size(), 1u);
+  EXPECT_EQ(log_[0].removed.size(), 1u);
+  EXPECT_EQ(installer->effective().routes_size(), 0);
+  // An empty snapshot: everything is up again.
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(true, {})), 1u);
+  EXPECT_EQ(installer->effective().routes_size(), 1);
+  EXPECT_TRUE(installer->down_links().empty());
+}
+
+TEST_F(PlanInstallerTest, LinkEventsOfAnotherFacilityChangeNothing) {
+  auto installer = Open();
+  ASSERT_EQ(*installer->Offer(ProtectedPlan(1)), PlanVerdict::kInstalled);
+  v1::LocalLinkEvents events = Events(false, {{"iad-nyc", v1::OPER_STATE_DOWN}});
+  events.set_facility_id("chi");
+  EXPECT_EQ(installer->ApplyLinkEvents(events).status().code(), absl::StatusCode::kInvalidArgument);
+  v1::LocalLinkEvents unnamed = Events(false, {{"", v1::OPER_STATE_DOWN}});
+  EXPECT_EQ(installer->ApplyLinkEvents(unnamed).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(installer->down_links().empty());
+}
+
+TEST_F(PlanInstallerTest, ExpiryWithdrawsEverythingAndSurvivesRestart) {
+  {
+    auto installer = Open();
+    ASSERT_EQ(*installer->Offer(ProtectedPlan(7)), PlanVerdict::kInstalled);
+    log_.clear();
+    ASSERT_TRUE(installer->ExpireAll("test").ok());
+    ASSERT_EQ(log_.size(), 1u);
+    EXPECT_EQ(log_[0].removed.size(), 1u);
+    EXPECT_EQ(installer->installed().routes_size(), 0);
+    EXPECT_FALSE(PlanInstaller::HasStoredPlan(dir_.string()));
+    // The next plan installs normally, even with an older generation.
+    EXPECT_EQ(*installer->Offer(ProtectedPlan(3)), PlanVerdict::kInstalled);
+    ASSERT_TRUE(installer->ExpireAll("test").ok());
+  }
+  log_.clear();
+  auto restarted = Open();
+  EXPECT_EQ(restarted->installed().routes_size(), 0);
+  EXPECT_TRUE(log_.empty());
+}
+
 }  // namespace
 }  // namespace geodesic::routerd

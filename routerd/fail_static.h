@@ -1,0 +1,46 @@
+#pragma once
+// Fail-static bookkeeping: which controllers routerd currently hears from, and,
+// while it hears from none, when to say so loudly and when the installed routes
+// have been kept long enough (stale_after) to be withdrawn.
+// The caller supplies the clock, so tests drive it. Thread-safe.
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <string>
+
+namespace geodesic::routerd {
+
+class ControllerContact {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // `start` counts as the last contact: a routerd that starts without any
+  // controller keeps its restored routes for stale_after from then.
+  ControllerContact(std::chrono::seconds stale_after, Clock::time_point start);
+
+  void Connected(const std::string& replica, Clock::time_point now);
+  void Disconnected(const std::string& replica, Clock::time_point now);
+
+  struct Verdict {
+    enum class Action { kNone, kWarn, kExpire };
+    Action action = Action::kNone;
+    std::chrono::seconds alone_for{0};     // since the last controller went away
+    std::chrono::seconds expires_in{0};    // until the routes expire
+  };
+  // kWarn once the controllers have been gone for warn_after, then every
+  // warn_every; kExpire once per outage when stale_after has passed.
+  Verdict Check(Clock::time_point now);
+
+  static constexpr std::chrono::seconds kWarnAfter{10};
+  static constexpr std::chrono::seconds kWarnEvery{60};
+
+ private:
+  const std::chrono::seconds stale_after_;
+  std::mutex mu_;
+  std::set<std::string> connected_;
+  Clock::time_point alone_since_;
+  Clock::time_point last_warning_{};
+  bool warned_ = false;
+  bool expired_ = false;
+};
+
+}  // namespace geodesic::routerd

@@ -1,0 +1,213 @@
+#include "sim/frr_router.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace geodesic::sim {
+namespace {
+
+constexpr char kBgpd[] = "/usr/lib/frr/bgpd";
+constexpr char kVtysh[] = "/usr/bin/vtysh";
+
+// A TCP port nobody listens on right now.
+absl::StatusOr<int> FreePort(const std::string& address) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return absl::UnavailableError("socket failed");
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  inet_pton(AF_INET, address.c_str(), &sin.sin_addr);
+  socklen_t length = sizeof sin;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&sin), &length) != 0) {
+    close(fd);
+    return absl::UnavailableError(absl::StrCat("cannot bind ", address));
+  }
+  close(fd);
+  return ntohs(sin.sin_port);
+}
+
+std::string Config(const FrrOptions& options) {
+  std::string config = absl::StrCat(
+      "frr defaults datacenter\n"
+      "hostname geodesic-frr\n"
+      "log stdout informational\n"
+      "route-map NOTHING deny 10\n"
+      "exit\n"
+      "router bgp ", options.local_as, "\n",
+      " bgp router-id ", options.address, "\n",
+      " no bgp ebgp-requires-policy\n"
+      " no bgp network import-check\n"
+      " bgp graceful-restart\n"
+      " bgp graceful-restart stalepath-time ", options.stalepath_time_s, "\n",
+      " bgp log-neighbor-changes\n");
+  for (const FrrNeighbor& neighbor : options.neighbors) {
+    absl::StrAppend(&config, " neighbor ", neighbor.address, " remote-as ", neighbor.remote_as, "\n",
+                    " neighbor ", neighbor.address, " passive\n",
+                    " neighbor ", neighbor.address, " disable-connected-check\n");
+    if (!neighbor.password.empty()) absl::StrAppend(&config, " neighbor ", neighbor.address, " password ", neighbor.password, "\n");
+  }
+  for (const char* family : {"ipv4", "ipv6"}) {
+    absl::StrAppend(&config, " address-family ", family, " unicast\n  maximum-paths 64\n  maximum-paths ibgp 64\n");
+    for (const FrrNeighbor& neighbor : options.neighbors) {
+      // The routers learn from routerd and tell it nothing back.
+      absl::StrAppend(&config, "  neighbor ", neighbor.address, " activate\n",
+                      "  neighbor ", neighbor.address, " route-map NOTHING out\n");
+    }
+    absl::StrAppend(&config, " exit-address-family\n");
+  }
+  return config;
+}
+
+absl::StatusOr<google::protobuf::Value> ParseJson(const std::string& output) {
+  const size_t start = output.find('{');
+  if (start == std::string::npos) return absl::InternalError(absl::StrCat("vtysh gave no JSON: ", output.substr(0, 200)));
+  google::protobuf::Value value;
+  auto status = google::protobuf::util::JsonStringToMessage(output.substr(start), &value);
+  if (!status.ok()) return absl::InternalError(absl::StrCat("vtysh JSON: ", status.ToString()));
+  return value;
+}
+
+const google::protobuf::Value* Field(const google::protobuf::Value& value, const std::string& key) {
+  if (value.kind_case() != google::protobuf::Value::kStructValue) return nullptr;
+  const auto& fields = value.struct_value().fields();
+  auto it = fields.find(key);
+  return it == fields.end() ? nullptr : &it->second;
+}
+
+bool Bool(const google::protobuf::Value& value, const std::string& key) {
+  const auto* field = Field(value, key);
+  return field != nullptr && field->bool_value();
+}
+
+double Number(const google::protobuf::Value& value, const std::string& key) {
+  const auto* field = Field(value, key);
+  return field == nullptr ? 0 : field->number_value();
+}
+
+// "LB:65001:125000000 (1.000 Gbps)" -> 125000000
+double LinkBandwidth(const std::string& communities) {
+  const size_t at = communities.find("LB:");
+  if (at == std::string::npos) return 0;
+  const size_t colon = communities.find(':', at + 3);
+  if (colon == std::string::npos) return 0;
+  return std::strtod(communities.c_str() + colon + 1, nullptr);
+}
+
+}  // namespace
+
+absl::Status FrrAvailable() {
+  for (const char* path : {kBgpd, kVtysh}) {
+    if (access(path, X_OK) != 0) return absl::NotFoundError(absl::StrCat(path, " is missing (Debian package frr)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<FrrRouter>> FrrRouter::Start(FrrOptions options) {
+  if (auto status = FrrAvailable(); !status.ok()) return status;
+  std::unique_ptr<FrrRouter> router(new FrrRouter(std::move(options)));
+  const std::string& dir = router->options_.work_dir;
+  std::filesystem::create_directories(dir);
+  const std::string config_path = dir + "/bgpd.conf";
+  std::ofstream(config_path) << Config(router->options_);
+  auto port = FreePort(router->options_.address);
+  if (!port.ok()) return port.status();
+  router->port_ = *port;
+  auto bgpd = ChildProcess::Spawn({kBgpd, "-f", config_path, "-i", dir + "/bgpd.pid", "-p", std::to_string(*port), "-l",
+                                   router->options_.address, "-Z", "-S", "-P", "0", "--vty_socket", dir},
+                                  dir + "/bgpd.log");
+  if (!bgpd.ok()) return bgpd.status();
+  router->bgpd_ = *std::move(bgpd);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!router->bgpd_->running()) {
+      return absl::UnavailableError(absl::StrCat("bgpd exited at start; see ", dir, "/bgpd.log"));
+    }
+    if (auto summary = router->Vtysh("show bgp summary json"); summary.ok() && summary->find('{') != std::string::npos) {
+      return router;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return absl::DeadlineExceededError(absl::StrCat("bgpd did not answer vtysh; see ", dir, "/bgpd.log"));
+}
+
+FrrRouter::~FrrRouter() {
+  if (bgpd_) bgpd_->Stop(2000);
+}
+
+absl::StatusOr<std::string> FrrRouter::Vtysh(const std::string& command) const {
+  auto result = RunCommand({kVtysh, "--vty_socket", options_.work_dir, "-c", command});
+  if (!result.ok()) return result.status();
+  if (result->exit_code != 0) {
+    return absl::UnavailableError(absl::StrCat("vtysh -c '", command, "' exited ", result->exit_code, ": ",
+                                               result->output.substr(0, 300)));
+  }
+  return result->output;
+}
+
+absl::StatusOr<std::map<std::string, std::vector<FrrPath>>> FrrRouter::Routes(bool ipv6) const {
+  auto output = Vtysh(absl::StrCat("show bgp ", ipv6 ? "ipv6" : "ipv4", " unicast json detail"));
+  if (!output.ok()) return output.status();
+  auto json = ParseJson(*output);
+  if (!json.ok()) return json.status();
+  std::map<std::string, std::vector<FrrPath>> routes;
+  const auto* table = Field(*json, "routes");
+  if (table == nullptr) return routes;
+  for (const auto& [prefix, entry] : table->struct_value().fields()) {
+    // "json detail" gives {"paths": [...]} per prefix; plain json a list.
+    const google::protobuf::Value* paths = Field(entry, "paths");
+    const auto& list = paths != nullptr ? paths->list_value() : entry.list_value();
+    for (const auto& path : list.values()) {
+      FrrPath parsed;
+      parsed.valid = Bool(path, "valid");
+      parsed.multipath = Bool(path, "multipath");
+      parsed.stale = Bool(path, "stale");
+      if (const auto* best = Field(path, "bestpath")) parsed.best = best->kind_case() == google::protobuf::Value::kStructValue
+                                                                        ? Bool(*best, "overall")
+                                                                        : best->bool_value();
+      parsed.path_id = static_cast<uint32_t>(Number(path, "addpathRxId"));
+      if (const auto* extended = Field(path, "extendedCommunity")) {
+        if (const auto* text = Field(*extended, "string")) parsed.bandwidth_bytes = LinkBandwidth(text->string_value());
+      }
+      if (const auto* hops = Field(path, "nexthops"); hops != nullptr && !hops->list_value().values().empty()) {
+        if (const auto* ip = Field(hops->list_value().values(0), "ip")) parsed.next_hop = ip->string_value();
+      }
+      routes[prefix].push_back(parsed);
+    }
+  }
+  return routes;
+}
+
+absl::StatusOr<FrrNeighborState> FrrRouter::Neighbor(const std::string& address) const {
+  auto output = Vtysh(absl::StrCat("show bgp neighbors ", address, " json"));
+  if (!output.ok()) return output.status();
+  auto json = ParseJson(*output);
+  if (!json.ok()) return json.status();
+  const auto* neighbor = Field(*json, address);
+  if (neighbor == nullptr) return absl::NotFoundError(absl::StrCat("FRR has no neighbor ", address));
+  FrrNeighborState state;
+  if (const auto* bgp_state = Field(*neighbor, "bgpState")) state.state = bgp_state->string_value();
+  if (const auto* stats = Field(*neighbor, "messageStats")) {
+    state.updates_received = static_cast<uint64_t>(Number(*stats, "updatesRecv"));
+  }
+  if (const auto* families = Field(*neighbor, "addressFamilyInfo")) {
+    for (const char* family : {"ipv4Unicast", "ipv6Unicast"}) {
+      if (const auto* info = Field(*families, family)) {
+        state.prefixes_received += static_cast<uint64_t>(Number(*info, "acceptedPrefixCounter"));
+      }
+    }
+  }
+  return state;
+}
+
+}  // namespace geodesic::sim

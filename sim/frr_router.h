@@ -1,0 +1,76 @@
+#pragma once
+// A real FRRouting bgpd on loopback, as the reference router for routerd's
+// tests, benchmarks and live drills: its own config, vty socket and log in a
+// work directory, no zebra (-Z), listening on an ephemeral port. Queried
+// through vtysh's JSON. Stopped when the handle goes away.
+// Thread-compatible.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/process.h"
+
+namespace geodesic::sim {
+
+struct FrrNeighbor {
+  std::string address;   // routerd's (local) address
+  uint32_t remote_as = 0;
+  std::string password;  // TCP-MD5 when set
+};
+
+struct FrrOptions {
+  std::string work_dir;  // created
+  uint32_t local_as = 65000;
+  std::string address = "127.0.0.1";  // listen address and router id
+  std::vector<FrrNeighbor> neighbors;
+  int stalepath_time_s = 360;  // how long GR-stale routes are kept at most
+};
+
+// One path of a prefix as FRR holds it.
+struct FrrPath {
+  std::string next_hop;
+  uint32_t path_id = 0;             // ADD-PATH id received
+  double bandwidth_bytes = 0;       // link-bandwidth extended community, bytes/s (0: none)
+  bool valid = false;
+  bool best = false;
+  bool multipath = false;
+  bool stale = false;               // kept through the peer's graceful restart
+};
+
+struct FrrNeighborState {
+  std::string state;                // "Established", ...
+  uint64_t prefixes_received = 0;
+  uint64_t updates_received = 0;
+};
+
+class FrrRouter {
+ public:
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<FrrRouter>> Start(FrrOptions options);
+  ~FrrRouter();
+
+  int port() const { return port_; }
+  const std::string& address() const { return options_.address; }
+  uint32_t local_as() const { return options_.local_as; }
+  ChildProcess& process() { return *bgpd_; }
+
+  // Runs one vtysh command; its output.
+  [[nodiscard]] absl::StatusOr<std::string> Vtysh(const std::string& command) const;
+  // Every prefix FRR holds for the family, with every path (detail JSON).
+  [[nodiscard]] absl::StatusOr<std::map<std::string, std::vector<FrrPath>>> Routes(bool ipv6) const;
+  [[nodiscard]] absl::StatusOr<FrrNeighborState> Neighbor(const std::string& address) const;
+
+ private:
+  explicit FrrRouter(FrrOptions options) : options_(std::move(options)) {}
+
+  FrrOptions options_;
+  int port_ = 0;
+  ChildProcessPtr bgpd_;
+};
+
+// bgpd's and vtysh's paths; NotFound when FRR is not installed.
+[[nodiscard]] absl::Status FrrAvailable();
+
+}  // namespace geodesic::sim
