@@ -230,12 +230,56 @@ std::string LocalLab::LocalSocket(const std::string& facility_id) const {
   return absl::StrCat(options_.work_dir, "/", facility_id, "-routerd.sock");
 }
 
+std::string LocalLab::BgpNextHopV4(size_t link_index) {
+  return absl::StrCat("10.255.", (link_index + 1) / 256, ".", (link_index + 1) % 256);
+}
+
+std::string LocalLab::BgpNextHopV6(size_t link_index) {
+  return absl::StrCat("fd00:ffff::", absl::Hex(link_index + 1));
+}
+
+FrrRouter* LocalLab::frr(const std::string& facility_id) {
+  auto it = frr_.find(facility_id);
+  return it == frr_.end() ? nullptr : it->second.get();
+}
+
+absl::StatusOr<std::string> LocalLab::BgpBlock(const std::string& facility_id) {
+  if (std::find(options_.bgp_facilities.begin(), options_.bgp_facilities.end(), facility_id) ==
+      options_.bgp_facilities.end()) {
+    return std::string();
+  }
+  if (!frr_.contains(facility_id)) {
+    auto router = FrrRouter::Start({.work_dir = absl::StrCat(options_.work_dir, "/frr-", facility_id),
+                                    .local_as = kFrrAs, .address = "127.0.0.1",
+                                    .neighbors = {{.address = kRouterdBgpAddress, .remote_as = kRouterdAs,
+                                                   .password = ""}},
+                                    .stalepath_time_s = 360});
+    if (!router.ok()) return router.status();
+    frr_[facility_id] = *std::move(router);
+  }
+  std::string block = absl::StrCat(
+      "bgp:\n  local_as: ", kRouterdAs, "\n  router_id: ", kRouterdBgpAddress,
+      "\n  hold_time_s: 9\n  graceful_restart_s: 120\n  bandwidth_per_weight_mbps: ",
+      options_.bgp_bandwidth_per_weight_mbps, "\n  communities: [\"65000:", 100, "\"]\n  peers:\n    - {address: 127.0.0.1, port: ",
+      frr_[facility_id]->port(), ", remote_as: ", kFrrAs, ", local_address: ", kRouterdBgpAddress,
+      "}\n  next_hops:\n");
+  for (size_t i = 0; i < topology_.links.size(); ++i) {
+    const auto& link = topology_.links[i];
+    if (link.src_facility_id() != facility_id) continue;
+    absl::StrAppend(&block, "    - {link: ", link.id(), ", ipv4: ", BgpNextHopV4(i), ", ipv6: \"", BgpNextHopV6(i),
+                    "\"}\n");
+  }
+  return block;
+}
+
 absl::Status LocalLab::StartRouterd(const std::string& facility_id) {
   if (pathcomp_address_.empty()) return absl::FailedPreconditionError("start pathcomp first");
+  auto bgp = BgpBlock(facility_id);
+  if (!bgp.ok()) return bgp.status();
   const std::string config = absl::StrCat(
       "facility: ", facility_id, "\npathcomp:\n  - address: ", pathcomp_address_,
       "\nstate_dir: ", options_.work_dir, "/state/routerd-", facility_id, "\nagent_socket: ",
-      LocalSocket(facility_id), "\n", TlsBlock(pki_dir(), "site-" + facility_id + "-routerd"));
+      LocalSocket(facility_id), "\n", TlsBlock(pki_dir(), "site-" + facility_id + "-routerd"), *bgp);
   const std::string name = "routerd/" + facility_id;
   if (auto status = WriteFile(config_path(name), config); !status.ok()) return status;
   return Spawn(name, "bin/routerd", config_path(name));
@@ -256,6 +300,7 @@ void LocalLab::StopAll() {
     if (name != "pathcomp") process->Stop();
   }
   if (auto it = processes_.find("pathcomp"); it != processes_.end()) it->second->Stop();
+  frr_.clear();
 }
 
 void LocalLab::Kill(const std::string& name, int signal_number) {

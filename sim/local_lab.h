@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "geodesic/v1/operator.grpc.pb.h"
+#include "sim/frr_router.h"
 #include "sim/process.h"
 #include "tls/credentials.h"
 #include "topology/topology.h"
@@ -33,6 +34,10 @@ struct LabOptions {
   // (x3 to detect a failure); 0: no probing, the links' health is configured.
   int probe_interval_ms = 10;
   int solve_debounce_ms = 20;
+  // These facilities' routerds speak BGP to a real FRR bgpd of their own
+  // (started with the routerd, on loopback); the others only log routes.
+  std::vector<std::string> bgp_facilities;
+  double bgp_bandwidth_per_weight_mbps = 1;  // link bandwidth per unit of plan weight
 };
 
 class LocalLab {
@@ -57,6 +62,16 @@ class LocalLab {
 
   // The process named "pathcomp", "agent/<f>" or "routerd/<f>"; nullptr if not started.
   ChildProcess* process(const std::string& name);
+
+  // The facility's FRR router (bgp_facilities only; started with its routerd).
+  FrrRouter* frr(const std::string& facility_id);
+  // The IPv4 and IPv6 next hop routerd announces for a link (the far-end router).
+  static std::string BgpNextHopV4(size_t link_index);
+  static std::string BgpNextHopV6(size_t link_index);
+  // routerd's address towards its FRR router.
+  static constexpr char kRouterdBgpAddress[] = "127.0.0.2";
+  static constexpr uint32_t kFrrAs = 65000;
+  static constexpr uint32_t kRouterdAs = 4200000000;
 
   // Overrides one link's health through its agent's health file.
   [[nodiscard]] absl::Status SetLinkState(const std::string& link_id, const std::string& state);
@@ -84,6 +99,8 @@ class LocalLab {
   explicit LocalLab(LabOptions options) : options_(std::move(options)) {}
   absl::Status WritePathcompConfig(const std::string& listen_address);
   absl::Status WriteHealthFile(const std::string& facility_id);
+  // The routerd's bgp: section, starting the facility's FRR first if needed.
+  absl::StatusOr<std::string> BgpBlock(const std::string& facility_id);
   absl::Status Spawn(const std::string& name, const std::string& binary,
                      const std::string& config);
 
@@ -91,6 +108,7 @@ class LocalLab {
   topology::Topology topology_;
   std::string pathcomp_address_;
   std::map<std::string, ChildProcessPtr> processes_;
+  std::map<std::string, std::unique_ptr<FrrRouter>> frr_;  // per facility
   std::map<std::string, int> probe_ports_;  // per facility: its agent's UDP probe port
   // facility -> link -> state written to that agent's health file
   // Per facility, per link: the health file fields forced on it.
