@@ -204,7 +204,8 @@ std::vector<uint8_t> EncodeUpdate(Family family, std::span<const Nlri> withdrawn
 inline size_t NlriWireBytes(const Nlri& nlri, bool add_path) {
   return (add_path ? 4 : 0) + 1 + static_cast<size_t>(nlri.prefix.WireBytes());
 }
-// Bytes the attributes of an UPDATE of `family` take, for packing.
+// Bytes the attributes of an UPDATE of `family` take, for packing: exact for
+// IPv4, for IPv6 an upper bound (room for both MP_REACH and MP_UNREACH).
 size_t AttributesWireBytes(Family family, const PathAttributes& attributes,
                            const EncodeContext& context);
 
