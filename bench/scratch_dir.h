@@ -33,6 +33,8 @@ class ScratchDir {
 
   // Where the DB goes: a path inside the directory that does not exist yet.
   std::string db() const { return path_ + "/db"; }
+  // The directory itself.
+  const std::string& path() const { return path_; }
 
  private:
   std::string path_;

@@ -10,10 +10,20 @@ bool Avoids(const Hops& hops, const DownLinks& down) {
   return std::none_of(hops.begin(), hops.end(), [&](const v1::NextHop& hop) { return down.contains(hop.link_id()); });
 }
 
+v1::Route Lean(const v1::Route& route) {
+  v1::Route lean;
+  lean.set_prefix(route.prefix());
+  lean.set_destination_facility_id(route.destination_facility_id());
+  *lean.mutable_next_hops() = route.next_hops();
+  *lean.mutable_path_facility_ids() = route.path_facility_ids();
+  lean.set_path_latency_us(route.path_latency_us());
+  return lean;
+}
+
 }  // namespace
 
 std::optional<v1::Route> RepairRoute(const v1::Route& route, const DownLinks& down) {
-  if (down.empty() || Avoids(route.next_hops(), down)) return route;
+  if (down.empty() || Avoids(route.next_hops(), down)) return Lean(route);
   const v1::Backup* chosen = nullptr;
   for (const v1::Backup& backup : route.backups()) {
     if (backup.next_hops().empty() || !Avoids(backup.next_hops(), down)) continue;
@@ -25,7 +35,7 @@ std::optional<v1::Route> RepairRoute(const v1::Route& route, const DownLinks& do
     }
     if (chosen == nullptr) chosen = &backup;
   }
-  v1::Route repaired = route;
+  v1::Route repaired = Lean(route);
   if (chosen != nullptr) {
     *repaired.mutable_next_hops() = chosen->next_hops();
     *repaired.mutable_path_facility_ids() = chosen->path_facility_ids();
@@ -41,9 +51,13 @@ std::optional<v1::Route> RepairRoute(const v1::Route& route, const DownLinks& do
 }
 
 v1::SitePlan RepairPlan(const v1::SitePlan& plan, const DownLinks& down) {
-  if (down.empty()) return plan;
-  v1::SitePlan repaired = plan;
-  repaired.clear_routes();
+  v1::SitePlan repaired;
+  repaired.set_facility_id(plan.facility_id());
+  repaired.set_generation(plan.generation());
+  repaired.set_epoch(plan.epoch());
+  repaired.set_replica_id(plan.replica_id());
+  repaired.set_computed_at_unix_ms(plan.computed_at_unix_ms());
+  repaired.set_reason(plan.reason());
   for (const v1::Route& route : plan.routes()) {
     if (auto effective = RepairRoute(route, down)) *repaired.add_routes() = *std::move(effective);
   }

@@ -12,7 +12,9 @@ namespace geodesic::routerd {
 
 using DownLinks = std::set<std::string, std::less<>>;
 
-// The route to forward with `down` links out of service:
+// The route to forward with `down` links out of service, lean: prefix,
+// destination, next hops, path and latency, without the backups (the routers
+// need only where to forward; copying backups would cost a repair its speed).
 //  - the primary when none of its next hops uses a down link;
 //  - else the first backup protecting one of those links (FAILURE_KIND_LINK)
 //    whose next hops avoid every down link, then the first other backup (SRLG,
@@ -23,7 +25,7 @@ using DownLinks = std::set<std::string, std::less<>>;
 //    the routers fall back to whatever else they know.
 std::optional<v1::Route> RepairRoute(const v1::Route& route, const DownLinks& down);
 
-// Every route of `plan` repaired; routes with no surviving path are left out.
+// Every route of `plan` repaired (lean); routes with no surviving path are left out.
 v1::SitePlan RepairPlan(const v1::SitePlan& plan, const DownLinks& down);
 
 }  // namespace geodesic::routerd

@@ -2,7 +2,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <set>
+#include <string_view>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -43,7 +45,35 @@ PlanInstaller::PlanInstaller(std::string facility_id, std::string state_dir,
       state_dir_(std::move(state_dir)),
       installer_(std::move(installer)) {
   installed_.set_facility_id(facility_id_);
-  effective_.set_facility_id(facility_id_);
+}
+
+void PlanInstaller::IndexInstalled(const v1::SitePlan& effective) {
+  std::unordered_map<std::string_view, const v1::Route*> by_prefix;
+  by_prefix.reserve(effective.routes_size());
+  for (const v1::Route& route : effective.routes()) by_prefix[route.prefix()] = &route;
+  effective_.assign(installed_.routes_size(), std::nullopt);
+  routes_by_link_.clear();
+  for (int i = 0; i < installed_.routes_size(); ++i) {
+    const v1::Route& route = installed_.routes(i);
+    if (auto it = by_prefix.find(route.prefix()); it != by_prefix.end()) effective_[i] = *it->second;
+    std::set<std::string_view> links;
+    for (const v1::NextHop& hop : route.next_hops()) links.insert(hop.link_id());
+    for (const v1::Backup& backup : route.backups()) {
+      for (const v1::NextHop& hop : backup.next_hops()) links.insert(hop.link_id());
+    }
+    for (std::string_view link : links) routes_by_link_[std::string(link)].push_back(i);
+  }
+}
+
+v1::SitePlan PlanInstaller::EffectivePlan() const {
+  v1::SitePlan plan;
+  plan.set_facility_id(installed_.facility_id());
+  plan.set_generation(installed_.generation());
+  plan.set_epoch(installed_.epoch());
+  for (const auto& route : effective_) {
+    if (route) *plan.add_routes() = *route;
+  }
+  return plan;
 }
 
 absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string facility_id,
@@ -73,7 +103,7 @@ absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string f
     return status;
   }
   installer_ptr->installed_ = stored;
-  installer_ptr->effective_ = stored;
+  installer_ptr->IndexInstalled(RepairPlan(stored, {}));
   installer_ptr->highest_epoch_ = stored.epoch();
   daemon::LogInfo("restored installed plan", {{"generation", std::to_string(stored.generation())},
                                               {"epoch", std::to_string(stored.epoch())},
@@ -109,7 +139,7 @@ absl::StatusOr<PlanVerdict> PlanInstaller::Offer(const v1::SitePlan& plan) {
     return PlanVerdict::kStale;
   }
   v1::SitePlan effective = RepairPlan(plan, down_links_);
-  const RibDiff diff = DiffRoutes(effective_, effective);
+  const RibDiff diff = DiffRoutes(EffectivePlan(), effective);
   if (auto status = installer_->Apply(diff); !status.ok()) return status;
   if (auto status = Persist(plan); !status.ok()) {
     daemon::LogError("cannot persist the installed plan", {{"error", status.ToString()}});
@@ -121,7 +151,7 @@ absl::StatusOr<PlanVerdict> PlanInstaller::Offer(const v1::SitePlan& plan) {
                                      {"removed", std::to_string(diff.removed.size())},
                                      {"reason", plan.reason()}});
   installed_ = plan;
-  effective_ = std::move(effective);
+  IndexInstalled(effective);
   highest_epoch_ = plan.epoch();
   return PlanVerdict::kInstalled;
 }
@@ -142,9 +172,53 @@ absl::StatusOr<size_t> PlanInstaller::ApplyLinkEvents(const v1::LocalLinkEvents&
     }
   }
   if (down == down_links_) return 0;
-  v1::SitePlan effective = RepairPlan(installed_, down);
-  const RibDiff diff = DiffRoutes(effective_, effective);
-  if (auto status = installer_->Apply(diff); !status.ok()) return status;
+  // Only routes that use a link whose state changed can change.
+  std::vector<int> affected;
+  for (const DownLinks* side : {&down, &down_links_}) {
+    const DownLinks& other = side == &down ? down_links_ : down;
+    for (const std::string& link : *side) {
+      if (other.contains(link)) continue;
+      if (auto it = routes_by_link_.find(link); it != routes_by_link_.end()) {
+        affected.insert(affected.end(), it->second.begin(), it->second.end());
+      }
+    }
+  }
+  std::sort(affected.begin(), affected.end());
+  affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
+  // Routes move (not copy) into the diff and back: a repair touches every
+  // prefix behind a failed link, and copies would cost it its speed.
+  RibDiff diff;
+  std::vector<int> added_at, changed_at, removed_at;
+  for (int index : affected) {
+    std::optional<v1::Route> next = RepairRoute(installed_.routes(index), down);
+    std::optional<v1::Route>& current = effective_[index];
+    if (current && next) {
+      if (SameForwarding(*current, *next)) continue;
+      diff.changed.push_back({std::move(*current), std::move(*next)});
+      changed_at.push_back(index);
+    } else if (next) {
+      diff.added.push_back(std::move(*next));
+      added_at.push_back(index);
+    } else if (current) {
+      diff.removed.push_back(std::move(*current));
+      removed_at.push_back(index);
+    }
+  }
+  const absl::Status applied = installer_->Apply(diff);
+  for (size_t i = 0; i < changed_at.size(); ++i) {
+    effective_[changed_at[i]] = std::move(applied.ok() ? diff.changed[i].after : diff.changed[i].before);
+  }
+  for (size_t i = 0; i < added_at.size(); ++i) {
+    if (applied.ok()) effective_[added_at[i]] = std::move(diff.added[i]);
+  }
+  for (size_t i = 0; i < removed_at.size(); ++i) {
+    if (applied.ok()) {
+      effective_[removed_at[i]].reset();
+    } else {
+      effective_[removed_at[i]] = std::move(diff.removed[i]);
+    }
+  }
+  if (!applied.ok()) return applied;
   std::string links;
   for (const auto& link : down) absl::StrAppend(&links, links.empty() ? "" : ",", link);
   daemon::LogInfo("local repair", {{"down_links", links.empty() ? "none" : links},
@@ -156,7 +230,6 @@ absl::StatusOr<size_t> PlanInstaller::ApplyLinkEvents(const v1::LocalLinkEvents&
                      {{"prefixes", std::to_string(diff.removed.size())}});
   }
   down_links_ = std::move(down);
-  effective_ = std::move(effective);
   return diff.added.size() + diff.changed.size() + diff.removed.size();
 }
 
@@ -164,7 +237,7 @@ absl::Status PlanInstaller::ExpireAll(const std::string& why) {
   std::lock_guard lock(mu_);
   v1::SitePlan empty;
   empty.set_facility_id(facility_id_);
-  const RibDiff diff = DiffRoutes(effective_, empty);
+  const RibDiff diff = DiffRoutes(EffectivePlan(), empty);
   if (auto status = installer_->Apply(diff); !status.ok()) return status;
   std::error_code error;
   std::filesystem::remove(std::filesystem::path(state_dir_) / kInstalledPlanFile, error);
@@ -174,7 +247,8 @@ absl::Status PlanInstaller::ExpireAll(const std::string& why) {
   // The epoch stays: an old leader's plans are still refused.
   empty.set_epoch(installed_.epoch());
   installed_ = empty;
-  effective_ = empty;
+  effective_.clear();
+  routes_by_link_.clear();
   return absl::OkStatus();
 }
 
@@ -185,7 +259,7 @@ v1::SitePlan PlanInstaller::installed() const {
 
 v1::SitePlan PlanInstaller::effective() const {
   std::lock_guard lock(mu_);
-  return effective_;
+  return EffectivePlan();
 }
 
 DownLinks PlanInstaller::down_links() const {

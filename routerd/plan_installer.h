@@ -15,6 +15,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "geodesic/v1/plan.pb.h"
@@ -60,13 +62,21 @@ class PlanInstaller {
  private:
   PlanInstaller(std::string facility_id, std::string state_dir, RouteInstallerPtr installer);
   absl::Status Persist(const v1::SitePlan& plan) const;
+  v1::SitePlan EffectivePlan() const;  // mu_ held
 
   const std::string facility_id_;
   const std::string state_dir_;
   mutable std::mutex mu_;
   RouteInstallerPtr installer_;
+  // Rebuilds effective_ (from `effective`, a RepairPlan of installed_) and routes_by_link_.
+  void IndexInstalled(const v1::SitePlan& effective);
+
   v1::SitePlan installed_;
-  v1::SitePlan effective_;
+  // What the routers have, per installed route (same index): the route as
+  // repaired for down_links_ (lean, see local_repair.h), or nullopt when withdrawn.
+  std::vector<std::optional<v1::Route>> effective_;
+  // Link -> the installed routes whose primary or backup next hops use it.
+  std::unordered_map<std::string, std::vector<int>> routes_by_link_;
   DownLinks down_links_;
   uint64_t highest_epoch_ = 0;
 };

@@ -5,8 +5,6 @@
 #include "absl/strings/str_cat.h"
 
 namespace geodesic::routerd {
-namespace {
-
 bool SameForwarding(const v1::Route& a, const v1::Route& b) {
   if (a.next_hops_size() != b.next_hops_size()) return false;
   for (int i = 0; i < a.next_hops_size(); ++i) {
@@ -17,8 +15,6 @@ bool SameForwarding(const v1::Route& a, const v1::Route& b) {
   }
   return true;
 }
-
-}  // namespace
 
 RibDiff DiffRoutes(const v1::SitePlan& installed, const v1::SitePlan& next) {
   std::map<std::string, const v1::Route*> old_routes;

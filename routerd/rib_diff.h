@@ -26,6 +26,9 @@ struct RibDiff {
 // unchanged is left alone even when its backups or path details changed.
 RibDiff DiffRoutes(const v1::SitePlan& installed, const v1::SitePlan& next);
 
+// Same next hops (link and weight, in order): nothing to tell the routers.
+bool SameForwarding(const v1::Route& a, const v1::Route& b);
+
 // "iad-nyc(w1),iad-chi(w2)" for logs.
 std::string DescribeNextHops(const v1::Route& route);
 

@@ -26,9 +26,9 @@
 //         max_prefixes: 1000        # routes the router may send us
 //         hold_time_s: 90
 //         ttl_security: false       # GTSM, for directly connected eBGP routers
-//     next_hops:                    # the far end of each backbone link, per family;
-//       - link: iad-nyc             # a link's ADD-PATH id is its position here + 1,
-//         ipv4: 192.0.2.1           # so append new links rather than reorder
+//     next_hops:                    # the far end of each backbone link, per family
+//       - link: iad-nyc
+//         ipv4: 192.0.2.1
 //         ipv6: 2001:db8::1
 #include <chrono>
 #include <optional>

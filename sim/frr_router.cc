@@ -2,6 +2,7 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 
@@ -18,7 +19,6 @@ namespace geodesic::sim {
 namespace {
 
 constexpr char kBgpd[] = "/usr/lib/frr/bgpd";
-constexpr char kVtysh[] = "/usr/bin/vtysh";
 
 // A TCP port nobody listens on right now.
 absl::StatusOr<int> FreePort(const std::string& address) {
@@ -104,10 +104,28 @@ double LinkBandwidth(const std::string& communities) {
   return std::strtod(communities.c_str() + colon + 1, nullptr);
 }
 
+FrrPath ParsePath(const google::protobuf::Value& path) {
+  FrrPath parsed;
+  parsed.valid = Bool(path, "valid");
+  parsed.multipath = Bool(path, "multipath");
+  parsed.stale = Bool(path, "stale");
+  if (const auto* best = Field(path, "bestpath")) {
+    parsed.best = best->kind_case() == google::protobuf::Value::kStructValue ? Bool(*best, "overall") : best->bool_value();
+  }
+  parsed.path_id = static_cast<uint32_t>(Number(path, "addpathRxId"));
+  if (const auto* extended = Field(path, "extendedCommunity")) {
+    if (const auto* text = Field(*extended, "string")) parsed.bandwidth_bytes = LinkBandwidth(text->string_value());
+  }
+  if (const auto* hops = Field(path, "nexthops"); hops != nullptr && !hops->list_value().values().empty()) {
+    if (const auto* ip = Field(hops->list_value().values(0), "ip")) parsed.next_hop = ip->string_value();
+  }
+  return parsed;
+}
+
 }  // namespace
 
 absl::Status FrrAvailable() {
-  for (const char* path : {kBgpd, kVtysh}) {
+  for (const char* path : {kBgpd}) {
     if (access(path, X_OK) != 0) return absl::NotFoundError(absl::StrCat(path, " is missing (Debian package frr)"));
   }
   return absl::OkStatus();
@@ -142,17 +160,58 @@ absl::StatusOr<std::unique_ptr<FrrRouter>> FrrRouter::Start(FrrOptions options) 
 }
 
 FrrRouter::~FrrRouter() {
+  if (vty_fd_ >= 0) close(vty_fd_);
   if (bgpd_) bgpd_->Stop(2000);
 }
 
 absl::StatusOr<std::string> FrrRouter::Vtysh(const std::string& command) const {
-  auto result = RunCommand({kVtysh, "--vty_socket", options_.work_dir, "-c", command});
-  if (!result.ok()) return result.status();
-  if (result->exit_code != 0) {
-    return absl::UnavailableError(absl::StrCat("vtysh -c '", command, "' exited ", result->exit_code, ": ",
-                                               result->output.substr(0, 300)));
+  std::lock_guard lock(vty_mu_);
+  // The vtysh protocol: a command with its NUL; the answer ends with three
+  // NULs and a status byte (0: success).
+  auto exchange = [&](const std::string& line, std::string& output) -> absl::StatusOr<int> {
+    if (write(vty_fd_, line.c_str(), line.size() + 1) != static_cast<ssize_t>(line.size() + 1)) {
+      return absl::UnavailableError("write to bgpd's vty failed");
+    }
+    output.clear();
+    char buffer[65536];
+    while (output.size() < 4 || output.compare(output.size() - 4, 3, std::string(3, '\0')) != 0) {
+      const ssize_t n = read(vty_fd_, buffer, sizeof buffer);
+      if (n <= 0) return absl::UnavailableError("bgpd closed its vty");
+      output.append(buffer, static_cast<size_t>(n));
+    }
+    const int status = output.back();
+    output.resize(output.size() - 4);
+    return status;
+  };
+  std::string output;
+  if (vty_fd_ < 0) {
+    vty_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    const std::string path = options_.work_dir + "/bgpd.vty";
+    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", path.c_str());
+    if (connect(vty_fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+      close(vty_fd_);
+      vty_fd_ = -1;
+      return absl::UnavailableError(absl::StrCat("cannot connect to ", path));
+    }
+    auto enabled = exchange("enable", output);
+    if (!enabled.ok() || *enabled != 0) {
+      close(vty_fd_);
+      vty_fd_ = -1;
+      return absl::UnavailableError("bgpd's vty refused \"enable\"");
+    }
   }
-  return result->output;
+  auto status = exchange(command, output);
+  if (!status.ok()) {
+    close(vty_fd_);
+    vty_fd_ = -1;
+    return status.status();
+  }
+  if (*status != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("bgpd: '", command, "' failed (", *status, "): ", output.substr(0, 300)));
+  }
+  return output;
 }
 
 absl::StatusOr<std::map<std::string, std::vector<FrrPath>>> FrrRouter::Routes(bool ipv6) const {
@@ -164,28 +223,29 @@ absl::StatusOr<std::map<std::string, std::vector<FrrPath>>> FrrRouter::Routes(bo
   const auto* table = Field(*json, "routes");
   if (table == nullptr) return routes;
   for (const auto& [prefix, entry] : table->struct_value().fields()) {
-    // "json detail" gives {"paths": [...]} per prefix; plain json a list.
+    // FRR 8.4's "json detail" gives a list per prefix: a {"prefix", "version"}
+    // header, then the paths (later versions: {"paths": [...]}).
     const google::protobuf::Value* paths = Field(entry, "paths");
     const auto& list = paths != nullptr ? paths->list_value() : entry.list_value();
     for (const auto& path : list.values()) {
-      FrrPath parsed;
-      parsed.valid = Bool(path, "valid");
-      parsed.multipath = Bool(path, "multipath");
-      parsed.stale = Bool(path, "stale");
-      if (const auto* best = Field(path, "bestpath")) parsed.best = best->kind_case() == google::protobuf::Value::kStructValue
-                                                                        ? Bool(*best, "overall")
-                                                                        : best->bool_value();
-      parsed.path_id = static_cast<uint32_t>(Number(path, "addpathRxId"));
-      if (const auto* extended = Field(path, "extendedCommunity")) {
-        if (const auto* text = Field(*extended, "string")) parsed.bandwidth_bytes = LinkBandwidth(text->string_value());
-      }
-      if (const auto* hops = Field(path, "nexthops"); hops != nullptr && !hops->list_value().values().empty()) {
-        if (const auto* ip = Field(hops->list_value().values(0), "ip")) parsed.next_hop = ip->string_value();
-      }
-      routes[prefix].push_back(parsed);
+      if (Field(path, "nexthops") == nullptr) continue;  // the header
+      routes[prefix].push_back(ParsePath(path));
     }
   }
   return routes;
+}
+
+absl::StatusOr<std::vector<FrrPath>> FrrRouter::Prefix(const std::string& prefix) const {
+  auto output = Vtysh(absl::StrCat("show bgp ", prefix.find(':') != std::string::npos ? "ipv6" : "ipv4",
+                                   " unicast ", prefix, " json"));
+  if (!output.ok()) return output.status();
+  auto json = ParseJson(*output);
+  if (!json.ok()) return json.status();
+  std::vector<FrrPath> paths;
+  if (const auto* list = Field(*json, "paths")) {
+    for (const auto& path : list->list_value().values()) paths.push_back(ParsePath(path));
+  }
+  return paths;
 }
 
 absl::StatusOr<FrrNeighborState> FrrRouter::Neighbor(const std::string& address) const {

@@ -2,11 +2,13 @@
 // A real FRRouting bgpd on loopback, as the reference router for routerd's
 // tests, benchmarks and live drills: its own config, vty socket and log in a
 // work directory, no zebra (-Z), listening on an ephemeral port. Queried
-// through vtysh's JSON. Stopped when the handle goes away.
-// Thread-compatible.
+// through bgpd's vty socket (what vtysh speaks, without a process per query:
+// benchmarks poll it every millisecond). Stopped when the handle goes away.
+// Thread-safe.
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -56,10 +58,12 @@ class FrrRouter {
   uint32_t local_as() const { return options_.local_as; }
   ChildProcess& process() { return *bgpd_; }
 
-  // Runs one vtysh command; its output.
+  // Runs one CLI command (enable mode) on bgpd's vty socket; its output.
   [[nodiscard]] absl::StatusOr<std::string> Vtysh(const std::string& command) const;
   // Every prefix FRR holds for the family, with every path (detail JSON).
   [[nodiscard]] absl::StatusOr<std::map<std::string, std::vector<FrrPath>>> Routes(bool ipv6) const;
+  // The paths FRR holds for one prefix (empty when none).
+  [[nodiscard]] absl::StatusOr<std::vector<FrrPath>> Prefix(const std::string& prefix) const;
   [[nodiscard]] absl::StatusOr<FrrNeighborState> Neighbor(const std::string& address) const;
 
  private:
@@ -68,9 +72,11 @@ class FrrRouter {
   FrrOptions options_;
   int port_ = 0;
   ChildProcessPtr bgpd_;
+  mutable std::mutex vty_mu_;
+  mutable int vty_fd_ = -1;  // connected lazily, reconnected after errors
 };
 
-// bgpd's and vtysh's paths; NotFound when FRR is not installed.
+// NotFound when FRR (bgpd) is not installed.
 [[nodiscard]] absl::Status FrrAvailable();
 
 }  // namespace geodesic::sim

@@ -1,12 +1,14 @@
 #include "sim/process.h"
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -89,15 +91,34 @@ int ChildProcess::Stop(int grace_ms) {
 bool ChildProcess::running() { return !Wait(0).has_value(); }
 
 absl::StatusOr<RunResult> RunCommand(const std::vector<std::string>& argv) {
+  if (argv.empty()) return absl::InvalidArgumentError("no program");
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) return absl::UnavailableError("pipe failed");
-  const pid_t pid = fork();
-  if (pid < 0) return absl::UnavailableError("fork failed");
-  if (pid == 0) {
-    close(pipe_fds[0]);
-    ExecChild(argv, pipe_fds[1]);
-  }
+  // posix_spawn (vfork underneath), not fork: a short command must not copy a
+  // big caller's page tables, nor leave its memory copy-on-write (benchmarks
+  // poll FRR through vtysh while they time the caller).
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attributes, &none);  // the caller may block signals
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
+  std::vector<char*> args;
+  for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int error = posix_spawn(&pid, args[0], &actions, &attributes, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   close(pipe_fds[1]);
+  if (error != 0) {
+    close(pipe_fds[0]);
+    return absl::UnavailableError(absl::StrCat("cannot run ", argv[0], ": ", strerror(error)));
+  }
   std::string output;
   char buffer[4096];
   ssize_t n;

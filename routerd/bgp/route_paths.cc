@@ -1,5 +1,6 @@
 #include "routerd/bgp/route_paths.h"
 
+#include <bit>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -28,15 +29,9 @@ absl::StatusOr<std::pair<IpPrefix, std::vector<BgpPath>>> PathBuilder::Build(con
                                                      prefix->family == Family::kIpv4 ? "ipv4" : "ipv6",
                                                      " next-hop address in bgp.next_hops"));
     }
-    PathAttributes attributes;
-    attributes.origin = Origin::kIgp;
-    attributes.next_hop = *address;
-    attributes.communities = policy_.communities;
-    attributes.large_communities = policy_.large_communities;
     const double bytes_per_second = hop.weight() * policy_.bandwidth_per_weight_mbps * 125000.0;
-    const uint16_t as2 = policy_.local_as > 0xffff ? kAsTrans : static_cast<uint16_t>(policy_.local_as);
-    attributes.extended_communities.push_back(LinkBandwidthCommunity(as2, static_cast<float>(bytes_per_second)));
-    paths.push_back({.path_id = link->second.first, .weight = hop.weight(), .attributes = Intern(attributes)});
+    paths.push_back({.path_id = link->second.first, .weight = hop.weight(),
+                     .attributes = Intern(*address, static_cast<float>(bytes_per_second))});
   }
   std::sort(paths.begin(), paths.end(), [](const BgpPath& a, const BgpPath& b) { return a.path_id < b.path_id; });
   for (size_t i = 1; i < paths.size(); ++i) {
@@ -44,22 +39,35 @@ absl::StatusOr<std::pair<IpPrefix, std::vector<BgpPath>>> PathBuilder::Build(con
       return absl::InvalidArgumentError(absl::StrCat("route ", route.prefix(), ": a link appears twice among its next hops"));
     }
   }
+  // ADD-PATH ids are slots, 1..n in the links' config order: when a failure
+  // swaps a next hop for a backup, the router gets one implicit replacement
+  // instead of a withdrawal plus an announcement.
+  for (size_t i = 0; i < paths.size(); ++i) paths[i].path_id = static_cast<uint32_t>(i + 1);
   return std::make_pair(*prefix, std::move(paths));
 }
 
-AttributesPtr PathBuilder::Intern(const PathAttributes& attributes) {
-  // Only the next hop and the bandwidth differ between paths; the rest is policy.
-  std::string key(attributes.next_hop->bytes.begin(), attributes.next_hop->bytes.end());
-  key.push_back(static_cast<char>(attributes.next_hop->family));
-  const auto& bandwidth = attributes.extended_communities.back();
-  key.append(bandwidth.begin(), bandwidth.end());
+AttributesPtr PathBuilder::Intern(const IpAddress& next_hop, float bytes_per_second) {
+  // Only the next hop and the bandwidth differ between paths; the rest is
+  // policy. Look up first: a plan has few distinct (next hop, weight) pairs.
+  const InternKey key{next_hop, std::bit_cast<uint32_t>(bytes_per_second)};
   auto [it, inserted] = interned_.try_emplace(key);
-  if (inserted) it->second = std::make_shared<const PathAttributes>(attributes);
+  if (inserted) {
+    PathAttributes attributes;
+    attributes.origin = Origin::kIgp;
+    attributes.next_hop = next_hop;
+    attributes.communities = policy_.communities;
+    attributes.large_communities = policy_.large_communities;
+    const uint16_t as2 = policy_.local_as > 0xffff ? kAsTrans : static_cast<uint16_t>(policy_.local_as);
+    attributes.extended_communities.push_back(LinkBandwidthCommunity(as2, bytes_per_second));
+    it->second = std::make_shared<const PathAttributes>(std::move(attributes));
+  }
+  AttributesPtr result = it->second;
   if (interned_.size() >= purge_at_) {
-    std::erase_if(interned_, [&](const auto& entry) { return entry.second.use_count() == 1 && entry.first != key; });
+    // Forget attributes no path holds any more (weights change from plan to plan).
+    std::erase_if(interned_, [&](const auto& entry) { return entry.second.use_count() == 1; });
     purge_at_ = std::max<size_t>(1024, interned_.size() * 2);
   }
-  return it->second;
+  return result;
 }
 
 }  // namespace geodesic::routerd::bgp

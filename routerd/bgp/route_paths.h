@@ -2,7 +2,9 @@
 // Turns a plan's routes into BGP paths: one path per next hop, addressed to the
 // router at the far end of the next hop's backbone link, weighted with the
 // link-bandwidth extended community (FRR's weighted multipath), identified by
-// an ADD-PATH id that stays the same for a link across plans and restarts.
+// ADD-PATH ids 1..n: the route's next hops in the links' config order, so the
+// same plan gives the same ids after a restart, and a next hop swapped for
+// a backup is one implicit replacement on the router.
 // Pure. Thread-compatible.
 #include <map>
 #include <optional>
@@ -22,8 +24,8 @@ struct NextHopAddresses {
 };
 
 struct PathPolicy {
-  // Link id -> the far-end router's addresses. The path id of a link is its
-  // position here plus one, so keep the order when editing the config.
+  // Link id -> the far-end router's addresses; the order ranks a route's next
+  // hops for their ADD-PATH ids.
   std::vector<std::pair<std::string, NextHopAddresses>> next_hops;
   uint32_t local_as = 0;
   // Link bandwidth carried per unit of plan weight.
@@ -41,11 +43,12 @@ class PathBuilder {
   [[nodiscard]] absl::StatusOr<std::pair<IpPrefix, std::vector<BgpPath>>> Build(const v1::Route& route);
 
  private:
-  AttributesPtr Intern(const PathAttributes& attributes);
+  AttributesPtr Intern(const IpAddress& next_hop, float bytes_per_second);
+  using InternKey = std::pair<IpAddress, uint32_t>;  // next hop, bandwidth's bits
 
   PathPolicy policy_;
   std::map<std::string, std::pair<uint32_t, const NextHopAddresses*>> links_;  // id -> (path id, addresses)
-  std::map<std::string, AttributesPtr> interned_;
+  std::map<InternKey, AttributesPtr> interned_;
   size_t purge_at_ = 1024;
 };
 
