@@ -98,6 +98,31 @@ void PrintLogLines(const std::string& path, const std::string& needle, size_t ma
   }
 }
 
+// What the facility's FRR router holds, one line per prefix: next hops with
+// their link-bandwidth weights, as routerd announced them over BGP.
+void PrintFrrTable(LocalLab& lab, const std::string& facility_id, const std::string& only_prefix = "") {
+  FrrRouter* frr = lab.frr(facility_id);
+  if (frr == nullptr) return;
+  for (bool ipv6 : {false, true}) {
+    auto routes = frr->Routes(ipv6);
+    if (!routes.ok()) {
+      std::cout << "    (FRR: " << routes.status().message() << ")\n";
+      return;
+    }
+    for (const auto& [prefix, paths] : *routes) {
+      if (!only_prefix.empty() && prefix != only_prefix) continue;
+      std::string hops;
+      for (const FrrPath& path : paths) {
+        if (!path.valid) continue;
+        // The lab announces 1 Mb/s of link bandwidth per unit of plan weight.
+        absl::StrAppend(&hops, hops.empty() ? "" : ", ", path.next_hop, "(w",
+                        std::llround(path.bandwidth_bytes * 8 / 1e6), ")");
+      }
+      std::printf("    %-18s via %s\n", prefix.c_str(), hops.c_str());
+    }
+  }
+}
+
 int Fail(LocalLab* lab, const std::string& message) {
   std::cerr << "\ndemo FAILED: " << message << "\n";
   if (lab) std::cerr << "logs: " << lab->work_dir() << "/logs/\n";
@@ -115,6 +140,9 @@ int RunDemo(const DemoOptions& options) {
       options.work_dir.empty() ? options.source_dir + "/.demo" : options.work_dir;
   std::error_code ignored;
   std::filesystem::remove_all(lab_options.work_dir, ignored);  // every demo starts clean
+  // iad's routerd speaks BGP to a real FRR bgpd (Debian's frr) when it is installed.
+  const bool with_frr = FrrAvailable().ok();
+  if (with_frr) lab_options.bgp_facilities = {"iad"};
 
   Say("Making a private CA and mTLS certificates (deploy/pki/make-pki.sh)");
   auto lab = LocalLab::Create(lab_options);
@@ -148,8 +176,20 @@ int RunDemo(const DemoOptions& options) {
                    " sites ", std::chrono::duration_cast<milliseconds>(steady_clock::now() - start).count(),
                    " ms after start; routes of iad:"));
   PrintSitePlan(plan->plan(), "iad");
-  std::cout << "\n    routerd/iad log:\n";
-  PrintLogLines((*lab)->process("routerd/iad")->log_path(), "would announce", 4);
+  if (with_frr) {
+    const bool frr_has_it = LocalLab::WaitFor(
+        [&] {
+          auto routes = (*lab)->frr("iad")->Routes(false);
+          return routes.ok() && routes->size() + 1 >= static_cast<size_t>(facilities);
+        },
+        std::chrono::seconds(20));
+    if (!frr_has_it) return Fail(lab->get(), "FRR of iad did not learn the plan's routes over BGP");
+    std::cout << "\n    FRR bgpd of iad, as routerd announced it over BGP (next hop, weight from link bandwidth):\n";
+    PrintFrrTable(**lab, "iad");
+  } else {
+    std::cout << "\n    routerd/iad log (FRR is not installed: routes are only logged):\n";
+    PrintLogLines((*lab)->process("routerd/iad")->log_path(), "would announce", 4);
+  }
 
   const std::vector<std::string> cut = absl::StrSplit(options.cut, ',');
   const v1::Link* cut_link = nullptr;
@@ -192,8 +232,30 @@ int RunDemo(const DemoOptions& options) {
                    " installed at all sites ", reroute_ms, " ms after the cut"));
   std::printf("    %s -> %s before: %s\n", from.c_str(), to.c_str(), before_text.c_str());
   std::printf("    %s -> %s after:  %s\n", from.c_str(), to.c_str(), DescribeRoute(*after).c_str());
-  std::cout << "\n    routerd/" << from << " log:\n";
-  PrintLogLines(from_log, "would re-announce", 4, log_offset);
+  if (with_frr && from == "iad") {
+    size_t cut_index = 0;
+    while (topology.links[cut_index].id() != cut[0]) ++cut_index;
+    const std::string cut_next_hop = LocalLab::BgpNextHopV4(cut_index);
+    LocalLab::WaitFor(
+        [&] {
+          auto routes = (*lab)->frr("iad")->Routes(false);
+          if (!routes.ok()) return false;
+          for (const auto& [prefix, paths] : *routes) {
+            for (const FrrPath& path : paths) {
+              if (path.valid && path.next_hop == cut_next_hop) return false;
+            }
+          }
+          return true;
+        },
+        std::chrono::seconds(10));
+    std::cout << "\n    FRR bgpd of iad now (nothing via " << cut_next_hop << ", the far end of " << cut[0] << "):\n";
+    PrintFrrTable(**lab, "iad");
+    std::cout << "\n    routerd/iad log (local repair came before the new plan):\n";
+    PrintLogLines(from_log, "local repair", 2, log_offset);
+  } else {
+    std::cout << "\n    routerd/" << from << " log:\n";
+    PrintLogLines(from_log, "would re-announce", 4, log_offset);
+  }
 
   Say("Repairing the fiber");
   for (const auto& link : cut) {
