@@ -5,6 +5,7 @@
 //
 // Usage: geodesic-demo --source-dir DIR --binary-dir DIR [--topology FILE] [--work-dir DIR]
 //                      [--cut LINK,REVERSE]
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
