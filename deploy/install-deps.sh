@@ -8,7 +8,7 @@ PACKAGES=(
   protobuf-compiler protobuf-compiler-grpc libprotobuf-dev libgrpc++-dev
   libabsl-dev librocksdb-dev libboost-dev libssl-dev openssl libyaml-cpp-dev
   libgtest-dev libgmock-dev libexpat1-dev coinor-libclp-dev
-  frr gobgpd clang libclang-rt-14-dev
+  frr gobgpd clang libclang-rt-14-dev etcd-server etcd-client
 )
 
 missing=()

@@ -1,0 +1,152 @@
+#include "pathcomp/replication/etcd_client.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "config/shared_keys.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
+  if (status.ok()) return absl::OkStatus();
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                      absl::StrCat("etcd ", what, ": ", status.error_message()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Create(EtcdOptions options) {
+  if (options.endpoints.empty()) return absl::InvalidArgumentError("etcd: no endpoints");
+  for (const std::string& endpoint : options.endpoints) {
+    if (!config::IsValidHostPort(endpoint)) {
+      return absl::InvalidArgumentError(absl::StrCat("etcd endpoint \"", endpoint, "\" is not host:port"));
+    }
+  }
+  return std::unique_ptr<EtcdClient>(new EtcdClient(std::move(options)));
+}
+
+EtcdClient::EtcdClient(EtcdOptions options) : options_(std::move(options)) {
+  // Every member behind one channel; round robin moves past a dead one.
+  grpc::ChannelArguments arguments;
+  arguments.SetLoadBalancingPolicyName("round_robin");
+  arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  const std::string target = absl::StrCat("ipv4:", absl::StrJoin(options_.endpoints, ","));
+  auto credentials = options_.credentials ? options_.credentials : grpc::InsecureChannelCredentials();
+  channel_ = grpc::CreateCustomChannel(target, credentials, arguments);
+  kv_ = etcdserverpb::KV::NewStub(channel_);
+  lease_ = etcdserverpb::Lease::NewStub(channel_);
+  election_ = v3electionpb::Election::NewStub(channel_);
+}
+
+std::unique_ptr<grpc::ClientContext> EtcdClient::CallContext() const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + options_.call_timeout);
+  return context;
+}
+
+absl::StatusOr<int64_t> EtcdClient::GrantLease(std::chrono::seconds ttl) {
+  etcdserverpb::LeaseGrantRequest request;
+  request.set_ttl(ttl.count());
+  etcdserverpb::LeaseGrantResponse response;
+  auto context = CallContext();
+  if (auto status = FromGrpc(lease_->LeaseGrant(context.get(), request, &response), "lease grant"); !status.ok()) {
+    return status;
+  }
+  if (!response.error().empty()) return absl::UnavailableError(absl::StrCat("etcd lease grant: ", response.error()));
+  return response.id();
+}
+
+absl::Status EtcdClient::RevokeLease(int64_t lease) {
+  etcdserverpb::LeaseRevokeRequest request;
+  request.set_id(lease);
+  etcdserverpb::LeaseRevokeResponse response;
+  auto context = CallContext();
+  return FromGrpc(lease_->LeaseRevoke(context.get(), request, &response), "lease revoke");
+}
+
+absl::StatusOr<int64_t> EtcdClient::KeepAlive(int64_t lease) {
+  auto context = CallContext();
+  auto stream = lease_->LeaseKeepAlive(context.get());
+  etcdserverpb::LeaseKeepAliveRequest request;
+  request.set_id(lease);
+  etcdserverpb::LeaseKeepAliveResponse response;
+  if (!stream->Write(request) || !stream->Read(&response)) {
+    const absl::Status status = FromGrpc(stream->Finish(), "lease keep-alive");
+    return status.ok() ? absl::UnavailableError("etcd lease keep-alive: stream closed") : status;
+  }
+  stream->WritesDone();
+  context->TryCancel();
+  (void)stream->Finish();  // cancelled: the one answer is all we wanted
+  if (response.ttl() <= 0) return absl::NotFoundError(absl::StrCat("etcd lease ", lease, " has expired"));
+  return response.ttl();
+}
+
+absl::StatusOr<LeaderKey> EtcdClient::Campaign(grpc::ClientContext& context, const std::string& election,
+                                               int64_t lease, const std::string& value) {
+  v3electionpb::CampaignRequest request;
+  request.set_name(election);
+  request.set_lease(lease);
+  request.set_value(value);
+  v3electionpb::CampaignResponse response;
+  if (auto status = FromGrpc(election_->Campaign(&context, request, &response), "campaign"); !status.ok()) {
+    return status;
+  }
+  return LeaderKey{.name = response.leader().name(), .key = response.leader().key(),
+                   .revision = response.leader().rev(), .lease = response.leader().lease()};
+}
+
+absl::StatusOr<std::pair<std::string, int64_t>> EtcdClient::Leader(const std::string& election) {
+  v3electionpb::LeaderRequest request;
+  request.set_name(election);
+  v3electionpb::LeaderResponse response;
+  auto context = CallContext();
+  if (auto status = FromGrpc(election_->Leader(context.get(), request, &response), "leader"); !status.ok()) {
+    return status;
+  }
+  if (response.kv().key().empty()) return absl::NotFoundError("no leader elected");
+  return std::make_pair(response.kv().value(), response.kv().create_revision());
+}
+
+absl::Status EtcdClient::Resign(const LeaderKey& leader) {
+  v3electionpb::ResignRequest request;
+  request.mutable_leader()->set_name(leader.name);
+  request.mutable_leader()->set_key(leader.key);
+  request.mutable_leader()->set_rev(leader.revision);
+  request.mutable_leader()->set_lease(leader.lease);
+  v3electionpb::ResignResponse response;
+  auto context = CallContext();
+  return FromGrpc(election_->Resign(context.get(), request, &response), "resign");
+}
+
+absl::Status EtcdClient::PutIfLeader(const LeaderKey& leader, const std::string& key, const std::string& value) {
+  etcdserverpb::TxnRequest request;
+  etcdserverpb::Compare* guard = request.add_compare();
+  guard->set_key(leader.key);
+  guard->set_target(etcdserverpb::Compare::CREATE);
+  guard->set_result(etcdserverpb::Compare::EQUAL);
+  guard->set_create_revision(leader.revision);
+  etcdserverpb::PutRequest* put = request.add_success()->mutable_request_put();
+  put->set_key(key);
+  put->set_value(value);
+  etcdserverpb::TxnResponse response;
+  auto context = CallContext();
+  if (auto status = FromGrpc(kv_->Txn(context.get(), request, &response), "txn"); !status.ok()) return status;
+  if (!response.succeeded()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("not the leader any more (election key ", leader.key, " of revision ", leader.revision, " is gone)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<std::string>> EtcdClient::Get(const std::string& key) {
+  etcdserverpb::RangeRequest request;
+  request.set_key(key);
+  etcdserverpb::RangeResponse response;
+  auto context = CallContext();
+  if (auto status = FromGrpc(kv_->Range(context.get(), request, &response), "range"); !status.ok()) return status;
+  if (response.kvs().empty()) return std::optional<std::string>();
+  return std::optional<std::string>(response.kvs(0).value());
+}
+
+}  // namespace geodesic::pathcomp

@@ -1,0 +1,71 @@
+#pragma once
+// A small client of etcd's v3 API (gRPC), for what replicated pathcomp needs:
+// leases with keep-alive, the election API (campaign, leader, resign) and
+// guarded transactions. One gRPC channel over every configured member, so a
+// dead member is routed around. Every call has a deadline.
+// Thread-safe (gRPC stubs are).
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/statusor.h"
+#include "etcd/etcd_election.grpc.pb.h"
+#include "etcd/etcd_kv.grpc.pb.h"
+
+namespace geodesic::pathcomp {
+
+struct EtcdOptions {
+  std::vector<std::string> endpoints;  // host:port of every member
+  std::shared_ptr<grpc::ChannelCredentials> credentials;  // null: plaintext (loopback tests)
+  std::chrono::milliseconds call_timeout{2000};
+};
+
+// The key a campaign won: its revision is the leader's epoch (fencing token).
+struct LeaderKey {
+  std::string name;
+  std::string key;
+  int64_t revision = 0;
+  int64_t lease = 0;
+};
+
+class EtcdClient {
+ public:
+  // InvalidArgument for an empty or malformed endpoint list. Does not connect yet.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<EtcdClient>> Create(EtcdOptions options);
+
+  [[nodiscard]] absl::StatusOr<int64_t> GrantLease(std::chrono::seconds ttl);
+  [[nodiscard]] absl::Status RevokeLease(int64_t lease);
+  // One keep-alive round trip: the TTL etcd reset the lease to, in seconds;
+  // NotFound when the lease has expired or was revoked.
+  [[nodiscard]] absl::StatusOr<int64_t> KeepAlive(int64_t lease);
+
+  // Blocks until this candidate leads `election` (or `context` is cancelled,
+  // or the lease goes away). `value` tells the others who leads.
+  [[nodiscard]] absl::StatusOr<LeaderKey> Campaign(grpc::ClientContext& context, const std::string& election,
+                                                   int64_t lease, const std::string& value);
+  // The current leader's value and key revision; NotFound when nobody leads.
+  [[nodiscard]] absl::StatusOr<std::pair<std::string, int64_t>> Leader(const std::string& election);
+  [[nodiscard]] absl::Status Resign(const LeaderKey& leader);
+
+  // Puts `key` only while `leader` still holds its election key (the fencing
+  // guard of every write a leader makes). FailedPrecondition when it does not.
+  [[nodiscard]] absl::Status PutIfLeader(const LeaderKey& leader, const std::string& key, const std::string& value);
+  [[nodiscard]] absl::StatusOr<std::optional<std::string>> Get(const std::string& key);
+
+ private:
+  explicit EtcdClient(EtcdOptions options);
+  std::unique_ptr<grpc::ClientContext> CallContext() const;
+
+  EtcdOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<etcdserverpb::KV::Stub> kv_;
+  std::unique_ptr<etcdserverpb::Lease::Stub> lease_;
+  std::unique_ptr<v3electionpb::Election::Stub> election_;
+};
+
+}  // namespace geodesic::pathcomp

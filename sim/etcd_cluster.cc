@@ -1,0 +1,128 @@
+#include "sim/etcd_cluster.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace geodesic::sim {
+namespace {
+
+constexpr char kEtcd[] = "/usr/bin/etcd";
+constexpr char kEtcdctl[] = "/usr/bin/etcdctl";
+
+int FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof sin;
+  bind(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&sin), &length);
+  close(fd);
+  return ntohs(sin.sin_port);
+}
+
+}  // namespace
+
+absl::Status EtcdAvailable() {
+  for (const char* path : {kEtcd, kEtcdctl}) {
+    if (access(path, X_OK) != 0) return absl::NotFoundError(absl::StrCat(path, " is missing (Debian etcd-server, etcd-client)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<EtcdCluster>> EtcdCluster::Start(const std::string& work_dir, int members) {
+  if (auto status = EtcdAvailable(); !status.ok()) return status;
+  if (members < 1) return absl::InvalidArgumentError("an etcd cluster needs a member");
+  std::unique_ptr<EtcdCluster> cluster(new EtcdCluster(work_dir));
+  std::filesystem::create_directories(work_dir);
+  std::vector<std::string> peers;
+  for (int i = 0; i < members; ++i) {
+    Member member;
+    member.name = absl::StrCat("etcd", i + 1);
+    member.client_port = FreeLoopbackPort();
+    member.peer_port = FreeLoopbackPort();
+    peers.push_back(absl::StrCat(member.name, "=http://127.0.0.1:", member.peer_port));
+    cluster->members_.push_back(std::move(member));
+  }
+  cluster->initial_cluster_ = absl::StrJoin(peers, ",");
+  for (int i = 0; i < members; ++i) {
+    if (auto status = cluster->Spawn(i, true); !status.ok()) return status;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (true) {
+    auto health = cluster->Etcdctl({"endpoint", "health", "--cluster"});
+    if (health.ok()) return cluster;
+    if (std::chrono::steady_clock::now() > deadline) {
+      return absl::DeadlineExceededError(absl::StrCat("etcd did not become healthy: ", health.status().message(),
+                                                      "; see ", work_dir, "/etcd*.log"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+absl::Status EtcdCluster::Spawn(int index, bool initial) {
+  Member& member = members_[index];
+  const std::string data_dir = absl::StrCat(work_dir_, "/", member.name, ".data");
+  std::vector<std::string> argv = {
+      kEtcd, "--name", member.name, "--data-dir", data_dir,
+      "--listen-client-urls", absl::StrCat("http://127.0.0.1:", member.client_port),
+      "--advertise-client-urls", absl::StrCat("http://127.0.0.1:", member.client_port),
+      "--listen-peer-urls", absl::StrCat("http://127.0.0.1:", member.peer_port),
+      "--initial-advertise-peer-urls", absl::StrCat("http://127.0.0.1:", member.peer_port),
+      "--initial-cluster", initial_cluster_, "--initial-cluster-token", "geodesic-test",
+      "--initial-cluster-state", initial ? "new" : "existing",
+      // Loopback: fast heartbeats and elections.
+      "--heartbeat-interval", "50", "--election-timeout", "500", "--log-level", "warn"};
+  auto process = ChildProcess::Spawn(argv, absl::StrCat(work_dir_, "/", member.name, ".log"));
+  if (!process.ok()) return process.status();
+  member.process = *std::move(process);
+  return absl::OkStatus();
+}
+
+EtcdCluster::~EtcdCluster() {
+  for (Member& member : members_) {
+    if (member.process) member.process->Stop(2000);
+  }
+}
+
+std::vector<std::string> EtcdCluster::endpoints() const {
+  std::vector<std::string> endpoints;
+  for (const Member& member : members_) endpoints.push_back(absl::StrCat("127.0.0.1:", member.client_port));
+  return endpoints;
+}
+
+void EtcdCluster::Kill(int member, int signal_number) {
+  if (members_[member].process) {
+    members_[member].process->Signal(signal_number);
+    if (signal_number == SIGKILL || signal_number == SIGTERM) members_[member].process->Wait(10'000);
+  }
+}
+
+absl::Status EtcdCluster::Restart(int member) {
+  if (members_[member].process && members_[member].process->running()) {
+    return absl::FailedPreconditionError(members_[member].name + " is still running");
+  }
+  return Spawn(member, false);
+}
+
+absl::StatusOr<std::string> EtcdCluster::Etcdctl(const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = {kEtcdctl, "--endpoints", absl::StrJoin(endpoints(), ","), "--dial-timeout", "1s",
+                                   "--command-timeout", "2s"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto result = RunCommand(argv);
+  if (!result.ok()) return result.status();
+  if (result->exit_code != 0) return absl::UnavailableError(absl::StrCat("etcdctl: ", result->output));
+  return result->output;
+}
+
+}  // namespace geodesic::sim

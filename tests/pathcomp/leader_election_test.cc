@@ -1,0 +1,126 @@
+// Leader election of pathcomp replicas against a real three-member etcd
+// cluster on loopback: one leader at a time, epochs that only grow, a leader
+// that loses its lease stops leading by its own clock, fenced writes, and
+// what losing one or two etcd members does.
+#include "pathcomp/replication/leader_election.h"
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include "sim/etcd_cluster.h"
+#include "sim/local_lab.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+using namespace std::chrono_literals;
+using sim::LocalLab;
+
+class LeaderElectionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto status = sim::EtcdAvailable(); !status.ok()) GTEST_SKIP() << status;
+    dir_ = std::filesystem::temp_directory_path() /
+           ("geodesic-election-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    auto cluster = sim::EtcdCluster::Start(dir_.string(), 3);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    etcd_ = *std::move(cluster);
+  }
+  void TearDown() override {
+    candidates_.clear();
+    etcd_.reset();
+    if (!HasFailure()) std::filesystem::remove_all(dir_);
+  }
+
+  struct Candidate {
+    std::unique_ptr<EtcdClient> client;
+    std::unique_ptr<LeaderElection> election;
+    std::atomic<int> elected{0}, lost{0};
+  };
+
+  Candidate& AddCandidate(const std::string& name, std::chrono::seconds ttl = 2s) {
+    auto candidate = std::make_unique<Candidate>();
+    auto client = EtcdClient::Create({.endpoints = etcd_->endpoints(), .credentials = nullptr, .call_timeout = 1000ms});
+    EXPECT_TRUE(client.ok()) << client.status();
+    candidate->client = *std::move(client);
+    Candidate* raw = candidate.get();
+    candidate->election = std::make_unique<LeaderElection>(
+        *candidate->client, ElectionOptions{.election = "test/leader", .candidate = name, .lease_ttl = ttl},
+        [raw](std::optional<uint64_t> epoch) { ++(epoch ? raw->elected : raw->lost); });
+    candidate->election->Start();
+    candidates_.push_back(std::move(candidate));
+    return *candidates_.back();
+  }
+
+  static bool Leads(const Candidate& candidate) { return candidate.election->LeadingEpoch().has_value(); }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<sim::EtcdCluster> etcd_;
+  std::vector<std::unique_ptr<Candidate>> candidates_;
+};
+
+TEST_F(LeaderElectionTest, OneLeaderAtATimeAndEpochsGrow) {
+  Candidate& a = AddCandidate("pc1 127.0.0.1:1001");
+  ASSERT_TRUE(LocalLab::WaitFor([&] { return Leads(a); }, 10s));
+  Candidate& b = AddCandidate("pc2 127.0.0.1:1002");
+  std::this_thread::sleep_for(500ms);
+  EXPECT_FALSE(Leads(b));
+  EXPECT_EQ(b.election->CurrentLeader(), "pc1 127.0.0.1:1001");
+  const uint64_t first = *a.election->LeadingEpoch();
+
+  // The leader resigns (orderly stop): the other takes over at once, with a higher epoch.
+  a.election->Stop();
+  EXPECT_EQ(a.lost.load(), 1);
+  ASSERT_TRUE(LocalLab::WaitFor([&] { return Leads(b); }, 5s));
+  EXPECT_GT(*b.election->LeadingEpoch(), first);
+  EXPECT_EQ(b.election->CurrentLeader(), "pc2 127.0.0.1:1002");
+}
+
+TEST_F(LeaderElectionTest, ALeaderWhoseLeaseIsGoneStepsDownAndWritesAreFenced) {
+  Candidate& a = AddCandidate("pc1");
+  ASSERT_TRUE(LocalLab::WaitFor([&] { return Leads(a); }, 10s));
+  Candidate& b = AddCandidate("pc2");
+  const LeaderKey a_key = *a.election->leader_key();
+  ASSERT_TRUE(a.client->PutIfLeader(a_key, "test/intents/x", "drain").ok());
+
+  // The lease disappears behind the leader's back (as if etcd had expired it
+  // while the leader was paused): it steps down, the other leads.
+  ASSERT_TRUE(etcd_->Etcdctl({"lease", "revoke", absl::StrCat(absl::Hex(a_key.lease))}).ok());
+  ASSERT_TRUE(LocalLab::WaitFor([&] { return Leads(b); }, 10s));
+  EXPECT_TRUE(LocalLab::WaitFor([&] { return !Leads(a) && a.lost.load() == 1; }, 5s));
+  // Its writes under the old epoch are refused; the new leader's go through.
+  EXPECT_EQ(a.client->PutIfLeader(a_key, "test/intents/x", "stale").code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(b.client->PutIfLeader(*b.election->leader_key(), "test/intents/x", "undrain").ok());
+  EXPECT_EQ(**b.client->Get("test/intents/x"), "undrain");
+  // The old leader campaigns again, as a follower now.
+  std::this_thread::sleep_for(500ms);
+  EXPECT_FALSE(Leads(a));
+}
+
+TEST_F(LeaderElectionTest, LosingOneEtcdMemberChangesNothingLosingTwoStopsTheLeader) {
+  Candidate& a = AddCandidate("pc1", 2s);
+  ASSERT_TRUE(LocalLab::WaitFor([&] { return Leads(a); }, 10s));
+  const uint64_t epoch = *a.election->LeadingEpoch();
+  etcd_->Kill(0, SIGKILL);
+  std::this_thread::sleep_for(3s);  // longer than the lease
+  EXPECT_EQ(a.election->LeadingEpoch(), epoch);
+  EXPECT_EQ(a.lost.load(), 0);
+
+  // No quorum: keep-alives fail, the leader stops leading within its TTL.
+  etcd_->Kill(1, SIGKILL);
+  EXPECT_TRUE(LocalLab::WaitFor([&] { return !Leads(a); }, 4s));
+  // Quorum returns: someone leads again, with a higher epoch.
+  ASSERT_TRUE(etcd_->Restart(0).ok());
+  ASSERT_TRUE(etcd_->Restart(1).ok());
+  ASSERT_TRUE(LocalLab::WaitFor([&] { return Leads(a); }, 30s));
+  EXPECT_GE(*a.election->LeadingEpoch(), epoch);
+}
+
+}  // namespace
+}  // namespace geodesic::pathcomp
