@@ -79,13 +79,18 @@ absl::StatusOr<std::unique_ptr<LocalLab>> LocalLab::Create(LabOptions options) {
   for (const auto& facility : lab->topology_.facilities) facilities.push_back(facility.id());
   auto pki = RunCommand({lab->options_.source_dir + "/deploy/pki/make-pki.sh", "--out",
                          lab->pki_dir(), "--facilities", absl::StrJoin(facilities, ","),
-                         "--replicas", lab->options_.replica_id, "--operators",
+                         "--replicas", [&] {
+                           std::vector<std::string> ids;
+                           for (int i = 0; i < std::max(1, lab->options_.replicas); ++i) ids.push_back(lab->ReplicaId(i));
+                           return absl::StrJoin(ids, ",");
+                         }(), "--operators",
                          "admin:admin,viewer:viewer"});
   if (!pki.ok()) return pki.status();
   if (pki->exit_code != 0) {
     return absl::InternalError(absl::StrCat("make-pki.sh failed: ", pki->output));
   }
-  if (auto status = lab->WritePathcompConfig("127.0.0.1:0"); !status.ok()) return status;
+  lab->options_.replicas = std::max(1, lab->options_.replicas);
+  lab->pathcomp_addresses_.assign(lab->options_.replicas, "");
   // Every agent's probe port is in its peers' configs, so it is chosen now
   // (a free ephemeral port) and kept across restarts.
   for (const std::string& facility : facilities) {
@@ -114,17 +119,36 @@ tls::TlsFiles LocalLab::agent_tls(const std::string& facility_id) const {
           pki_dir() + "/site-" + facility_id + "-agent.key"};
 }
 
-absl::Status LocalLab::WritePathcompConfig(const std::string& listen_address) {
+std::string LocalLab::ReplicaId(int replica) const {
+  return replica == 0 ? options_.replica_id : absl::StrCat("pc", replica + 1);
+}
+
+std::string LocalLab::ReplicaName(int replica) const {
+  return replica == 0 ? "pathcomp" : "pathcomp-" + ReplicaId(replica);
+}
+
+absl::Status LocalLab::WritePathcompConfig(int replica, const std::string& listen_address) {
   const std::string& dir = options_.work_dir;
   const std::string pki = pki_dir();
+  const std::string name = ReplicaName(replica);
+  std::string replication;
+  if (etcd_) {
+    replication = absl::StrCat("replication:\n  etcd: [", absl::StrJoin(etcd_->endpoints(), ", "),
+                               "]\n  lease_ttl_s: ", options_.lease_ttl_s, "\n");
+  }
   const std::string pathcomp = absl::StrCat(
-      "replica_id: ", options_.replica_id, "\nlisten: ", listen_address,
-      "\nlisten_address_file: ", dir,
-      "/pathcomp.addr\nstate_dir: ", dir, "/state/pathcomp\ntopology: ",
-      fs::absolute(options_.topology_path).string(), "\nsolve_debounce_ms: ",
-      options_.solve_debounce_ms, "\n", TlsBlock(pki, "pathcomp-" + options_.replica_id));
-  return WriteFile(config_path("pathcomp"), pathcomp);
+      "replica_id: ", ReplicaId(replica), "\nlisten: ", listen_address, "\nlisten_address_file: ", dir, "/", name,
+      ".addr\nstate_dir: ", dir, "/state/", name, "\ntopology: ", fs::absolute(options_.topology_path).string(),
+      "\nsolve_debounce_ms: ", options_.solve_debounce_ms, "\n", TlsBlock(pki, "pathcomp-" + ReplicaId(replica)),
+      replication);
+  return WriteFile(config_path(name), pathcomp);
   // Agent and routerd configs need pathcomp's address: they are written at their start.
+}
+
+std::string LocalLab::PathcompList() const {
+  std::string list;
+  for (const std::string& address : pathcomp_addresses_) absl::StrAppend(&list, "  - address: ", address, "\n");
+  return list;
 }
 
 absl::Status LocalLab::Spawn(const std::string& name, const std::string& binary,
@@ -139,30 +163,38 @@ absl::Status LocalLab::Spawn(const std::string& name, const std::string& binary,
 }
 
 absl::Status LocalLab::StartPathcomp() {
-  const std::string address_file = options_.work_dir + "/pathcomp.addr";
+  if (options_.replicas > 1 && !etcd_) {
+    auto etcd = EtcdCluster::Start(options_.work_dir + "/etcd", 3);
+    if (!etcd.ok()) return etcd.status();
+    etcd_ = *std::move(etcd);
+  }
+  for (int replica = 0; replica < options_.replicas; ++replica) {
+    if (auto status = StartReplica(replica); !status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LocalLab::StartReplica(int replica) {
+  const std::string name = ReplicaName(replica);
+  const std::string address_file = absl::StrCat(options_.work_dir, "/", name, ".addr");
   fs::remove(address_file);
-  if (!pathcomp_address_.empty()) {
-    if (auto status = WritePathcompConfig(pathcomp_address_); !status.ok()) return status;
-  }
-  if (auto status = Spawn("pathcomp", "bin/pathcomp", config_path("pathcomp"));
-      !status.ok()) {
-    return status;
-  }
-  ChildProcess* process = processes_["pathcomp"].get();
+  const std::string& known = pathcomp_addresses_[replica];
+  if (auto status = WritePathcompConfig(replica, known.empty() ? "127.0.0.1:0" : known); !status.ok()) return status;
+  if (auto status = Spawn(name, "bin/pathcomp", config_path(name)); !status.ok()) return status;
+  ChildProcess* process = processes_[name].get();
   const bool listening = WaitFor(
       [&] {
         std::ifstream in(address_file);
         std::string address;
         if (in >> address && !address.empty()) {
-          pathcomp_address_ = address;
+          pathcomp_addresses_[replica] = address;
           return true;
         }
         return !process->running();
       },
       std::chrono::seconds(30));
   if (!listening || !process->running()) {
-    return absl::UnavailableError(
-        absl::StrCat("pathcomp did not start; see ", process->log_path()));
+    return absl::UnavailableError(absl::StrCat(name, " did not start; see ", process->log_path()));
   }
   return absl::OkStatus();
 }
@@ -189,7 +221,7 @@ absl::Status LocalLab::WriteHealthFile(const std::string& facility_id) {
 }
 
 absl::Status LocalLab::StartAgent(const std::string& facility_id) {
-  if (pathcomp_address_.empty()) return absl::FailedPreconditionError("start pathcomp first");
+  if (pathcomp_addresses_[0].empty()) return absl::FailedPreconditionError("start pathcomp first");
   std::string links;
   std::set<std::string> probing_us;  // facilities with a link to this one
   for (const auto& link : topology_.links) {
@@ -215,8 +247,8 @@ absl::Status LocalLab::StartAgent(const std::string& facility_id) {
   }
   if (auto status = WriteHealthFile(facility_id); !status.ok()) return status;
   const std::string config = absl::StrCat(
-      "facility: ", facility_id, "\npathcomp:\n  - address: ", pathcomp_address_,
-      "\npoll_interval_ms: ", options_.agent_poll_interval_ms,
+      "facility: ", facility_id, "\npathcomp:\n", PathcompList(),
+      "poll_interval_ms: ", options_.agent_poll_interval_ms,
       "\nreport_interval_ms: ", options_.agent_report_interval_ms, "\nhealth_file: ",
       options_.work_dir, "/health-", facility_id, ".yaml\n",
       TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), probe, "routerd_socket: ", LocalSocket(facility_id),
@@ -273,12 +305,12 @@ absl::StatusOr<std::string> LocalLab::BgpBlock(const std::string& facility_id) {
 }
 
 absl::Status LocalLab::StartRouterd(const std::string& facility_id) {
-  if (pathcomp_address_.empty()) return absl::FailedPreconditionError("start pathcomp first");
+  if (pathcomp_addresses_[0].empty()) return absl::FailedPreconditionError("start pathcomp first");
   auto bgp = BgpBlock(facility_id);
   if (!bgp.ok()) return bgp.status();
   const std::string config = absl::StrCat(
-      "facility: ", facility_id, "\npathcomp:\n  - address: ", pathcomp_address_,
-      "\nstate_dir: ", options_.work_dir, "/state/routerd-", facility_id, "\nagent_socket: ",
+      "facility: ", facility_id, "\npathcomp:\n", PathcompList(),
+      "state_dir: ", options_.work_dir, "/state/routerd-", facility_id, "\nagent_socket: ",
       LocalSocket(facility_id), "\n", TlsBlock(pki_dir(), "site-" + facility_id + "-routerd"), *bgp);
   const std::string name = "routerd/" + facility_id;
   if (auto status = WriteFile(config_path(name), config); !status.ok()) return status;
@@ -297,9 +329,12 @@ absl::Status LocalLab::StartAll() {
 void LocalLab::StopAll() {
   // Agents and routerds first, so pathcomp sees orderly disconnects.
   for (auto& [name, process] : processes_) {
-    if (name != "pathcomp") process->Stop();
+    if (name.rfind("pathcomp", 0) != 0) process->Stop();
   }
-  if (auto it = processes_.find("pathcomp"); it != processes_.end()) it->second->Stop();
+  for (auto& [name, process] : processes_) {
+    if (name.rfind("pathcomp", 0) == 0) process->Stop();
+  }
+  etcd_.reset();
   frr_.clear();
 }
 
@@ -314,7 +349,9 @@ absl::Status LocalLab::Restart(const std::string& name) {
   auto it = processes_.find(name);
   if (it == processes_.end()) return absl::NotFoundError(absl::StrCat("never started: ", name));
   if (it->second->running()) return absl::FailedPreconditionError(name + " is still running");
-  if (name == "pathcomp") return StartPathcomp();
+  for (int replica = 0; replica < options_.replicas; ++replica) {
+    if (name == ReplicaName(replica)) return StartReplica(replica);
+  }
   const std::string binary = name.rfind("agent/", 0) == 0 ? "bin/site_agent" : "bin/routerd";
   return Spawn(name, binary, config_path(name));
 }
@@ -341,9 +378,9 @@ absl::Status LocalLab::SetLinkHealth(const std::string& link_id, const std::stri
   return absl::NotFoundError(absl::StrCat("unknown link ", link_id));
 }
 
-std::unique_ptr<v1::Operator::Stub> LocalLab::OperatorClient(const std::string& operator_name) {
+std::unique_ptr<v1::Operator::Stub> LocalLab::OperatorClient(const std::string& operator_name, int replica) {
   auto channel = grpc::CreateChannel(
-      pathcomp_address_,
+      pathcomp_addresses_[replica],
       tls::MakeChannelCredentials(operator_tls(operator_name), tls::Identity::Kind::kPathcomp));
   return v1::Operator::NewStub(channel);
 }

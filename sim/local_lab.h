@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "geodesic/v1/operator.grpc.pb.h"
+#include "sim/etcd_cluster.h"
 #include "sim/frr_router.h"
 #include "sim/process.h"
 #include "tls/credentials.h"
@@ -28,6 +29,11 @@ struct LabOptions {
   std::string work_dir;      // created; holds pki/, configs, state and logs
   std::string topology_path;
   std::string replica_id = "pc1";
+  // More than 1: replicated pathcomp (ids pc1, pc2, ...) electing a leader
+  // through a three-member etcd cluster the lab starts; agents and routerds
+  // talk to every replica. Replica 1 is "pathcomp", the others "pathcomp-pcN".
+  int replicas = 1;
+  int lease_ttl_s = 2;
   int agent_poll_interval_ms = 20;
   int agent_report_interval_ms = 100;  // measurement updates (state changes go at once)
   // The agents probe each other's links over loopback at this interval
@@ -47,9 +53,17 @@ class LocalLab {
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<LocalLab>> Create(LabOptions options);
   ~LocalLab();  // stops everything still running
 
-  // Starts pathcomp and waits until it is listening. A restart keeps the
-  // address it had, so agents and routerds find it again.
+  // Starts every pathcomp replica (and etcd first when replicated) and waits
+  // until they listen. A restart keeps the address it had, so agents and
+  // routerds find it again.
   [[nodiscard]] absl::Status StartPathcomp();
+  [[nodiscard]] absl::Status StartReplica(int replica);
+  // "pathcomp" for replica 0, else "pathcomp-<id>".
+  std::string ReplicaName(int replica) const;
+  std::string ReplicaId(int replica) const;
+  int replica_count() const { return options_.replicas; }
+  const std::string& replica_address(int replica) const { return pathcomp_addresses_[replica]; }
+  sim::EtcdCluster* etcd() { return etcd_.get(); }
   [[nodiscard]] absl::Status StartAgent(const std::string& facility_id);
   [[nodiscard]] absl::Status StartRouterd(const std::string& facility_id);
   // pathcomp, then every agent and routerd.
@@ -80,7 +94,7 @@ class LocalLab {
   [[nodiscard]] absl::Status SetLinkHealth(const std::string& link_id, const std::string& fields);
 
   const topology::Topology& topology() const { return topology_; }
-  const std::string& pathcomp_address() const { return pathcomp_address_; }
+  const std::string& pathcomp_address() const { return pathcomp_addresses_[0]; }
   const std::string& work_dir() const { return options_.work_dir; }
   std::string pki_dir() const { return options_.work_dir + "/pki"; }
   std::string config_path(const std::string& name) const;
@@ -89,15 +103,16 @@ class LocalLab {
   tls::TlsFiles operator_tls(const std::string& operator_name) const;
   tls::TlsFiles agent_tls(const std::string& facility_id) const;
 
-  // An Operator API client with the named operator's certificate.
-  std::unique_ptr<v1::Operator::Stub> OperatorClient(const std::string& operator_name = "admin");
+  // An Operator API client with the named operator's certificate, to a replica.
+  std::unique_ptr<v1::Operator::Stub> OperatorClient(const std::string& operator_name = "admin", int replica = 0);
 
   // Polls `condition` every 20 ms until it holds or `timeout` passes.
   static bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
 
  private:
   explicit LocalLab(LabOptions options) : options_(std::move(options)) {}
-  absl::Status WritePathcompConfig(const std::string& listen_address);
+  absl::Status WritePathcompConfig(int replica, const std::string& listen_address);
+  std::string PathcompList() const;  // the agents' and routerds' "pathcomp:" entries
   absl::Status WriteHealthFile(const std::string& facility_id);
   // The routerd's bgp: section, starting the facility's FRR first if needed.
   absl::StatusOr<std::string> BgpBlock(const std::string& facility_id);
@@ -106,7 +121,8 @@ class LocalLab {
 
   LabOptions options_;
   topology::Topology topology_;
-  std::string pathcomp_address_;
+  std::vector<std::string> pathcomp_addresses_;  // per replica; empty until started
+  std::unique_ptr<sim::EtcdCluster> etcd_;
   std::map<std::string, ChildProcessPtr> processes_;
   std::map<std::string, std::unique_ptr<FrrRouter>> frr_;  // per facility
   std::map<std::string, int> probe_ports_;  // per facility: its agent's UDP probe port

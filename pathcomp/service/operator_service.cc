@@ -12,8 +12,12 @@
 namespace geodesic::pathcomp {
 
 OperatorService::OperatorService(Model& model, Planner& planner, EventBus& events,
-                                 ResyncAgents resync_agents)
-    : model_(model), planner_(planner), events_(events), resync_agents_(std::move(resync_agents)) {}
+                                 ResyncAgents resync_agents, MayMutate may_mutate)
+    : model_(model),
+      planner_(planner),
+      events_(events),
+      resync_agents_(std::move(resync_agents)),
+      may_mutate_(std::move(may_mutate)) {}
 
 absl::StatusOr<tls::Identity> OperatorService::Authorize(grpc::ServerContext* context,
                                                          tls::Role role) const {
@@ -49,6 +53,14 @@ absl::StatusOr<uint64_t> OperatorService::Replan(const v1::IntentChange& change,
 #define GEODESIC_AUTHORIZE(identity, context, role)          \
   auto identity = Authorize(context, role);                  \
   if (!identity.ok()) return ToGrpcStatus(identity.status())
+
+// Authorizes, then refuses on a replica that may not change the model (a follower).
+#define GEODESIC_AUTHORIZE_MUTATION(identity, context, role, what)       \
+  GEODESIC_AUTHORIZE(identity, context, role);                           \
+  if (absl::Status may = may_mutate_(); !may.ok()) {                     \
+    Audit(*identity, what, may);                                         \
+    return ToGrpcStatus(may);                                            \
+  }
 
 grpc::Status OperatorService::ListFacilities(grpc::ServerContext* context,
                                              const v1::ListFacilitiesRequest*,
@@ -147,7 +159,7 @@ grpc::Status OperatorService::ListWorkloads(grpc::ServerContext* context,
 grpc::Status OperatorService::AddWorkload(grpc::ServerContext* context,
                                           const v1::AddWorkloadRequest* request,
                                           v1::AddWorkloadResponse*) {
-  GEODESIC_AUTHORIZE(identity, context, tls::Role::kOperator);
+  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, absl::StrCat("add workload ", request->workload().id()));
   const absl::Status result = model_.AddWorkload(request->workload(), identity->spiffe_id);
   Audit(*identity, absl::StrCat("add workload ", request->workload().id()), result);
   return ToGrpcStatus(result);
@@ -156,7 +168,7 @@ grpc::Status OperatorService::AddWorkload(grpc::ServerContext* context,
 grpc::Status OperatorService::DeleteWorkload(grpc::ServerContext* context,
                                              const v1::DeleteWorkloadRequest* request,
                                              v1::DeleteWorkloadResponse*) {
-  GEODESIC_AUTHORIZE(identity, context, tls::Role::kOperator);
+  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, absl::StrCat("delete workload ", request->id()));
   const absl::Status result = model_.DeleteWorkload(request->id(), identity->spiffe_id);
   Audit(*identity, absl::StrCat("delete workload ", request->id()), result);
   return ToGrpcStatus(result);
@@ -173,7 +185,7 @@ grpc::Status OperatorService::ListIntents(grpc::ServerContext* context,
 grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
                                         const v1::AddIntentRequest* request,
                                         v1::AddIntentResponse* response) {
-  GEODESIC_AUTHORIZE(identity, context, tls::Role::kOperator);
+  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, absl::StrCat("add intent ", request->intent().ShortDebugString()));
   absl::Status result = model_.AddIntent(request->intent(), identity->spiffe_id, daemon::UnixNowMs());
   if (result.ok()) {
     v1::IntentChange change;
@@ -190,7 +202,7 @@ grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
 grpc::Status OperatorService::DeleteIntent(grpc::ServerContext* context,
                                            const v1::DeleteIntentRequest* request,
                                            v1::DeleteIntentResponse* response) {
-  GEODESIC_AUTHORIZE(identity, context, tls::Role::kOperator);
+  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, absl::StrCat("delete intent ", request->id()));
   absl::Status result = model_.DeleteIntent(request->id(), identity->spiffe_id);
   if (result.ok()) {
     v1::IntentChange change;
@@ -208,7 +220,7 @@ grpc::Status OperatorService::DeleteIntent(grpc::ServerContext* context,
 grpc::Status OperatorService::ImportTopology(grpc::ServerContext* context,
                                              const v1::ImportTopologyRequest* request,
                                              v1::ImportTopologyResponse* response) {
-  GEODESIC_AUTHORIZE(identity, context, tls::Role::kAdmin);
+  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kAdmin, "import topology");
   const std::string source = request->source().empty() ? "an import request" : request->source();
   absl::Status result;
   if (source.size() > 1024 || source.find('\n') != std::string::npos) {

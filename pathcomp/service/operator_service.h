@@ -21,7 +21,11 @@ class OperatorService final : public v1::Operator::Service {
   // `resync_agents` is called with the facilities whose agents must send a
   // fresh snapshot after an import (TelemetryService::Resync).
   using ResyncAgents = std::function<void(const std::vector<std::string>& facility_ids)>;
-  OperatorService(Model& model, Planner& planner, EventBus& events, ResyncAgents resync_agents);
+  // OK when this replica may change the model (standalone, or the leader);
+  // else why not and where to go (FailedPrecondition).
+  using MayMutate = std::function<absl::Status()>;
+  OperatorService(Model& model, Planner& planner, EventBus& events, ResyncAgents resync_agents,
+                  MayMutate may_mutate = [] { return absl::OkStatus(); });
 
   grpc::Status ListFacilities(grpc::ServerContext*, const v1::ListFacilitiesRequest*,
                               v1::ListFacilitiesResponse*) override;
@@ -66,6 +70,7 @@ class OperatorService final : public v1::Operator::Service {
   Planner& planner_;
   EventBus& events_;
   ResyncAgents resync_agents_;
+  MayMutate may_mutate_;
 };
 
 }  // namespace geodesic::pathcomp

@@ -34,6 +34,18 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
     }
     entry.RejectUnknownKeys();
   }
+  if (auto replication = reader->OptionalMap("replication")) {
+    ReplicationConfig& replicated = config.replication.emplace();
+    replicated.etcd_endpoints = replication->OptionalStringList("etcd");
+    if (replicated.etcd_endpoints.empty()) replication->AddError("etcd", "needs at least one etcd member host:port");
+    for (const std::string& endpoint : replicated.etcd_endpoints) {
+      if (!config::IsValidHostPort(endpoint)) replication->AddError("etcd", "\"" + endpoint + "\" is not host:port");
+    }
+    replicated.election = replication->OptionalString("election", replicated.election);
+    if (replicated.election.empty()) replication->AddError("election", "must not be empty");
+    replicated.lease_ttl = std::chrono::seconds(replication->OptionalUint("lease_ttl_s", 5, 2, 60));
+    replication->RejectUnknownKeys();
+  }
   config.tls = config::ReadTlsKeys(*reader);
   reader->RejectUnknownKeys();
   if (auto status = reader->status(); !status.ok()) return status;

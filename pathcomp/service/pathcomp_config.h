@@ -12,8 +12,14 @@
 //     - {priority: 0, objective: mlu}         # route all, minimize max link utilization
 //     - {priority: 1, objective: total-flow}  # carry the most that fits, fairly
 //   tls: {ca: ca.crt, cert: pathcomp-pc1.crt, key: pathcomp-pc1.key}
+//   replication:                     # optional; without it the replica runs standalone
+//     etcd: [127.0.0.1:2379, 127.0.0.1:22379, 127.0.0.1:32379]
+//     election: geodesic/pathcomp/leader   # optional
+//     lease_ttl_s: 5                 # optional, 2..60: a dead leader is replaced within this
 #include <chrono>
 #include <map>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -21,6 +27,12 @@
 #include "tls/credentials.h"
 
 namespace geodesic::pathcomp {
+
+struct ReplicationConfig {
+  std::vector<std::string> etcd_endpoints;
+  std::string election = "geodesic/pathcomp/leader";
+  std::chrono::seconds lease_ttl{5};
+};
 
 struct PathcompConfig {
   std::string replica_id;
@@ -32,6 +44,7 @@ struct PathcompConfig {
   double chain_headroom = 0.1;
   std::map<uint32_t, McfObjective> elephant_objectives;  // priority -> objective
   tls::TlsFiles tls;
+  std::optional<ReplicationConfig> replication;  // nullopt: standalone
 };
 
 // Errors name the file and key; every problem is listed.

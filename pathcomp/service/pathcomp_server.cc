@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 
@@ -13,6 +14,7 @@
 #include "pathcomp/service/plan_service.h"
 #include "pathcomp/service/planner.h"
 #include "pathcomp/service/telemetry_service.h"
+#include "pathcomp/replication/leader_election.h"
 #include "state/rocks_store.h"
 #include "tls/credentials.h"
 #include "topology/import.h"
@@ -39,15 +41,63 @@ constexpr int kMaxOperatorMessageBytes = 256 << 20;
 
 class PathcompServerImpl final : public PathcompServer {
  public:
-  PathcompServerImpl(std::unique_ptr<Model> model, PlannerConfig planner_config)
-      : model_(std::move(model)),
-        planner_(*model_, events_, planner_config),
+  PathcompServerImpl(std::unique_ptr<Model> model, PlannerConfig planner_config,
+                     std::optional<ReplicationConfig> replication)
+      : replication_(std::move(replication)),
+        model_(std::move(model)),
+        planner_(*model_, events_, WithLeadership(std::move(planner_config))),
         telemetry_(*model_, planner_, events_, planner_config.replica_id),
         plans_(*model_, planner_),
         operators_(*model_, planner_, events_,
                    [this](const std::vector<std::string>& facilities) {
                      telemetry_.Resync(facilities);
-                   }) {}
+                   },
+                   [this] { return MayMutate(); }) {}
+
+  // Replicated: connects to etcd (nothing blocks on it) so the planner can ask
+  // whether this replica leads; Campaign starts once the address is known.
+  absl::Status PrepareReplication() {
+    if (!replication_) return absl::OkStatus();
+    auto etcd = EtcdClient::Create({.endpoints = replication_->etcd_endpoints, .credentials = nullptr,
+                                    .call_timeout = std::chrono::milliseconds(2000)});
+    if (!etcd.ok()) return etcd.status();
+    etcd_ = *std::move(etcd);
+    return absl::OkStatus();
+  }
+
+  void StartElection(const std::string& replica_id) {
+    if (!etcd_) return;
+    election_ = std::make_unique<LeaderElection>(
+        *etcd_,
+        ElectionOptions{.election = replication_->election, .candidate = replica_id + " " + address_,
+                        .lease_ttl = replication_->lease_ttl},
+        [this](std::optional<uint64_t> epoch) {
+          if (epoch) planner_.RequestSolve("elected leader, epoch " + std::to_string(*epoch));
+        });
+    election_ptr_ = election_.get();
+    election_->Start();
+  }
+
+  PlannerConfig WithLeadership(PlannerConfig config) {
+    if (replication_) config.leading_epoch = [this] { return LeadingEpoch(); };
+    return config;
+  }
+
+  // For the planner: the epoch while leading (the election may not exist yet).
+  std::optional<uint64_t> LeadingEpoch() const {
+    const LeaderElection* election = election_ptr_.load();
+    return election == nullptr ? std::nullopt : election->LeadingEpoch();
+  }
+
+  absl::Status MayMutate() const {
+    if (!replication_) return absl::OkStatus();
+    const LeaderElection* election = election_ptr_.load();
+    if (election != nullptr && election->LeadingEpoch()) return absl::OkStatus();
+    const std::string leader = election == nullptr ? "" : election->CurrentLeader();
+    return absl::FailedPreconditionError(
+        leader.empty() ? "this replica is a follower and no leader is elected (is etcd reachable?); try again"
+                       : "this replica is a follower; send changes to the leader: " + leader);
+  }
 
   ~PathcompServerImpl() override { Shutdown(); }
 
@@ -76,12 +126,18 @@ class PathcompServerImpl final : public PathcompServer {
   void Shutdown() override {
     if (shut_down_) return;
     shut_down_ = true;
+    // Resign first, so another replica takes over at once.
+    if (election_) election_->Stop();
     planner_.Stop();
     events_.Close();
     if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   }
 
  private:
+  const std::optional<ReplicationConfig> replication_;
+  std::unique_ptr<EtcdClient> etcd_;
+  std::unique_ptr<LeaderElection> election_;
+  std::atomic<const LeaderElection*> election_ptr_{nullptr};
   std::unique_ptr<Model> model_;
   EventBus events_;
   Planner planner_;
@@ -134,11 +190,13 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
   planner_config.debounce = config.solve_debounce;
   planner_config.chain_headroom = config.chain_headroom;
   planner_config.elephant_objectives = config.elephant_objectives;
-  auto server = std::make_unique<PathcompServerImpl>(*std::move(model), planner_config);
+  auto server = std::make_unique<PathcompServerImpl>(*std::move(model), planner_config, config.replication);
+  if (auto status = server->PrepareReplication(); !status.ok()) return status;
   if (auto generation = server->planner().SolveNow("pathcomp started"); !generation.ok()) {
     return generation.status();
   }
   if (auto status = server->Listen(config); !status.ok()) return status;
+  server->StartElection(config.replica_id);
   if (!config.listen_address_file.empty()) {
     if (auto status = WriteFileAtomically(config.listen_address_file, server->address());
         !status.ok()) {
@@ -147,7 +205,7 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
   }
   daemon::LogInfo("pathcomp listening", {{"address", server->address()},
                                          {"replica", config.replica_id},
-                                         {"epoch", std::to_string(*epoch)},
+                                         {"epoch", config.replication ? "from the election" : std::to_string(*epoch)},
                                          {"state_dir", config.state_dir}});
   return server;
 }

@@ -96,6 +96,17 @@ void Planner::Run() {
   }
 }
 
+uint64_t Planner::CurrentEpoch() const {
+  if (!config_.leading_epoch) return config_.epoch;
+  return config_.leading_epoch().value_or(0);
+}
+
+bool Planner::Deliverable(const v1::Plan& plan) const {
+  if (!config_.leading_epoch) return true;
+  const std::optional<uint64_t> leading = config_.leading_epoch();
+  return leading && *leading == plan.epoch();
+}
+
 absl::StatusOr<uint64_t> Planner::SolveNow(std::string reason) {
   std::lock_guard solve_lock(solve_mu_);
   return SolveLocked(reason);
@@ -107,7 +118,7 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
   std::optional<v1::Plan> previous = CurrentPlan();
   PlanStamp stamp;
   stamp.generation = previous ? previous->generation() + 1 : 1;
-  stamp.epoch = config_.epoch;
+  stamp.epoch = CurrentEpoch();
   stamp.replica_id = config_.replica_id;
   stamp.computed_at_unix_ms = daemon::UnixNowMs();
   stamp.reason = reason;
@@ -146,7 +157,7 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
   }
   std::sort(moved.begin(), moved.end());
   for (auto& id : moved) plan.add_moved_workload_ids(std::move(id));
-  if (previous && previous->epoch() == config_.epoch && SameRouting(*previous, plan)) {
+  if (previous && previous->epoch() == stamp.epoch && SameRouting(*previous, plan)) {
     return previous->generation();  // nothing moved: no new generation
   }
   if (auto status = model_.CommitPlan(plan); !status.ok()) return status;
@@ -162,7 +173,8 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
     }
     routes_changed += CountChangedRoutes(*before, plan.sites(i));
   }
-  daemon::LogInfo("plan published",
+  daemon::LogInfo(config_.leading_epoch && stamp.epoch == 0 ? "plan computed (follower: kept for when it leads)"
+                                                            : "plan published",
                   {{"generation", std::to_string(plan.generation())},
                    {"epoch", std::to_string(plan.epoch())},
                    {"routes_changed", std::to_string(routes_changed)},
@@ -192,10 +204,11 @@ std::optional<v1::SitePlan> Planner::WaitForSitePlan(
     const std::string& facility_id, uint64_t known_generation,
     std::chrono::steady_clock::time_point deadline) {
   std::unique_lock lock(mu_);
-  cv_.wait_until(lock, deadline, [&] {
-    return stopping_ || (plan_ && plan_->generation() != known_generation);
-  });
-  if (stopping_ || !plan_ || plan_->generation() == known_generation) return std::nullopt;
+  const auto ready = [&] {
+    return plan_ && plan_->generation() != known_generation && Deliverable(*plan_);
+  };
+  cv_.wait_until(lock, deadline, [&] { return stopping_ || ready(); });
+  if (stopping_ || !ready()) return std::nullopt;
   for (const auto& site : plan_->sites()) {
     if (site.facility_id() == facility_id) return site;
   }

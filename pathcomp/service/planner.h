@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -24,7 +25,12 @@ namespace geodesic::pathcomp {
 
 struct PlannerConfig {
   std::string replica_id;
-  uint64_t epoch = 1;
+  uint64_t epoch = 1;  // standalone: this start's epoch
+  // Replicated: the epoch while this replica leads, else nullopt. Plans are
+  // computed either way (a new leader publishes at once) but handed to
+  // routerd only while leading, stamped with the leading epoch; a follower's
+  // plans carry epoch 0. Must not call back into the planner.
+  std::function<std::optional<uint64_t>()> leading_epoch;
   std::chrono::milliseconds debounce{50};
   // Share of the capacity of links on agent chains' paths kept free of elephant flows.
   double chain_headroom = 0.1;
@@ -59,6 +65,9 @@ class Planner {
  private:
   void Run();
   absl::StatusOr<uint64_t> SolveLocked(const std::string& reason);  // requires solve_mu_
+  uint64_t CurrentEpoch() const;
+  // Whether `plan` may go to routerd now (standalone: always).
+  bool Deliverable(const v1::Plan& plan) const;
 
   Model& model_;
   EventBus& events_;
