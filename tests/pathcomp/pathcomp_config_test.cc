@@ -76,6 +76,40 @@ TEST(PathcompConfigTest, SolverKnobs) {
   std::remove(path.c_str());
 }
 
+TEST(PathcompConfigTest, Replication) {
+  const std::string base =
+      "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"
+      "tls: {ca: ca.crt, cert: c.crt, key: c.key}\n";
+  std::string path = WriteTemp(base + "replication: {etcd: [127.0.0.1:2379, 127.0.0.1:22379], lease_ttl_s: 3}\n");
+  auto config = LoadPathcompConfig(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_TRUE(config->replication);
+  EXPECT_EQ(config->replication->etcd_endpoints.size(), 2u);
+  EXPECT_EQ(config->replication->election, "geodesic/pathcomp/leader");
+  EXPECT_EQ(config->replication->lease_ttl.count(), 3);
+  std::remove(path.c_str());
+
+  path = WriteTemp(base);
+  EXPECT_FALSE(LoadPathcompConfig(path)->replication);  // standalone by default
+  std::remove(path.c_str());
+
+  path = WriteTemp(base + "replication: {etcd: [etcd-1], lease_ttl_s: 1, election: \"\", quorum: 2}\n");
+  config = LoadPathcompConfig(path);
+  ASSERT_FALSE(config.ok());
+  const std::string message(config.status().message());
+  EXPECT_THAT(message, HasSubstr("replication.etcd: \"etcd-1\" is not host:port"));
+  EXPECT_THAT(message, HasSubstr("replication.lease_ttl_s"));
+  EXPECT_THAT(message, HasSubstr("replication.election: must not be empty"));
+  EXPECT_THAT(message, HasSubstr("quorum"));
+  std::remove(path.c_str());
+
+  path = WriteTemp(base + "replication: {}\n");
+  config = LoadPathcompConfig(path);
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(std::string(config.status().message()), HasSubstr("replication.etcd: needs at least one"));
+  std::remove(path.c_str());
+}
+
 TEST(PathcompConfigTest, ListenAddressValidation) {
   EXPECT_TRUE(config::IsValidHostPort("127.0.0.1:0"));
   EXPECT_TRUE(config::IsValidHostPort("[::1]:7443"));
