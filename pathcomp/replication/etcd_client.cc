@@ -13,6 +13,27 @@ absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
                       absl::StrCat("etcd ", what, ": ", status.error_message()));
 }
 
+etcdserverpb::Compare LeaderGuard(const LeaderKey& leader) {
+  etcdserverpb::Compare guard;
+  guard.set_key(leader.key);
+  guard.set_target(etcdserverpb::Compare::CREATE);
+  guard.set_result(etcdserverpb::Compare::EQUAL);
+  guard.set_create_revision(leader.revision);
+  return guard;
+}
+
+// The range end that makes [prefix, end) every key starting with `prefix`.
+std::string PrefixEnd(std::string prefix) {
+  while (!prefix.empty()) {
+    if (static_cast<unsigned char>(prefix.back()) < 0xff) {
+      prefix.back() = static_cast<char>(prefix.back() + 1);
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return std::string(1, '\0');  // every key
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Create(EtcdOptions options) {
@@ -37,6 +58,7 @@ EtcdClient::EtcdClient(EtcdOptions options) : options_(std::move(options)) {
   kv_ = etcdserverpb::KV::NewStub(channel_);
   lease_ = etcdserverpb::Lease::NewStub(channel_);
   election_ = v3electionpb::Election::NewStub(channel_);
+  watch_ = etcdserverpb::Watch::NewStub(channel_);
 }
 
 std::unique_ptr<grpc::ClientContext> EtcdClient::CallContext() const {
@@ -121,11 +143,7 @@ absl::Status EtcdClient::Resign(const LeaderKey& leader) {
 
 absl::Status EtcdClient::PutIfLeader(const LeaderKey& leader, const std::string& key, const std::string& value) {
   etcdserverpb::TxnRequest request;
-  etcdserverpb::Compare* guard = request.add_compare();
-  guard->set_key(leader.key);
-  guard->set_target(etcdserverpb::Compare::CREATE);
-  guard->set_result(etcdserverpb::Compare::EQUAL);
-  guard->set_create_revision(leader.revision);
+  *request.add_compare() = LeaderGuard(leader);
   etcdserverpb::PutRequest* put = request.add_success()->mutable_request_put();
   put->set_key(key);
   put->set_value(value);
@@ -137,6 +155,51 @@ absl::Status EtcdClient::PutIfLeader(const LeaderKey& leader, const std::string&
         absl::StrCat("not the leader any more (election key ", leader.key, " of revision ", leader.revision, " is gone)"));
   }
   return absl::OkStatus();
+}
+
+absl::Status EtcdClient::DeleteIfLeader(const LeaderKey& leader, const std::string& key) {
+  etcdserverpb::TxnRequest request;
+  *request.add_compare() = LeaderGuard(leader);
+  request.add_success()->mutable_request_delete_range()->set_key(key);
+  etcdserverpb::TxnResponse response;
+  auto context = CallContext();
+  if (auto status = FromGrpc(kv_->Txn(context.get(), request, &response), "txn"); !status.ok()) return status;
+  if (!response.succeeded()) return absl::FailedPreconditionError("not the leader any more");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<EtcdClient::PrefixRange> EtcdClient::RangePrefix(const std::string& prefix) {
+  etcdserverpb::RangeRequest request;
+  request.set_key(prefix);
+  request.set_range_end(PrefixEnd(prefix));
+  etcdserverpb::RangeResponse response;
+  auto context = CallContext();
+  if (auto status = FromGrpc(kv_->Range(context.get(), request, &response), "range"); !status.ok()) return status;
+  PrefixRange range;
+  range.revision = response.header().revision();
+  range.kvs.assign(response.kvs().begin(), response.kvs().end());
+  return range;
+}
+
+absl::Status EtcdClient::WatchPrefix(grpc::ClientContext& context, const std::string& prefix, int64_t start_revision,
+                                     const std::function<void(const etcdserverpb::Event&)>& on_event) {
+  auto stream = watch_->Watch(&context);
+  etcdserverpb::WatchRequest request;
+  request.mutable_create_request()->set_key(prefix);
+  request.mutable_create_request()->set_range_end(PrefixEnd(prefix));
+  request.mutable_create_request()->set_start_revision(start_revision);
+  if (!stream->Write(request)) return FromGrpc(stream->Finish(), "watch");
+  etcdserverpb::WatchResponse response;
+  while (stream->Read(&response)) {
+    if (response.canceled() || response.compact_revision() != 0) {
+      context.TryCancel();
+      (void)stream->Finish();
+      return absl::AbortedError(absl::StrCat("etcd watch cancelled: ", response.cancel_reason(),
+                                             response.compact_revision() != 0 ? " (compacted)" : ""));
+    }
+    for (const etcdserverpb::Event& event : response.events()) on_event(event);
+  }
+  return FromGrpc(stream->Finish(), "watch");
 }
 
 absl::StatusOr<std::optional<std::string>> EtcdClient::Get(const std::string& key) {

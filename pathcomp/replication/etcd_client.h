@@ -6,6 +6,7 @@
 // Thread-safe (gRPC stubs are).
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,7 +56,22 @@ class EtcdClient {
   // Puts `key` only while `leader` still holds its election key (the fencing
   // guard of every write a leader makes). FailedPrecondition when it does not.
   [[nodiscard]] absl::Status PutIfLeader(const LeaderKey& leader, const std::string& key, const std::string& value);
+  // Deletes `key` only while `leader` holds its election key.
+  [[nodiscard]] absl::Status DeleteIfLeader(const LeaderKey& leader, const std::string& key);
   [[nodiscard]] absl::StatusOr<std::optional<std::string>> Get(const std::string& key);
+
+  // Every key under `prefix`, and the revision they were read at.
+  struct PrefixRange {
+    std::vector<etcdserverpb::KeyValue> kvs;
+    int64_t revision = 0;
+  };
+  [[nodiscard]] absl::StatusOr<PrefixRange> RangePrefix(const std::string& prefix);
+  // Streams the changes under `prefix` from `start_revision` to `on_event`
+  // until `context` is cancelled or the stream ends (also when the revision
+  // was compacted away); why it ended.
+  [[nodiscard]] absl::Status WatchPrefix(grpc::ClientContext& context, const std::string& prefix,
+                                         int64_t start_revision,
+                                         const std::function<void(const etcdserverpb::Event&)>& on_event);
 
  private:
   explicit EtcdClient(EtcdOptions options);
@@ -66,6 +82,7 @@ class EtcdClient {
   std::unique_ptr<etcdserverpb::KV::Stub> kv_;
   std::unique_ptr<etcdserverpb::Lease::Stub> lease_;
   std::unique_ptr<v3electionpb::Election::Stub> election_;
+  std::unique_ptr<etcdserverpb::Watch::Stub> watch_;
 };
 
 }  // namespace geodesic::pathcomp

@@ -12,12 +12,13 @@
 namespace geodesic::pathcomp {
 
 OperatorService::OperatorService(Model& model, Planner& planner, EventBus& events,
-                                 ResyncAgents resync_agents, MayMutate may_mutate)
+                                 ResyncAgents resync_agents, MayMutate may_mutate, IntentHooks intent_hooks)
     : model_(model),
       planner_(planner),
       events_(events),
       resync_agents_(std::move(resync_agents)),
-      may_mutate_(std::move(may_mutate)) {}
+      may_mutate_(std::move(may_mutate)),
+      intent_hooks_(std::move(intent_hooks)) {}
 
 absl::StatusOr<tls::Identity> OperatorService::Authorize(grpc::ServerContext* context,
                                                          tls::Role role) const {
@@ -187,6 +188,12 @@ grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
                                         v1::AddIntentResponse* response) {
   GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, absl::StrCat("add intent ", request->intent().ShortDebugString()));
   absl::Status result = model_.AddIntent(request->intent(), identity->spiffe_id, daemon::UnixNowMs());
+  if (result.ok() && intent_hooks_.publish) {
+    for (const v1::Intent& stored : model_.Intents()) {
+      if (stored.id() == request->intent().id()) result = intent_hooks_.publish(stored);
+    }
+    if (!result.ok()) (void)model_.DeleteIntent(request->intent().id(), "rollback: etcd refused it");
+  }
   if (result.ok()) {
     v1::IntentChange change;
     *change.mutable_intent() = request->intent();
@@ -203,7 +210,17 @@ grpc::Status OperatorService::DeleteIntent(grpc::ServerContext* context,
                                            const v1::DeleteIntentRequest* request,
                                            v1::DeleteIntentResponse* response) {
   GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, absl::StrCat("delete intent ", request->id()));
+  std::optional<v1::Intent> previous;
+  for (v1::Intent& stored : model_.Intents()) {
+    if (stored.id() == request->id()) previous = std::move(stored);
+  }
   absl::Status result = model_.DeleteIntent(request->id(), identity->spiffe_id);
+  if (result.ok() && intent_hooks_.retract) {
+    result = intent_hooks_.retract(request->id());
+    if (!result.ok() && previous) {
+      (void)model_.AddIntent(*previous, previous->created_by(), previous->created_at_unix_ms());
+    }
+  }
   if (result.ok()) {
     v1::IntentChange change;
     change.mutable_intent()->set_id(request->id());

@@ -24,8 +24,14 @@ class OperatorService final : public v1::Operator::Service {
   // OK when this replica may change the model (standalone, or the leader);
   // else why not and where to go (FailedPrecondition).
   using MayMutate = std::function<absl::Status()>;
+  // Replicated: an intent the model accepted is published to etcd (and
+  // rolled back from the model when that fails); standalone: empty.
+  struct IntentHooks {
+    std::function<absl::Status(const v1::Intent&)> publish;
+    std::function<absl::Status(const std::string& id)> retract;
+  };
   OperatorService(Model& model, Planner& planner, EventBus& events, ResyncAgents resync_agents,
-                  MayMutate may_mutate = [] { return absl::OkStatus(); });
+                  MayMutate may_mutate = [] { return absl::OkStatus(); }, IntentHooks intent_hooks = {});
 
   grpc::Status ListFacilities(grpc::ServerContext*, const v1::ListFacilitiesRequest*,
                               v1::ListFacilitiesResponse*) override;
@@ -71,6 +77,7 @@ class OperatorService final : public v1::Operator::Service {
   EventBus& events_;
   ResyncAgents resync_agents_;
   MayMutate may_mutate_;
+  IntentHooks intent_hooks_;
 };
 
 }  // namespace geodesic::pathcomp

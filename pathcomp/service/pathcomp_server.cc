@@ -15,6 +15,7 @@
 #include "pathcomp/service/planner.h"
 #include "pathcomp/service/telemetry_service.h"
 #include "pathcomp/replication/leader_election.h"
+#include "pathcomp/service/intent_replication.h"
 #include "state/rocks_store.h"
 #include "tls/credentials.h"
 #include "topology/import.h"
@@ -52,7 +53,8 @@ class PathcompServerImpl final : public PathcompServer {
                    [this](const std::vector<std::string>& facilities) {
                      telemetry_.Resync(facilities);
                    },
-                   [this] { return MayMutate(); }) {}
+                   [this] { return MayMutate(); },
+                   IntentHooksFor()) {}
 
   // Replicated: connects to etcd (nothing blocks on it) so the planner can ask
   // whether this replica leads; Campaign starts once the address is known.
@@ -62,6 +64,10 @@ class PathcompServerImpl final : public PathcompServer {
                                     .call_timeout = std::chrono::milliseconds(2000)});
     if (!etcd.ok()) return etcd.status();
     etcd_ = *std::move(etcd);
+    // Intents come from etcd before the first plan of this replica counts.
+    intents_ = std::make_unique<IntentReplication>(*etcd_, *model_, "geodesic",
+                                                   [this](std::string reason) { planner_.RequestSolve(std::move(reason)); });
+    intents_->Start();
     return absl::OkStatus();
   }
 
@@ -76,6 +82,24 @@ class PathcompServerImpl final : public PathcompServer {
         });
     election_ptr_ = election_.get();
     election_->Start();
+  }
+
+  OperatorService::IntentHooks IntentHooksFor() {
+    if (!replication_) return {};
+    auto leader = [this]() -> absl::StatusOr<LeaderKey> {
+      const LeaderElection* election = election_ptr_.load();
+      auto key = election == nullptr ? std::nullopt : election->leader_key();
+      if (!key || !election->LeadingEpoch()) return absl::FailedPreconditionError("not the leader any more");
+      return *key;
+    };
+    return {.publish = [this, leader](const v1::Intent& intent) -> absl::Status {
+              auto key = leader();
+              return key.ok() ? intents_->Publish(*key, intent) : key.status();
+            },
+            .retract = [this, leader](const std::string& id) -> absl::Status {
+              auto key = leader();
+              return key.ok() ? intents_->Retract(*key, id) : key.status();
+            }};
   }
 
   PlannerConfig WithLeadership(PlannerConfig config) {
@@ -128,6 +152,7 @@ class PathcompServerImpl final : public PathcompServer {
     shut_down_ = true;
     // Resign first, so another replica takes over at once.
     if (election_) election_->Stop();
+    if (intents_) intents_->Stop();
     planner_.Stop();
     events_.Close();
     if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
@@ -137,6 +162,7 @@ class PathcompServerImpl final : public PathcompServer {
   const std::optional<ReplicationConfig> replication_;
   std::unique_ptr<EtcdClient> etcd_;
   std::unique_ptr<LeaderElection> election_;
+  std::unique_ptr<IntentReplication> intents_;
   std::atomic<const LeaderElection*> election_ptr_{nullptr};
   std::unique_ptr<Model> model_;
   EventBus events_;

@@ -125,6 +125,34 @@ TEST_F(ReplicationTest, LeaderLossAndPauseNeverCostARoute) {
     EXPECT_THAT(status.error_message(), ::testing::HasSubstr(lab_->ReplicaId(first)));
   }
 
+  // A drain made at the leader reaches every replica through etcd (once).
+  {
+    auto stub = lab_->OperatorClient("admin", first);
+    grpc::ClientContext context;
+    v1::AddIntentRequest request;
+    request.mutable_intent()->set_id("drain-den-sjc");
+    request.mutable_intent()->mutable_drain()->mutable_target()->set_link_id("den-sjc");
+    request.mutable_intent()->set_reason("fiber work");
+    v1::AddIntentResponse response;
+    ASSERT_TRUE(stub->AddIntent(&context, request, &response).ok());
+  }
+  auto intents_at = [&](int replica) {
+    auto stub = lab_->OperatorClient("admin", replica);
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + seconds(1));
+    v1::ListIntentsResponse response;
+    std::vector<std::string> ids;
+    if (stub->ListIntents(&context, {}, &response).ok()) {
+      for (const auto& intent : response.intents()) ids.push_back(intent.id());
+    }
+    return ids;
+  };
+  for (int replica = 0; replica < lab_->replica_count(); ++replica) {
+    EXPECT_TRUE(LocalLab::WaitFor([&] { return intents_at(replica) == std::vector<std::string>{"drain-den-sjc"}; },
+                                  seconds(10)))
+        << lab_->ReplicaId(replica) << " did not get the drain";
+  }
+
   std::atomic<bool> watching = true;
   std::atomic<size_t> fewest = reachable;
   std::thread watcher([&] {
@@ -141,6 +169,8 @@ TEST_F(ReplicationTest, LeaderLossAndPauseNeverCostARoute) {
   ASSERT_TRUE(LocalLab::WaitFor([&] { return Leader(&second_epoch) >= 0 && second_epoch > epoch && InstalledEpoch() == second_epoch; },
                                 seconds(30)));
   const int second = Leader();
+  // The new leader has the drain the old one accepted, and plans with it.
+  EXPECT_EQ(intents_at(second), std::vector<std::string>{"drain-den-sjc"});
   std::printf("new leader %s's plan installed at iad %lld ms after the old leader was killed (lease TTL 2 s)\n",
               lab_->ReplicaId(second).c_str(),
               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
