@@ -64,12 +64,21 @@ class ReplicationTest : public ::testing::Test {
     return in && plan.ParseFromString(bytes.str()) ? plan.epoch() : 0;
   }
 
-  // The replica whose current plan carries a non-zero epoch (the leader's), or -1.
+  // The replica that leads, or -1: the one that would accept a change (a
+  // follower refuses it with FAILED_PRECONDITION); `epoch` is its plan's.
   int Leader(uint64_t* epoch = nullptr) {
     for (int replica = 0; replica < lab_->replica_count(); ++replica) {
       auto* process = lab_->process(lab_->ReplicaName(replica));
       if (process == nullptr || !process->running()) continue;
       auto stub = lab_->OperatorClient("admin", replica);
+      grpc::ClientContext probe_context;
+      probe_context.set_deadline(std::chrono::system_clock::now() + seconds(1));
+      v1::DeleteIntentRequest probe;
+      probe.set_id("no-such-intent");
+      v1::DeleteIntentResponse probe_response;
+      if (stub->DeleteIntent(&probe_context, probe, &probe_response).error_code() != grpc::StatusCode::NOT_FOUND) {
+        continue;
+      }
       grpc::ClientContext context;
       context.set_deadline(std::chrono::system_clock::now() + seconds(1));
       v1::GetPlanResponse response;
@@ -161,6 +170,15 @@ TEST_F(ReplicationTest, LeaderLossAndPauseNeverCostARoute) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   });
+  // Joined however the test ends (an ASSERT returns early).
+  struct Join {
+    std::atomic<bool>& flag;
+    std::thread& thread;
+    ~Join() {
+      flag = false;
+      if (thread.joinable()) thread.join();
+    }
+  } join{watching, watcher};
 
   // SIGKILL the leader: another replica leads and iad installs its plan.
   const auto killed_at = std::chrono::steady_clock::now();
@@ -190,9 +208,39 @@ TEST_F(ReplicationTest, LeaderLossAndPauseNeverCostARoute) {
   text << log.rdbuf();
   EXPECT_THAT(text.str(), ::testing::HasSubstr("leadership lost"));
 
+  // Two etcd members lost: no quorum. The leader stops leading, routerd and
+  // FRR keep the last plan, changes are refused with a clear error; when
+  // quorum returns a leader publishes again.
+  const int before_quorum_loss = Leader();
+  lab_->etcd()->Kill(0, SIGKILL);
+  lab_->etcd()->Kill(1, SIGKILL);
+  // Within its lease the leader stops accepting changes, and says why.
+  grpc::Status refused;
+  EXPECT_TRUE(LocalLab::WaitFor(
+      [&] {
+        auto stub = lab_->OperatorClient("admin", before_quorum_loss);
+        grpc::ClientContext context;
+        context.set_deadline(std::chrono::system_clock::now() + seconds(5));
+        v1::DeleteIntentRequest request;
+        request.set_id("no-such-intent");
+        v1::DeleteIntentResponse response;
+        refused = stub->DeleteIntent(&context, request, &response);
+        return refused.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
+      },
+      seconds(15)))
+      << refused.error_message();
+  EXPECT_THAT(refused.error_message(), ::testing::HasSubstr("etcd"));
+  EXPECT_EQ(InstalledEpoch(), third_epoch);
+  ASSERT_TRUE(lab_->etcd()->Restart(0).ok());
+  ASSERT_TRUE(lab_->etcd()->Restart(1).ok());
+  uint64_t fourth_epoch = 0;
+  EXPECT_TRUE(LocalLab::WaitFor([&] { return Leader(&fourth_epoch) >= 0 && InstalledEpoch() == fourth_epoch; },
+                                seconds(30)));
+  EXPECT_GE(fourth_epoch, third_epoch);
+
   watching = false;
   watcher.join();
-  EXPECT_EQ(fewest.load(), reachable) << "FRR lost routes during a leader change";
+  EXPECT_EQ(fewest.load(), reachable) << "FRR lost routes during a leader change or without etcd";
 }
 
 }  // namespace
