@@ -40,18 +40,19 @@ absl::Status EtcdAvailable() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<EtcdCluster>> EtcdCluster::Start(const std::string& work_dir, int members) {
+absl::StatusOr<std::unique_ptr<EtcdCluster>> EtcdCluster::Start(const std::string& work_dir, int members,
+                                                                const std::string& pki_dir) {
   if (auto status = EtcdAvailable(); !status.ok()) return status;
   if (members < 1) return absl::InvalidArgumentError("an etcd cluster needs a member");
-  std::unique_ptr<EtcdCluster> cluster(new EtcdCluster(work_dir));
+  std::unique_ptr<EtcdCluster> cluster(new EtcdCluster(work_dir, pki_dir));
   std::filesystem::create_directories(work_dir);
   std::vector<std::string> peers;
   for (int i = 0; i < members; ++i) {
     Member member;
-    member.name = absl::StrCat("etcd", i + 1);
+    member.name = MemberName(i);
     member.client_port = FreeLoopbackPort();
     member.peer_port = FreeLoopbackPort();
-    peers.push_back(absl::StrCat(member.name, "=http://127.0.0.1:", member.peer_port));
+    peers.push_back(absl::StrCat(member.name, "=", cluster->Scheme(), "://127.0.0.1:", member.peer_port));
     cluster->members_.push_back(std::move(member));
   }
   cluster->initial_cluster_ = absl::StrJoin(peers, ",");
@@ -73,16 +74,25 @@ absl::StatusOr<std::unique_ptr<EtcdCluster>> EtcdCluster::Start(const std::strin
 absl::Status EtcdCluster::Spawn(int index, bool initial) {
   Member& member = members_[index];
   const std::string data_dir = absl::StrCat(work_dir_, "/", member.name, ".data");
+  const std::string scheme = Scheme();
   std::vector<std::string> argv = {
       kEtcd, "--name", member.name, "--data-dir", data_dir,
-      "--listen-client-urls", absl::StrCat("http://127.0.0.1:", member.client_port),
-      "--advertise-client-urls", absl::StrCat("http://127.0.0.1:", member.client_port),
-      "--listen-peer-urls", absl::StrCat("http://127.0.0.1:", member.peer_port),
-      "--initial-advertise-peer-urls", absl::StrCat("http://127.0.0.1:", member.peer_port),
+      "--listen-client-urls", absl::StrCat(scheme, "://127.0.0.1:", member.client_port),
+      "--advertise-client-urls", absl::StrCat(scheme, "://127.0.0.1:", member.client_port),
+      "--listen-peer-urls", absl::StrCat(scheme, "://127.0.0.1:", member.peer_port),
+      "--initial-advertise-peer-urls", absl::StrCat(scheme, "://127.0.0.1:", member.peer_port),
       "--initial-cluster", initial_cluster_, "--initial-cluster-token", "geodesic-test",
       "--initial-cluster-state", initial ? "new" : "existing",
       // Loopback: fast heartbeats and elections.
       "--heartbeat-interval", "50", "--election-timeout", "500", "--log-level", "warn"};
+  if (!pki_dir_.empty()) {
+    const std::string stem = absl::StrCat(pki_dir_, "/etcd-", member.name);
+    for (const char* side : {"", "peer-"}) {
+      argv.insert(argv.end(), {absl::StrCat("--", side, "cert-file"), stem + ".crt", absl::StrCat("--", side, "key-file"),
+                               stem + ".key", absl::StrCat("--", side, "trusted-ca-file"), pki_dir_ + "/ca.crt",
+                               absl::StrCat("--", side, "client-cert-auth")});
+    }
+  }
   auto process = ChildProcess::Spawn(argv, absl::StrCat(work_dir_, "/", member.name, ".log"));
   if (!process.ok()) return process.status();
   member.process = *std::move(process);
@@ -116,8 +126,14 @@ absl::Status EtcdCluster::Restart(int member) {
 }
 
 absl::StatusOr<std::string> EtcdCluster::Etcdctl(const std::vector<std::string>& args) const {
-  std::vector<std::string> argv = {kEtcdctl, "--endpoints", absl::StrJoin(endpoints(), ","), "--dial-timeout", "1s",
+  std::vector<std::string> urls;
+  for (const std::string& endpoint : endpoints()) urls.push_back(absl::StrCat(Scheme(), "://", endpoint));
+  std::vector<std::string> argv = {kEtcdctl, "--endpoints", absl::StrJoin(urls, ","), "--dial-timeout", "1s",
                                    "--command-timeout", "2s"};
+  if (!pki_dir_.empty()) {
+    const std::string stem = absl::StrCat(pki_dir_, "/etcd-", members_[0].name);
+    argv.insert(argv.end(), {"--cacert", pki_dir_ + "/ca.crt", "--cert", stem + ".crt", "--key", stem + ".key"});
+  }
   argv.insert(argv.end(), args.begin(), args.end());
   auto result = RunCommand(argv);
   if (!result.ok()) return result.status();

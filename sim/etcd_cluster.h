@@ -1,7 +1,8 @@
 #pragma once
 // A real etcd cluster (Debian's etcd-server) on loopback for tests and the
 // lab: N members with their own data directories and ephemeral ports,
-// plaintext on 127.0.0.1. Members can be killed and restarted with their data.
+// on 127.0.0.1, plaintext or TLS with the project's PKI. Members can be
+// killed and restarted with their data.
 // Stopped when the handle goes away. Thread-compatible.
 #include <memory>
 #include <string>
@@ -14,8 +15,12 @@ namespace geodesic::sim {
 
 class EtcdCluster {
  public:
-  // Starts `members` members under `work_dir` and waits until they answer.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<EtcdCluster>> Start(const std::string& work_dir, int members);
+  // Starts `members` members (etcd1, etcd2, ...) under `work_dir` and waits
+  // until they answer. With `pki_dir` (make-pki.sh --etcd etcd1,...), clients
+  // and peers talk TLS and clients must show a certificate of that CA.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<EtcdCluster>> Start(const std::string& work_dir, int members,
+                                                                         const std::string& pki_dir = "");
+  static std::string MemberName(int member) { return "etcd" + std::to_string(member + 1); }
   ~EtcdCluster();
 
   // host:port of every member's client endpoint.
@@ -32,10 +37,13 @@ class EtcdCluster {
     int peer_port = 0;
     ChildProcessPtr process;
   };
-  EtcdCluster(std::string work_dir) : work_dir_(std::move(work_dir)) {}
+  EtcdCluster(std::string work_dir, std::string pki_dir)
+      : work_dir_(std::move(work_dir)), pki_dir_(std::move(pki_dir)) {}
+  std::string Scheme() const { return pki_dir_.empty() ? "http" : "https"; }
   absl::Status Spawn(int member, bool initial);
 
   std::string work_dir_;
+  std::string pki_dir_;  // empty: plaintext
   std::vector<Member> members_;
   std::string initial_cluster_;
 };

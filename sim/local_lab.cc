@@ -83,7 +83,7 @@ absl::StatusOr<std::unique_ptr<LocalLab>> LocalLab::Create(LabOptions options) {
                            std::vector<std::string> ids;
                            for (int i = 0; i < std::max(1, lab->options_.replicas); ++i) ids.push_back(lab->ReplicaId(i));
                            return absl::StrJoin(ids, ",");
-                         }(), "--operators",
+                         }(), "--etcd", "etcd1,etcd2,etcd3", "--operators",
                          "admin:admin,viewer:viewer"});
   if (!pki.ok()) return pki.status();
   if (pki->exit_code != 0) {
@@ -133,8 +133,11 @@ absl::Status LocalLab::WritePathcompConfig(int replica, const std::string& liste
   const std::string name = ReplicaName(replica);
   std::string replication;
   if (etcd_) {
+    // etcd over mTLS: the members' certificates and the replica's own.
     replication = absl::StrCat("replication:\n  etcd: [", absl::StrJoin(etcd_->endpoints(), ", "),
-                               "]\n  lease_ttl_s: ", options_.lease_ttl_s, "\n");
+                               "]\n  lease_ttl_s: ", options_.lease_ttl_s, "\n  tls: {ca: ", pki_dir(), "/ca.crt, cert: ",
+                               pki_dir(), "/pathcomp-", ReplicaId(replica), ".crt, key: ", pki_dir(), "/pathcomp-",
+                               ReplicaId(replica), ".key}\n");
   }
   const std::string pathcomp = absl::StrCat(
       "replica_id: ", ReplicaId(replica), "\nlisten: ", listen_address, "\nlisten_address_file: ", dir, "/", name,
@@ -164,7 +167,7 @@ absl::Status LocalLab::Spawn(const std::string& name, const std::string& binary,
 
 absl::Status LocalLab::StartPathcomp() {
   if (options_.replicas > 1 && !etcd_) {
-    auto etcd = EtcdCluster::Start(options_.work_dir + "/etcd", 3);
+    auto etcd = EtcdCluster::Start(options_.work_dir + "/etcd", 3, pki_dir());
     if (!etcd.ok()) return etcd.status();
     etcd_ = *std::move(etcd);
   }

@@ -28,7 +28,9 @@ Usage: make-pki.sh --out DIR [options]
   --facilities F1,F2,...    issue site-F-agent and site-F-routerd certs
   --replicas R1,R2,...      issue pathcomp-R certs (server certs; get --hosts SANs)
   --operators N:ROLE,...    issue operator-N certs; ROLE is viewer|operator|admin
-  --hosts H1,H2,...         extra DNS/IP SANs for pathcomp certs
+  --etcd M1,M2,...          issue etcd-M certs for etcd members (server and peer;
+                            get --hosts SANs); pathcomp-R certs are their clients
+  --hosts H1,H2,...         extra DNS/IP SANs for pathcomp and etcd certs
                             (default: localhost,127.0.0.1)
   --days N                  leaf lifetime in days (default 7)
   --ca-days N               lifetime of a newly created CA in days (default 30)
@@ -51,6 +53,7 @@ out=""
 facilities_arg=""
 replicas_arg=""
 operators_arg=""
+etcd_arg=""
 hosts_arg="localhost,127.0.0.1"
 days="7"
 ca_days="30"
@@ -66,6 +69,7 @@ while [[ $# -gt 0 ]]; do
     --facilities) need_value "$@"; facilities_arg="$2"; shift 2 ;;
     --replicas) need_value "$@"; replicas_arg="$2"; shift 2 ;;
     --operators) need_value "$@"; operators_arg="$2"; shift 2 ;;
+    --etcd) need_value "$@"; etcd_arg="$2"; shift 2 ;;
     --hosts) need_value "$@"; hosts_arg="$2"; shift 2 ;;
     --days) need_value "$@"; days="$2"; shift 2 ;;
     --ca-days) need_value "$@"; ca_days="$2"; shift 2 ;;
@@ -119,6 +123,11 @@ replicas=("${items[@]+"${items[@]}"}")
 for r in "${replicas[@]+"${replicas[@]}"}"; do check_id replica "$r"; done
 check_unique replica "${replicas[@]+"${replicas[@]}"}"
 
+split_list --etcd "$etcd_arg"
+etcd_members=("${items[@]+"${items[@]}"}")
+for m in "${etcd_members[@]+"${etcd_members[@]}"}"; do check_id "etcd member" "$m"; done
+check_unique "etcd member" "${etcd_members[@]+"${etcd_members[@]}"}"
+
 split_list --operators "$operators_arg"
 operator_names=()
 operator_roles=()
@@ -152,9 +161,9 @@ for h in "${items[@]+"${items[@]}"}"; do
   fi
 done
 
-leaf_count=$((${#facilities[@]} * 2 + ${#replicas[@]} + ${#operator_names[@]}))
+leaf_count=$((${#facilities[@]} * 2 + ${#replicas[@]} + ${#operator_names[@]} + ${#etcd_members[@]}))
 if ((ca_only)) && ((leaf_count > 0)); then
-  die "--ca-only cannot be combined with --facilities, --replicas or --operators"
+  die "--ca-only cannot be combined with --facilities, --replicas, --operators or --etcd"
 fi
 
 # ---- CA: reuse or create ----
@@ -243,6 +252,9 @@ for f in "${facilities[@]+"${facilities[@]}"}"; do
 done
 for r in "${replicas[@]+"${replicas[@]}"}"; do
   issue "pathcomp-$r" "/O=${TRUST_DOMAIN}/CN=pathcomp-$r" "$(spiffe "pathcomp/$r")${host_sans}"
+done
+for m in "${etcd_members[@]+"${etcd_members[@]}"}"; do
+  issue "etcd-$m" "/O=${TRUST_DOMAIN}/CN=etcd-$m" "$(spiffe "etcd/$m")${host_sans}"
 done
 for i in "${!operator_names[@]}"; do
   n="${operator_names[$i]}"

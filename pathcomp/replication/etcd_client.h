@@ -23,6 +23,7 @@ namespace geodesic::pathcomp {
 struct EtcdOptions {
   std::vector<std::string> endpoints;  // host:port of every member
   std::shared_ptr<grpc::ChannelCredentials> credentials;  // null: plaintext (loopback tests)
+  std::string tls_server_name;  // the name the members' certificates carry; empty: the first endpoint's host
   std::chrono::milliseconds call_timeout{2000};
 };
 

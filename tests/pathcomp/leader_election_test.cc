@@ -10,6 +10,8 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "sim/etcd_cluster.h"
 #include "sim/local_lab.h"
@@ -46,7 +48,7 @@ class LeaderElectionTest : public ::testing::Test {
 
   Candidate& AddCandidate(const std::string& name, std::chrono::seconds ttl = 2s) {
     auto candidate = std::make_unique<Candidate>();
-    auto client = EtcdClient::Create({.endpoints = etcd_->endpoints(), .credentials = nullptr, .call_timeout = 1000ms});
+    auto client = EtcdClient::Create({.endpoints = etcd_->endpoints(), .credentials = nullptr, .tls_server_name = "", .call_timeout = 1000ms});
     EXPECT_TRUE(client.ok()) << client.status();
     candidate->client = *std::move(client);
     Candidate* raw = candidate.get();
@@ -120,6 +122,45 @@ TEST_F(LeaderElectionTest, LosingOneEtcdMemberChangesNothingLosingTwoStopsTheLea
   ASSERT_TRUE(etcd_->Restart(1).ok());
   ASSERT_TRUE(LocalLab::WaitFor([&] { return Leads(a); }, 30s));
   EXPECT_GE(*a.election->LeadingEpoch(), epoch);
+}
+
+// etcd over mutual TLS with the project's PKI: a replica's certificate gets
+// in, a client without one does not.
+TEST(EtcdTlsTest, MembersRequireACertificateOfTheProjectCa) {
+  if (auto status = sim::EtcdAvailable(); !status.ok()) GTEST_SKIP() << status;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("geodesic-etcd-tls-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::string pki = (dir / "pki").string();
+  auto made = sim::RunCommand({std::string(std::getenv("GEODESIC_SOURCE_DIR")) + "/deploy/pki/make-pki.sh", "--out", pki,
+                               "--etcd", "etcd1,etcd2,etcd3", "--replicas", "pc1"});
+  ASSERT_TRUE(made.ok() && made->exit_code == 0) << (made.ok() ? made->output : made.status().ToString());
+  auto cluster = sim::EtcdCluster::Start((dir / "etcd").string(), 3, pki);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = read(pki + "/ca.crt");
+  ssl.pem_cert_chain = read(pki + "/pathcomp-pc1.crt");
+  ssl.pem_private_key = read(pki + "/pathcomp-pc1.key");
+  auto with_certificate = EtcdClient::Create({.endpoints = (*cluster)->endpoints(), .credentials = grpc::SslCredentials(ssl),
+                                              .tls_server_name = "", .call_timeout = 2000ms});
+  ASSERT_TRUE(with_certificate.ok());
+  EXPECT_TRUE((*with_certificate)->GrantLease(5s).ok());
+  grpc::SslCredentialsOptions anonymous;
+  anonymous.pem_root_certs = ssl.pem_root_certs;
+  auto without = EtcdClient::Create({.endpoints = (*cluster)->endpoints(), .credentials = grpc::SslCredentials(anonymous),
+                                     .tls_server_name = "", .call_timeout = 2000ms});
+  EXPECT_FALSE((*without)->GrantLease(5s).ok());
+  auto plaintext = EtcdClient::Create({.endpoints = (*cluster)->endpoints(), .credentials = nullptr,
+                                       .tls_server_name = "", .call_timeout = 2000ms});
+  EXPECT_FALSE((*plaintext)->GrantLease(5s).ok());
+  cluster->reset();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
 
 }  // namespace
