@@ -23,4 +23,19 @@ void SetTimeout(grpc::ClientContext& context, std::chrono::seconds timeout) {
   context.set_deadline(std::chrono::system_clock::now() + timeout);
 }
 
+std::optional<std::string> LeaderAddressFrom(const grpc::Status& status) {
+  if (status.error_code() != grpc::StatusCode::FAILED_PRECONDITION) return std::nullopt;
+  constexpr std::string_view kMarker = "send changes to the leader: ";
+  const std::string& message = status.error_message();
+  const size_t at = message.find(kMarker);
+  if (at == std::string::npos) return std::nullopt;
+  // "<replica> <host:port>"
+  const size_t space = message.find(' ', at + kMarker.size());
+  if (space == std::string::npos) return std::nullopt;
+  std::string address = message.substr(space + 1);
+  address = address.substr(0, address.find_first_of(" \n"));
+  if (address.empty() || address.find(':') == std::string::npos) return std::nullopt;
+  return address;
+}
+
 }  // namespace geodesic::cli

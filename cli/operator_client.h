@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -25,6 +26,10 @@ std::unique_ptr<v1::Operator::Stub> ConnectOperator(const std::string& server, c
 // The call's status as an absl::Status of the same code, its message naming
 // the code: "PERMISSION_DENIED: operator viewer has role viewer; this needs admin".
 absl::Status FromGrpc(const grpc::Status& status);
+
+// A follower replica refuses changes with FAILED_PRECONDITION and
+// "... send changes to the leader: <replica> <host:port>": that address.
+std::optional<std::string> LeaderAddressFrom(const grpc::Status& status);
 
 // Sets `context`'s deadline `timeout` from now.
 void SetTimeout(grpc::ClientContext& context, std::chrono::seconds timeout);

@@ -134,16 +134,16 @@ TEST_F(ReplicationTest, LeaderLossAndPauseNeverCostARoute) {
     EXPECT_THAT(status.error_message(), ::testing::HasSubstr(lab_->ReplicaId(first)));
   }
 
-  // A drain made at the leader reaches every replica through etcd (once).
+  // An operator's drain sent to a follower with tectl goes to the leader and
+  // reaches every replica through etcd, once.
   {
-    auto stub = lab_->OperatorClient("admin", first);
-    grpc::ClientContext context;
-    v1::AddIntentRequest request;
-    request.mutable_intent()->set_id("drain-den-sjc");
-    request.mutable_intent()->mutable_drain()->mutable_target()->set_link_id("den-sjc");
-    request.mutable_intent()->set_reason("fiber work");
-    v1::AddIntentResponse response;
-    ASSERT_TRUE(stub->AddIntent(&context, request, &response).ok());
+    const tls::TlsFiles admin = lab_->operator_tls("admin");
+    auto drained = sim::RunCommand({std::string(std::getenv("GEODESIC_BINARY_DIR")) + "/bin/tectl", "drain", "link",
+                                    "den-sjc", "--reason", "fiber work", "--server", lab_->replica_address(follower),
+                                    "--ca", admin.ca_path, "--cert", admin.cert_path, "--key", admin.key_path});
+    ASSERT_TRUE(drained.ok());
+    EXPECT_EQ(drained->exit_code, 0) << drained->output;
+    EXPECT_THAT(drained->output, ::testing::HasSubstr("sending to the leader"));
   }
   auto intents_at = [&](int replica) {
     auto stub = lab_->OperatorClient("admin", replica);
@@ -157,7 +157,7 @@ TEST_F(ReplicationTest, LeaderLossAndPauseNeverCostARoute) {
     return ids;
   };
   for (int replica = 0; replica < lab_->replica_count(); ++replica) {
-    EXPECT_TRUE(LocalLab::WaitFor([&] { return intents_at(replica) == std::vector<std::string>{"drain-den-sjc"}; },
+    EXPECT_TRUE(LocalLab::WaitFor([&] { return intents_at(replica) == std::vector<std::string>{"drain-link-den-sjc"}; },
                                   seconds(10)))
         << lab_->ReplicaId(replica) << " did not get the drain";
   }
@@ -188,7 +188,7 @@ TEST_F(ReplicationTest, LeaderLossAndPauseNeverCostARoute) {
                                 seconds(30)));
   const int second = Leader();
   // The new leader has the drain the old one accepted, and plans with it.
-  EXPECT_EQ(intents_at(second), std::vector<std::string>{"drain-den-sjc"});
+  EXPECT_EQ(intents_at(second), std::vector<std::string>{"drain-link-den-sjc"});
   std::printf("new leader %s's plan installed at iad %lld ms after the old leader was killed (lease TTL 2 s)\n",
               lab_->ReplicaId(second).c_str(),
               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
