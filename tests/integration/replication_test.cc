@@ -211,8 +211,15 @@ TEST_F(ReplicationTest, LeaderLossAndPauseNeverCostARoute) {
   // Two etcd members lost: no quorum. The leader stops leading, routerd and
   // FRR keep the last plan, changes are refused with a clear error; when
   // quorum returns a leader publishes again.
+  // One etcd member lost: nothing changes (longer than the lease).
   const int before_quorum_loss = Leader();
   lab_->etcd()->Kill(0, SIGKILL);
+  std::this_thread::sleep_for(seconds(3));
+  uint64_t still = 0;
+  EXPECT_EQ(Leader(&still), before_quorum_loss);
+  EXPECT_EQ(still, third_epoch);
+  EXPECT_EQ(InstalledEpoch(), third_epoch);
+  // A second one: no quorum.
   lab_->etcd()->Kill(1, SIGKILL);
   // Within its lease the leader stops accepting changes, and says why.
   grpc::Status refused;
