@@ -315,18 +315,6 @@ void WriteMrt(const std::string& path, int prefixes) {
   }
 }
 
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sin{};
-  sin.sin_family = AF_INET;
-  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof sin;
-  bind(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&sin), &length);
-  close(fd);
-  return ntohs(sin.sin_port);
-}
-
 std::string Gobgp(int api_port, std::vector<std::string> args) {
   std::vector<std::string> argv = {"/usr/bin/gobgp", "-u", "127.0.0.1", "-p", std::to_string(api_port)};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -346,7 +334,7 @@ double TimeFromEstablishedToFull(const sim::FrrRouter& frr, const std::string& n
 
 double InjectWithGobgp(const std::string& dir) {
   auto frr = StartFrr(dir + "/frr-gobgp", kGobgpAddress, kGobgpAs);
-  const int api_port = FreePort();
+  const int api_port = Check(sim::FreePort(SOCK_STREAM), "a free port for gobgpd's API");
   const std::string config = dir + "/gobgpd.toml";
   std::ofstream(config) << "[global.config]\n  as = " << kGobgpAs << "\n  router-id = \"" << kGobgpAddress
                         << "\"\n  port = -1\n"

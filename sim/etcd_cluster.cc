@@ -19,18 +19,6 @@ namespace {
 constexpr char kEtcd[] = "/usr/bin/etcd";
 constexpr char kEtcdctl[] = "/usr/bin/etcdctl";
 
-int FreeLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sin{};
-  sin.sin_family = AF_INET;
-  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof sin;
-  bind(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&sin), &length);
-  close(fd);
-  return ntohs(sin.sin_port);
-}
-
 }  // namespace
 
 absl::Status EtcdAvailable() {
@@ -50,8 +38,12 @@ absl::StatusOr<std::unique_ptr<EtcdCluster>> EtcdCluster::Start(const std::strin
   for (int i = 0; i < members; ++i) {
     Member member;
     member.name = MemberName(i);
-    member.client_port = FreeLoopbackPort();
-    member.peer_port = FreeLoopbackPort();
+    auto client_port = FreePort(SOCK_STREAM);
+    auto peer_port = FreePort(SOCK_STREAM);
+    if (!client_port.ok()) return client_port.status();
+    if (!peer_port.ok()) return peer_port.status();
+    member.client_port = *client_port;
+    member.peer_port = *peer_port;
     peers.push_back(absl::StrCat(member.name, "=", cluster->Scheme(), "://127.0.0.1:", member.peer_port));
     cluster->members_.push_back(std::move(member));
   }

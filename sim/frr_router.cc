@@ -20,23 +20,6 @@ namespace {
 
 constexpr char kBgpd[] = "/usr/lib/frr/bgpd";
 
-// A TCP port nobody listens on right now.
-absl::StatusOr<int> FreePort(const std::string& address) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return absl::UnavailableError("socket failed");
-  sockaddr_in sin{};
-  sin.sin_family = AF_INET;
-  inet_pton(AF_INET, address.c_str(), &sin.sin_addr);
-  socklen_t length = sizeof sin;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&sin), &length) != 0) {
-    close(fd);
-    return absl::UnavailableError(absl::StrCat("cannot bind ", address));
-  }
-  close(fd);
-  return ntohs(sin.sin_port);
-}
-
 std::string Config(const FrrOptions& options) {
   std::string config = absl::StrCat(
       "frr defaults datacenter\n"
@@ -140,7 +123,7 @@ absl::StatusOr<std::unique_ptr<FrrRouter>> FrrRouter::Start(FrrOptions options) 
   std::filesystem::create_directories(dir);
   const std::string config_path = dir + "/bgpd.conf";
   std::ofstream(config_path) << Config(router->options_);
-  auto port = FreePort(router->options_.address);
+  auto port = FreePort(SOCK_STREAM, router->options_.address);
   if (!port.ok()) return port.status();
   router->port_ = *port;
   auto bgpd = ChildProcess::Spawn({kBgpd, "-f", config_path, "-i", dir + "/bgpd.pid", "-p", std::to_string(*port), "-l",

@@ -35,21 +35,6 @@ absl::Status WriteFile(const std::string& path, const std::string& content) {
 }
 
 // A UDP port on 127.0.0.1 that was free a moment ago.
-absl::StatusOr<int> FreeUdpPort() {
-  const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    if (fd >= 0) ::close(fd);
-    return absl::UnavailableError("no free UDP port on 127.0.0.1");
-  }
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
 std::string TlsBlock(const std::string& pki, const std::string& stem) {
   return absl::StrCat("tls:\n  ca: ", pki, "/ca.crt\n  cert: ", pki, "/", stem, ".crt\n  key: ",
                       pki, "/", stem, ".key\n");
@@ -94,7 +79,7 @@ absl::StatusOr<std::unique_ptr<LocalLab>> LocalLab::Create(LabOptions options) {
   // Every agent's probe port is in its peers' configs, so it is chosen now
   // (a free ephemeral port) and kept across restarts.
   for (const std::string& facility : facilities) {
-    auto port = FreeUdpPort();
+    auto port = FreePort(SOCK_DGRAM);
     if (!port.ok()) return port.status();
     lab->probe_ports_[facility] = *port;
   }

@@ -1,6 +1,9 @@
 #include "sim/process.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <spawn.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -127,6 +130,21 @@ absl::StatusOr<RunResult> RunCommand(const std::vector<std::string>& argv) {
   int status = 0;
   waitpid(pid, &status, 0);
   return RunResult{DecodeStatus(status), std::move(output)};
+}
+
+absl::StatusOr<int> FreePort(int socket_type, const std::string& address) {
+  const int fd = ::socket(AF_INET, socket_type | SOCK_CLOEXEC, 0);
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  socklen_t length = sizeof sin;
+  if (fd < 0 || inet_pton(AF_INET, address.c_str(), &sin.sin_addr) != 1 ||
+      ::bind(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&sin), &length) != 0) {
+    if (fd >= 0) ::close(fd);
+    return absl::UnavailableError(absl::StrCat("no free port on ", address));
+  }
+  ::close(fd);
+  return ntohs(sin.sin_port);
 }
 
 }  // namespace geodesic::sim

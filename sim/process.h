@@ -45,4 +45,8 @@ struct RunResult {
 };
 [[nodiscard]] absl::StatusOr<RunResult> RunCommand(const std::vector<std::string>& argv);
 
+// A port of `address` (IPv4) that nobody is bound to right now, for a child
+// process to listen on. SOCK_STREAM or SOCK_DGRAM.
+[[nodiscard]] absl::StatusOr<int> FreePort(int socket_type, const std::string& address = "127.0.0.1");
+
 }  // namespace geodesic::sim

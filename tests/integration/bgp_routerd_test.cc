@@ -192,7 +192,9 @@ TEST_F(BgpRouterdTest, FrrHoldsThePlanFollowsItAndKeepsItThroughARouterdCrash) {
   // (then it holds the new installed plan, checked above).
   uint64_t generation_after = 0;
   ASSERT_TRUE(Installed(&generation_after));
-  if (generation_after == generation_before) EXPECT_TRUE(SameTable(*Frr(), before));
+  if (generation_after == generation_before) {
+    EXPECT_TRUE(SameTable(*Frr(), before));
+  }
 }
 
 }  // namespace
