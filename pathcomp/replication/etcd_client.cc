@@ -164,6 +164,27 @@ absl::Status EtcdClient::PutIfLeader(const LeaderKey& leader, const std::string&
   return absl::OkStatus();
 }
 
+absl::Status EtcdClient::PutAllIfLeaderAndAbsent(const LeaderKey& leader, const std::string& absent_key,
+                                                 const std::vector<std::pair<std::string, std::string>>& puts) {
+  etcdserverpb::TxnRequest request;
+  *request.add_compare() = LeaderGuard(leader);
+  etcdserverpb::Compare* absent = request.add_compare();
+  absent->set_key(absent_key);
+  absent->set_target(etcdserverpb::Compare::VERSION);
+  absent->set_result(etcdserverpb::Compare::EQUAL);
+  absent->set_version(0);
+  for (const auto& [key, value] : puts) {
+    etcdserverpb::PutRequest* put = request.add_success()->mutable_request_put();
+    put->set_key(key);
+    put->set_value(value);
+  }
+  etcdserverpb::TxnResponse response;
+  auto context = CallContext();
+  if (auto status = FromGrpc(kv_->Txn(context.get(), request, &response), "txn"); !status.ok()) return status;
+  if (!response.succeeded()) return absl::FailedPreconditionError("not the leader any more, or already there");
+  return absl::OkStatus();
+}
+
 absl::Status EtcdClient::DeleteIfLeader(const LeaderKey& leader, const std::string& key) {
   etcdserverpb::TxnRequest request;
   *request.add_compare() = LeaderGuard(leader);

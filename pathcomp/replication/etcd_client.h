@@ -57,6 +57,10 @@ class EtcdClient {
   // Puts `key` only while `leader` still holds its election key (the fencing
   // guard of every write a leader makes). FailedPrecondition when it does not.
   [[nodiscard]] absl::Status PutIfLeader(const LeaderKey& leader, const std::string& key, const std::string& value);
+  // Puts every (key, value) in one transaction, only while `leader` holds its
+  // election key and `absent_key` does not exist. FailedPrecondition otherwise.
+  [[nodiscard]] absl::Status PutAllIfLeaderAndAbsent(const LeaderKey& leader, const std::string& absent_key,
+                                                     const std::vector<std::pair<std::string, std::string>>& puts);
   // Deletes `key` only while `leader` holds its election key.
   [[nodiscard]] absl::Status DeleteIfLeader(const LeaderKey& leader, const std::string& key);
   [[nodiscard]] absl::StatusOr<std::optional<std::string>> Get(const std::string& key);

@@ -12,13 +12,13 @@
 namespace geodesic::pathcomp {
 
 OperatorService::OperatorService(Model& model, Planner& planner, EventBus& events,
-                                 ResyncAgents resync_agents, MayMutate may_mutate, IntentHooks intent_hooks)
+                                 ResyncAgents resync_agents, MayMutate may_mutate, ReplicationHooks replication)
     : model_(model),
       planner_(planner),
       events_(events),
       resync_agents_(std::move(resync_agents)),
       may_mutate_(std::move(may_mutate)),
-      intent_hooks_(std::move(intent_hooks)) {}
+      replication_(std::move(replication)) {}
 
 absl::StatusOr<tls::Identity> OperatorService::Authorize(grpc::ServerContext* context,
                                                          tls::Role role) const {
@@ -161,7 +161,11 @@ grpc::Status OperatorService::AddWorkload(grpc::ServerContext* context,
                                           const v1::AddWorkloadRequest* request,
                                           v1::AddWorkloadResponse*) {
   GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, absl::StrCat("add workload ", request->workload().id()));
-  const absl::Status result = model_.AddWorkload(request->workload(), identity->spiffe_id);
+  absl::Status result = model_.AddWorkload(request->workload(), identity->spiffe_id);
+  if (result.ok() && replication_.publish_workload) {
+    result = replication_.publish_workload(request->workload());
+    if (!result.ok()) (void)model_.DeleteWorkload(request->workload().id(), "rollback: etcd refused it");
+  }
   Audit(*identity, absl::StrCat("add workload ", request->workload().id()), result);
   return ToGrpcStatus(result);
 }
@@ -170,7 +174,15 @@ grpc::Status OperatorService::DeleteWorkload(grpc::ServerContext* context,
                                              const v1::DeleteWorkloadRequest* request,
                                              v1::DeleteWorkloadResponse*) {
   GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, absl::StrCat("delete workload ", request->id()));
-  const absl::Status result = model_.DeleteWorkload(request->id(), identity->spiffe_id);
+  std::optional<v1::Workload> previous;
+  for (v1::Workload& stored : model_.Workloads()) {
+    if (stored.id() == request->id()) previous = std::move(stored);
+  }
+  absl::Status result = model_.DeleteWorkload(request->id(), identity->spiffe_id);
+  if (result.ok() && replication_.retract_workload) {
+    result = replication_.retract_workload(request->id());
+    if (!result.ok() && previous) (void)model_.AddWorkload(*previous, "rollback: etcd refused the removal");
+  }
   Audit(*identity, absl::StrCat("delete workload ", request->id()), result);
   return ToGrpcStatus(result);
 }
@@ -188,9 +200,9 @@ grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
                                         v1::AddIntentResponse* response) {
   GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, absl::StrCat("add intent ", request->intent().ShortDebugString()));
   absl::Status result = model_.AddIntent(request->intent(), identity->spiffe_id, daemon::UnixNowMs());
-  if (result.ok() && intent_hooks_.publish) {
+  if (result.ok() && replication_.publish_intent) {
     for (const v1::Intent& stored : model_.Intents()) {
-      if (stored.id() == request->intent().id()) result = intent_hooks_.publish(stored);
+      if (stored.id() == request->intent().id()) result = replication_.publish_intent(stored);
     }
     if (!result.ok()) (void)model_.DeleteIntent(request->intent().id(), "rollback: etcd refused it");
   }
@@ -215,8 +227,8 @@ grpc::Status OperatorService::DeleteIntent(grpc::ServerContext* context,
     if (stored.id() == request->id()) previous = std::move(stored);
   }
   absl::Status result = model_.DeleteIntent(request->id(), identity->spiffe_id);
-  if (result.ok() && intent_hooks_.retract) {
-    result = intent_hooks_.retract(request->id());
+  if (result.ok() && replication_.retract_intent) {
+    result = replication_.retract_intent(request->id());
     if (!result.ok() && previous) {
       (void)model_.AddIntent(*previous, previous->created_by(), previous->created_at_unix_ms());
     }

@@ -24,14 +24,16 @@ class OperatorService final : public v1::Operator::Service {
   // OK when this replica may change the model (standalone, or the leader);
   // else why not and where to go (FailedPrecondition).
   using MayMutate = std::function<absl::Status()>;
-  // Replicated: an intent the model accepted is published to etcd (and
-  // rolled back from the model when that fails); standalone: empty.
-  struct IntentHooks {
-    std::function<absl::Status(const v1::Intent&)> publish;
-    std::function<absl::Status(const std::string& id)> retract;
+  // Replicated: an intent or workload the model accepted is published to
+  // etcd (and rolled back from the model when that fails); standalone: empty.
+  struct ReplicationHooks {
+    std::function<absl::Status(const v1::Intent&)> publish_intent;
+    std::function<absl::Status(const std::string& id)> retract_intent;
+    std::function<absl::Status(const v1::Workload&)> publish_workload;
+    std::function<absl::Status(const std::string& id)> retract_workload;
   };
   OperatorService(Model& model, Planner& planner, EventBus& events, ResyncAgents resync_agents,
-                  MayMutate may_mutate = [] { return absl::OkStatus(); }, IntentHooks intent_hooks = {});
+                  MayMutate may_mutate = [] { return absl::OkStatus(); }, ReplicationHooks replication = {});
 
   grpc::Status ListFacilities(grpc::ServerContext*, const v1::ListFacilitiesRequest*,
                               v1::ListFacilitiesResponse*) override;
@@ -77,7 +79,7 @@ class OperatorService final : public v1::Operator::Service {
   EventBus& events_;
   ResyncAgents resync_agents_;
   MayMutate may_mutate_;
-  IntentHooks intent_hooks_;
+  ReplicationHooks replication_;
 };
 
 }  // namespace geodesic::pathcomp

@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -16,7 +17,7 @@
 #include "pathcomp/service/planner.h"
 #include "pathcomp/service/telemetry_service.h"
 #include "pathcomp/replication/leader_election.h"
-#include "pathcomp/service/intent_replication.h"
+#include "pathcomp/replication/etcd_mirror.h"
 #include "state/rocks_store.h"
 #include "tls/credentials.h"
 #include "topology/import.h"
@@ -55,7 +56,7 @@ class PathcompServerImpl final : public PathcompServer {
                      telemetry_.Resync(facilities);
                    },
                    [this] { return MayMutate(); },
-                   IntentHooksFor()) {}
+                   ReplicationHooksFor()) {}
 
   // Replicated: connects to etcd (nothing blocks on it) so the planner can ask
   // whether this replica leads; Campaign starts once the address is known.
@@ -81,10 +82,12 @@ class PathcompServerImpl final : public PathcompServer {
                                     .call_timeout = std::chrono::milliseconds(2000)});
     if (!etcd.ok()) return etcd.status();
     etcd_ = *std::move(etcd);
-    // Intents come from etcd before the first plan of this replica counts.
-    intents_ = std::make_unique<IntentReplication>(*etcd_, *model_, "geodesic",
-                                                   [this](std::string reason) { planner_.RequestSolve(std::move(reason)); });
+    // What operators decided comes from etcd, on every replica.
+    auto replan = [this](std::string reason) { planner_.RequestSolve(std::move(reason)); };
+    intents_ = std::make_unique<EtcdMirror>(*etcd_, "geodesic/intents/", IntentsInModel(), replan);
+    workloads_ = std::make_unique<EtcdMirror>(*etcd_, "geodesic/workloads/", WorkloadsInModel(), replan);
     intents_->Start();
+    workloads_->Start();
     return absl::OkStatus();
   }
 
@@ -95,13 +98,22 @@ class PathcompServerImpl final : public PathcompServer {
         ElectionOptions{.election = replication_->election, .candidate = replica_id + " " + address_,
                         .lease_ttl = replication_->lease_ttl},
         [this](std::optional<uint64_t> epoch) {
-          if (epoch) planner_.RequestSolve("elected leader, epoch " + std::to_string(*epoch));
+          if (!epoch) return;
+          // The first leader ever puts what its model holds into etcd.
+          if (auto key = election_ptr_.load()->leader_key()) {
+            for (EtcdMirror* mirror : {intents_.get(), workloads_.get()}) {
+              if (auto status = mirror->SeedIfFirst(*key); !status.ok()) {
+                daemon::LogError("cannot seed etcd", {{"error", status.ToString()}});
+              }
+            }
+          }
+          planner_.RequestSolve("elected leader, epoch " + std::to_string(*epoch));
         });
     election_ptr_ = election_.get();
     election_->Start();
   }
 
-  OperatorService::IntentHooks IntentHooksFor() {
+  OperatorService::ReplicationHooks ReplicationHooksFor() {
     if (!replication_) return {};
     auto leader = [this]() -> absl::StatusOr<LeaderKey> {
       const LeaderElection* election = election_ptr_.load();
@@ -109,13 +121,62 @@ class PathcompServerImpl final : public PathcompServer {
       if (!key || !election->LeadingEpoch()) return absl::FailedPreconditionError("not the leader any more");
       return *key;
     };
-    return {.publish = [this, leader](const v1::Intent& intent) -> absl::Status {
+    return {.publish_intent = [this, leader](const v1::Intent& intent) -> absl::Status {
               auto key = leader();
-              return key.ok() ? intents_->Publish(*key, intent) : key.status();
+              return key.ok() ? intents_->Publish(*key, intent.id(), intent.SerializeAsString()) : key.status();
             },
-            .retract = [this, leader](const std::string& id) -> absl::Status {
+            .retract_intent = [this, leader](const std::string& id) -> absl::Status {
               auto key = leader();
               return key.ok() ? intents_->Retract(*key, id) : key.status();
+            },
+            .publish_workload = [this, leader](const v1::Workload& workload) -> absl::Status {
+              auto key = leader();
+              if (!key.ok()) return key.status();
+              for (const v1::Workload& stored : model_->Workloads()) {  // as the model holds it
+                if (stored.id() == workload.id()) return workloads_->Publish(*key, stored.id(), stored.SerializeAsString());
+              }
+              return absl::InternalError("the model lost workload " + workload.id());
+            },
+            .retract_workload = [this, leader](const std::string& id) -> absl::Status {
+              auto key = leader();
+              return key.ok() ? workloads_->Retract(*key, id) : key.status();
+            }};
+  }
+
+  // The model as the etcd mirrors see it: intents and workloads by id.
+  EtcdMirror::Model IntentsInModel() {
+    return {.list = [this] {
+              std::map<std::string, std::string> held;
+              for (const v1::Intent& intent : model_->Intents()) held[intent.id()] = intent.SerializeAsString();
+              return held;
+            },
+            .put = [this](const std::string& bytes) {
+              v1::Intent intent;
+              if (!intent.ParseFromString(bytes)) return absl::InvalidArgumentError("not an intent");
+              return model_->AddIntent(intent, intent.created_by(), intent.created_at_unix_ms());
+            },
+            .remove = [this](const std::string& id) { return model_->DeleteIntent(id, "etcd"); },
+            .id_of = [](const std::string& bytes) {
+              v1::Intent intent;
+              return intent.ParseFromString(bytes) ? intent.id() : std::string();
+            }};
+  }
+
+  EtcdMirror::Model WorkloadsInModel() {
+    return {.list = [this] {
+              std::map<std::string, std::string> held;
+              for (const v1::Workload& workload : model_->Workloads()) held[workload.id()] = workload.SerializeAsString();
+              return held;
+            },
+            .put = [this](const std::string& bytes) {
+              v1::Workload workload;
+              if (!workload.ParseFromString(bytes)) return absl::InvalidArgumentError("not a workload");
+              return model_->AddWorkload(workload, "etcd");
+            },
+            .remove = [this](const std::string& id) { return model_->DeleteWorkload(id, "etcd"); },
+            .id_of = [](const std::string& bytes) {
+              v1::Workload workload;
+              return workload.ParseFromString(bytes) ? workload.id() : std::string();
             }};
   }
 
@@ -170,6 +231,7 @@ class PathcompServerImpl final : public PathcompServer {
     // Resign first, so another replica takes over at once.
     if (election_) election_->Stop();
     if (intents_) intents_->Stop();
+    if (workloads_) workloads_->Stop();
     planner_.Stop();
     events_.Close();
     if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
@@ -179,7 +241,8 @@ class PathcompServerImpl final : public PathcompServer {
   const std::optional<ReplicationConfig> replication_;
   std::unique_ptr<EtcdClient> etcd_;
   std::unique_ptr<LeaderElection> election_;
-  std::unique_ptr<IntentReplication> intents_;
+  std::unique_ptr<EtcdMirror> intents_;
+  std::unique_ptr<EtcdMirror> workloads_;
   std::atomic<const LeaderElection*> election_ptr_{nullptr};
   std::unique_ptr<Model> model_;
   EventBus events_;

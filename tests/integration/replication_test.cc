@@ -8,6 +8,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -162,6 +163,36 @@ TEST_F(ReplicationTest, LeaderLossAndPauseNeverCostARoute) {
         << lab_->ReplicaId(replica) << " did not get the drain";
   }
 
+  // Every replica holds the same workloads (the first leader seeded etcd
+  // with the inventory's), and one removed at the leader leaves them all.
+  auto workloads_at = [&](int replica) {
+    auto stub = lab_->OperatorClient("admin", replica);
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + seconds(2));
+    v1::ListWorkloadsResponse response;
+    std::vector<std::string> ids;
+    if (stub->ListWorkloads(&context, {}, &response).ok()) {
+      for (const auto& workload : response.workloads()) ids.push_back(workload.id());
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  };
+  std::vector<std::string> workloads = workloads_at(first);
+  ASSERT_FALSE(workloads.empty());
+  {
+    auto stub = lab_->OperatorClient("admin", first);
+    grpc::ClientContext context;
+    v1::DeleteWorkloadRequest request;
+    request.set_id(workloads.front());
+    v1::DeleteWorkloadResponse response;
+    ASSERT_TRUE(stub->DeleteWorkload(&context, request, &response).ok());
+    workloads.erase(workloads.begin());
+  }
+  for (int replica = 0; replica < lab_->replica_count(); ++replica) {
+    EXPECT_TRUE(LocalLab::WaitFor([&] { return workloads_at(replica) == workloads; }, seconds(10)))
+        << lab_->ReplicaId(replica) << " does not hold the leader's workloads";
+  }
+
   std::atomic<bool> watching = true;
   std::atomic<size_t> fewest = reachable;
   std::thread watcher([&] {
@@ -189,6 +220,7 @@ TEST_F(ReplicationTest, LeaderLossAndPauseNeverCostARoute) {
   const int second = Leader();
   // The new leader has the drain the old one accepted, and plans with it.
   EXPECT_EQ(intents_at(second), std::vector<std::string>{"drain-link-den-sjc"});
+  EXPECT_EQ(workloads_at(second), workloads);
   std::printf("new leader %s's plan installed at iad %lld ms after the old leader was killed (lease TTL 2 s)\n",
               lab_->ReplicaId(second).c_str(),
               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -1,0 +1,133 @@
+#include "pathcomp/replication/etcd_mirror.h"
+
+#include <set>
+
+#include "daemon/log.h"
+
+namespace geodesic::pathcomp {
+
+EtcdMirror::EtcdMirror(EtcdClient& etcd, std::string prefix, Model model, std::function<void(std::string)> changed)
+    : etcd_(etcd),
+      prefix_(std::move(prefix)),
+      seed_key_(prefix_.substr(0, prefix_.size() - (prefix_.ends_with('/') ? 1 : 0)) + ".seeded"),
+      model_(std::move(model)),
+      changed_(std::move(changed)) {}
+
+absl::Status EtcdMirror::SeedIfFirst(const LeaderKey& leader) {
+  auto seeded = etcd_.Get(seed_key_);
+  if (!seeded.ok()) return seeded.status();
+  if (seeded->has_value()) return absl::OkStatus();
+  std::vector<std::pair<std::string, std::string>> puts;
+  for (const auto& [id, bytes] : model_.list()) puts.emplace_back(prefix_ + id, bytes);
+  puts.emplace_back(seed_key_, std::to_string(leader.revision));
+  const absl::Status status = etcd_.PutAllIfLeaderAndAbsent(leader, seed_key_, puts);
+  if (status.ok()) {
+    daemon::LogInfo("seeded etcd from this replica's model", {{"prefix", prefix_}, {"entries", std::to_string(puts.size() - 1)}});
+    return status;
+  }
+  // Another leader may have seeded meanwhile: fine when the marker is there now.
+  auto again = etcd_.Get(seed_key_);
+  return again.ok() && again->has_value() ? absl::OkStatus() : status;
+}
+
+EtcdMirror::~EtcdMirror() { Stop(); }
+
+void EtcdMirror::Start() { thread_ = std::thread([this] { Run(); }); }
+
+void EtcdMirror::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    if (watch_context_ != nullptr) watch_context_->TryCancel();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+absl::Status EtcdMirror::Publish(const LeaderKey& leader, const std::string& id, const std::string& bytes) {
+  return etcd_.PutIfLeader(leader, prefix_ + id, bytes);
+}
+
+absl::Status EtcdMirror::Retract(const LeaderKey& leader, const std::string& id) {
+  return etcd_.DeleteIfLeader(leader, prefix_ + id);
+}
+
+bool EtcdMirror::Mirror(const std::string& id, const std::string& bytes) {
+  const auto held = model_.list();
+  if (auto it = held.find(id); it != held.end()) {
+    if (it->second == bytes) return false;
+    (void)model_.remove(id);  // replaced below
+  }
+  if (auto status = model_.put(bytes); !status.ok()) {
+    daemon::LogError("entry from etcd refused by the model", {{"key", prefix_ + id}, {"error", status.ToString()}});
+    return false;
+  }
+  return true;
+}
+
+bool EtcdMirror::Forget(const std::string& id) { return model_.remove(id).ok(); }
+
+void EtcdMirror::Run() {
+  auto backoff = std::chrono::milliseconds(200);
+  while (true) {
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) return;
+    }
+    auto seeded = etcd_.Get(seed_key_);
+    auto range = etcd_.RangePrefix(prefix_);
+    if (!seeded.ok() || !range.ok()) {
+      daemon::LogWarn("cannot read from etcd; keeping the model's", {{"prefix", prefix_}, {"error", (seeded.ok() ? range.status() : seeded.status()).ToString()}});
+      std::this_thread::sleep_for(backoff);
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+      continue;
+    }
+    backoff = std::chrono::milliseconds(200);
+    // Resync: the model holds exactly what etcd holds.
+    bool changed = false;
+    std::set<std::string> in_etcd;
+    for (const auto& kv : range->kvs) {
+      const std::string id = kv.key().substr(prefix_.size());
+      if (model_.id_of(kv.value()) != id) {
+        daemon::LogError("malformed entry in etcd ignored", {{"key", kv.key()}});
+        continue;
+      }
+      in_etcd.insert(id);
+      changed |= Mirror(id, kv.value());
+    }
+    if (seeded->has_value()) {  // before the first leader seeded etcd, keep our own
+      for (const auto& [id, bytes] : model_.list()) {
+        if (!in_etcd.contains(id)) changed |= Forget(id);
+      }
+    }
+    if (changed && changed_) changed_(prefix_ + " resynced from etcd");
+
+    grpc::ClientContext context;
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) return;
+      watch_context_ = &context;
+    }
+    const absl::Status ended =
+        etcd_.WatchPrefix(context, prefix_, range->revision + 1, [&](const etcdserverpb::Event& event) {
+          const std::string id = event.kv().key().substr(prefix_.size());
+          if (event.type() == etcdserverpb::Event::DELETE) {
+            if (Forget(id) && changed_) changed_(prefix_ + id + " removed (etcd)");
+            return;
+          }
+          if (model_.id_of(event.kv().value()) != id) {
+            daemon::LogError("malformed entry in etcd ignored", {{"key", event.kv().key()}});
+            return;
+          }
+          if (Mirror(id, event.kv().value()) && changed_) changed_(prefix_ + id + " (etcd)");
+        });
+    {
+      std::lock_guard lock(mu_);
+      watch_context_ = nullptr;
+      if (stopping_) return;
+    }
+    daemon::LogWarn("etcd watch ended; resyncing", {{"prefix", prefix_}, {"why", ended.ToString()}});
+    std::this_thread::sleep_for(backoff);
+  }
+}
+
+}  // namespace geodesic::pathcomp

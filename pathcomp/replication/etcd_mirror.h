@@ -1,0 +1,68 @@
+#pragma once
+// Replicated pathcomp keeps what operators decide — intents (drains, pins,
+// overrides) and workloads — in etcd, one prefix per kind: the leader writes
+// an entry in a transaction guarded by its election key, and every replica,
+// the leader too, watches the prefix and mirrors it into its model, so a new
+// leader has all of it at once. etcd is the truth once it has been seeded:
+// the first leader ever writes its model's entries (e.g. the workloads of
+// the inventory file) together with a seed marker; from then on, at every
+// (re)sync, model entries etcd does not hold are removed. Before the seed,
+// replicas keep their own.
+//
+// The mirror knows entries only as id -> serialized message; `Model` access
+// goes through the caller's functions. Thread-safe; owns one thread between
+// Start and Stop.
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "pathcomp/replication/etcd_client.h"
+
+namespace geodesic::pathcomp {
+
+class EtcdMirror {
+ public:
+  struct Model {
+    std::function<std::map<std::string, std::string>()> list;    // id -> serialized message
+    std::function<absl::Status(const std::string& bytes)> put;   // add (the id is inside)
+    std::function<absl::Status(const std::string& id)> remove;
+    std::function<std::string(const std::string& bytes)> id_of;  // "" when the bytes do not parse
+  };
+
+  // `prefix` like "geodesic/intents/"; `changed` is told (with a reason)
+  // whenever the model changed from etcd, so the planner re-plans.
+  EtcdMirror(EtcdClient& etcd, std::string prefix, Model model, std::function<void(std::string)> changed);
+  ~EtcdMirror();
+
+  void Start();
+  void Stop();
+
+  // The leader stores an entry as its model holds it, or removes it;
+  // FailedPrecondition when `leader` no longer leads.
+  [[nodiscard]] absl::Status Publish(const LeaderKey& leader, const std::string& id, const std::string& bytes);
+  [[nodiscard]] absl::Status Retract(const LeaderKey& leader, const std::string& id);
+  // On election: seeds etcd from this replica's model unless etcd was seeded
+  // before (OK then too).
+  [[nodiscard]] absl::Status SeedIfFirst(const LeaderKey& leader);
+
+ private:
+  void Run();
+  bool Mirror(const std::string& id, const std::string& bytes);  // true when the model changed
+  bool Forget(const std::string& id);
+
+  EtcdClient& etcd_;
+  const std::string prefix_;
+  const std::string seed_key_;  // "<prefix without its last />.seeded", outside the prefix
+  const Model model_;
+  const std::function<void(std::string)> changed_;
+
+  std::mutex mu_;
+  bool stopping_ = false;
+  grpc::ClientContext* watch_context_ = nullptr;
+  std::thread thread_;
+};
+
+}  // namespace geodesic::pathcomp
