@@ -69,6 +69,8 @@ std::string_view KindName(Identity::Kind kind) {
       return "pathcomp";
     case Identity::Kind::kOperator:
       return "operator";
+    case Identity::Kind::kEtcd:
+      return "etcd";
   }
   return "agent";
 }
@@ -117,21 +119,24 @@ absl::StatusOr<Identity> ParseSpiffeId(std::string_view uri) {
     identity.facility_id = std::string(segments[1]);
     return identity;
   }
-  if (type == "pathcomp" || type == "operator") {
+  if (type == "pathcomp" || type == "operator" || type == "etcd") {
     if (segments.size() != 2) {
       return Invalid(uri, absl::StrCat("expected ", type, "/<id>"));
     }
-    if (absl::Status s =
-            check_id(type == "pathcomp" ? "replica" : "operator", segments[1]);
+    if (absl::Status s = check_id(type == "pathcomp"   ? "replica"
+                                  : type == "operator" ? "operator"
+                                                       : "etcd member",
+                                  segments[1]);
         !s.ok()) {
       return s;
     }
-    identity.kind = type == "pathcomp" ? Identity::Kind::kPathcomp
-                                       : Identity::Kind::kOperator;
+    identity.kind = type == "pathcomp"   ? Identity::Kind::kPathcomp
+                    : type == "operator" ? Identity::Kind::kOperator
+                                         : Identity::Kind::kEtcd;
     identity.name = std::string(segments[1]);
     return identity;
   }
-  return Invalid(uri, "path must start with site/, pathcomp/ or operator/");
+  return Invalid(uri, "path must start with site/, pathcomp/, operator/ or etcd/");
 }
 
 }  // namespace geodesic::tls

@@ -31,18 +31,18 @@ absl::StatusOr<Role> ParseRole(std::string_view name);
 std::string_view RoleName(Role role);
 
 struct Identity {
-  enum class Kind { kAgent, kRouterd, kPathcomp, kOperator };
+  enum class Kind { kAgent, kRouterd, kPathcomp, kOperator, kEtcd };
 
   Kind kind = Kind::kAgent;
   std::string facility_id;  // kAgent, kRouterd; empty otherwise.
-  std::string name;         // kPathcomp: replica id; kOperator: operator name.
+  std::string name;         // kPathcomp: replica id; kOperator: operator name; kEtcd: member.
   Role role = Role::kNone;  // kOperator only, from the certificate; else kNone.
   std::string spiffe_id;    // The full URI, as presented.
 
   bool operator==(const Identity&) const = default;
 };
 
-// "agent", "routerd", "pathcomp" or "operator".
+// "agent", "routerd", "pathcomp", "operator" or "etcd".
 std::string_view KindName(Identity::Kind kind);
 
 // Parses one of the four URI forms above. InvalidArgument for anything else:

@@ -52,13 +52,6 @@ EtcdClient::EtcdClient(EtcdOptions options) : options_(std::move(options)) {
   arguments.SetLoadBalancingPolicyName("round_robin");
   arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  if (options_.credentials) {
-    // One channel over several addresses has no single host name to check
-    // the members' certificates against: name it.
-    const std::string& first = options_.endpoints.front();
-    arguments.SetSslTargetNameOverride(options_.tls_server_name.empty() ? first.substr(0, first.rfind(':'))
-                                                                        : options_.tls_server_name);
-  }
   const std::string target = absl::StrCat("ipv4:", absl::StrJoin(options_.endpoints, ","));
   auto credentials = options_.credentials ? options_.credentials : grpc::InsecureChannelCredentials();
   channel_ = grpc::CreateCustomChannel(target, credentials, arguments);

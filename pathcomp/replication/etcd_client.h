@@ -22,8 +22,9 @@ namespace geodesic::pathcomp {
 
 struct EtcdOptions {
   std::vector<std::string> endpoints;  // host:port of every member
-  std::shared_ptr<grpc::ChannelCredentials> credentials;  // null: plaintext (loopback tests)
-  std::string tls_server_name;  // the name the members' certificates carry; empty: the first endpoint's host
+  // null: plaintext (loopback tests); else e.g. tls::MakeChannelCredentials
+  // with Identity::Kind::kEtcd, which checks the members' identity instead of host names.
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
   std::chrono::milliseconds call_timeout{2000};
 };
 

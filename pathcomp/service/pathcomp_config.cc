@@ -45,7 +45,6 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
     if (replicated.election.empty()) replication->AddError("election", "must not be empty");
     replicated.lease_ttl = std::chrono::seconds(replication->OptionalUint("lease_ttl_s", 5, 2, 60));
     if (replication->Has("tls")) replicated.tls = config::ReadTlsKeys(*replication);
-    replicated.tls_server_name = replication->OptionalString("tls_server_name", "");
     replication->RejectUnknownKeys();
   }
   config.tls = config::ReadTlsKeys(*reader);

@@ -16,8 +16,8 @@
 //     etcd: [127.0.0.1:2379, 127.0.0.1:22379, 127.0.0.1:32379]
 //     election: geodesic/pathcomp/leader   # optional
 //     lease_ttl_s: 5                 # optional, 2..60: a dead leader is replaced within this
-//     tls: {ca: ca.crt, cert: pathcomp-pc1.crt, key: pathcomp-pc1.key}  # optional: etcd over mTLS
-//     tls_server_name: etcd.example  # optional: the name on the members' certificates
+//     tls: {ca: ca.crt, cert: pathcomp-pc1.crt, key: pathcomp-pc1.key}  # optional: etcd over mTLS;
+//                                    # members show spiffe://geodesic/etcd/<m> (make-pki.sh --etcd)
 #include <chrono>
 #include <map>
 #include <optional>
@@ -35,7 +35,6 @@ struct ReplicationConfig {
   std::string election = "geodesic/pathcomp/leader";
   std::chrono::seconds lease_ttl{5};
   std::optional<tls::TlsFiles> tls;  // client certificate to etcd; nullopt: plaintext
-  std::string tls_server_name;       // empty: the first endpoint's host
 };
 
 struct PathcompConfig {

@@ -6,7 +6,6 @@
 #include <map>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/log.h"
@@ -62,23 +61,14 @@ class PathcompServerImpl final : public PathcompServer {
   // whether this replica leads; Campaign starts once the address is known.
   absl::Status PrepareReplication() {
     if (!replication_) return absl::OkStatus();
+    // mTLS with the replica's own certificate; the members must show an
+    // etcd identity of the project's CA (no host names to match).
     std::shared_ptr<grpc::ChannelCredentials> credentials;
     if (replication_->tls) {
       if (auto status = tls::ValidateTlsFiles(*replication_->tls); !status.ok()) return status;
-      auto read = [](const std::string& path) {
-        std::ifstream in(path);
-        std::stringstream text;
-        text << in.rdbuf();
-        return text.str();
-      };
-      grpc::SslCredentialsOptions ssl;
-      ssl.pem_root_certs = read(replication_->tls->ca_path);
-      ssl.pem_cert_chain = read(replication_->tls->cert_path);
-      ssl.pem_private_key = read(replication_->tls->key_path);
-      credentials = grpc::SslCredentials(ssl);
+      credentials = tls::MakeChannelCredentials(*replication_->tls, tls::Identity::Kind::kEtcd);
     }
     auto etcd = EtcdClient::Create({.endpoints = replication_->etcd_endpoints, .credentials = credentials,
-                                    .tls_server_name = replication_->tls_server_name,
                                     .call_timeout = std::chrono::milliseconds(2000)});
     if (!etcd.ok()) return etcd.status();
     etcd_ = *std::move(etcd);

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "sim/etcd_cluster.h"
+#include "tls/credentials.h"
 #include "sim/local_lab.h"
 
 namespace geodesic::pathcomp {
@@ -48,7 +49,7 @@ class LeaderElectionTest : public ::testing::Test {
 
   Candidate& AddCandidate(const std::string& name, std::chrono::seconds ttl = 2s) {
     auto candidate = std::make_unique<Candidate>();
-    auto client = EtcdClient::Create({.endpoints = etcd_->endpoints(), .credentials = nullptr, .tls_server_name = "", .call_timeout = 1000ms});
+    auto client = EtcdClient::Create({.endpoints = etcd_->endpoints(), .credentials = nullptr, .call_timeout = 1000ms});
     EXPECT_TRUE(client.ok()) << client.status();
     candidate->client = *std::move(client);
     Candidate* raw = candidate.get();
@@ -137,27 +138,28 @@ TEST(EtcdTlsTest, MembersRequireACertificateOfTheProjectCa) {
   ASSERT_TRUE(made.ok() && made->exit_code == 0) << (made.ok() ? made->output : made.status().ToString());
   auto cluster = sim::EtcdCluster::Start((dir / "etcd").string(), 3, pki);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
-  auto read = [](const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
-  grpc::SslCredentialsOptions ssl;
-  ssl.pem_root_certs = read(pki + "/ca.crt");
-  ssl.pem_cert_chain = read(pki + "/pathcomp-pc1.crt");
-  ssl.pem_private_key = read(pki + "/pathcomp-pc1.key");
-  auto with_certificate = EtcdClient::Create({.endpoints = (*cluster)->endpoints(), .credentials = grpc::SslCredentials(ssl),
-                                              .tls_server_name = "", .call_timeout = 2000ms});
+  const tls::TlsFiles replica{.ca_path = pki + "/ca.crt", .cert_path = pki + "/pathcomp-pc1.crt",
+                              .key_path = pki + "/pathcomp-pc1.key"};
+  auto with_certificate = EtcdClient::Create(
+      {.endpoints = (*cluster)->endpoints(),
+       .credentials = tls::MakeChannelCredentials(replica, tls::Identity::Kind::kEtcd), .call_timeout = 2000ms});
   ASSERT_TRUE(with_certificate.ok());
   EXPECT_TRUE((*with_certificate)->GrantLease(5s).ok());
-  grpc::SslCredentialsOptions anonymous;
-  anonymous.pem_root_certs = ssl.pem_root_certs;
+  // Members are checked by identity: expecting another kind fails.
+  auto wrong_kind = EtcdClient::Create(
+      {.endpoints = (*cluster)->endpoints(),
+       .credentials = tls::MakeChannelCredentials(replica, tls::Identity::Kind::kPathcomp), .call_timeout = 2000ms});
+  EXPECT_FALSE((*wrong_kind)->GrantLease(5s).ok());
+  std::ifstream ca(pki + "/ca.crt");
+  std::stringstream ca_text;
+  ca_text << ca.rdbuf();
+  grpc::SslCredentialsOptions anonymous;  // trusts the CA, shows no certificate
+  anonymous.pem_root_certs = ca_text.str();
   auto without = EtcdClient::Create({.endpoints = (*cluster)->endpoints(), .credentials = grpc::SslCredentials(anonymous),
-                                     .tls_server_name = "", .call_timeout = 2000ms});
+                                     .call_timeout = 2000ms});
   EXPECT_FALSE((*without)->GrantLease(5s).ok());
   auto plaintext = EtcdClient::Create({.endpoints = (*cluster)->endpoints(), .credentials = nullptr,
-                                       .tls_server_name = "", .call_timeout = 2000ms});
+                                       .call_timeout = 2000ms});
   EXPECT_FALSE((*plaintext)->GrantLease(5s).ok());
   cluster->reset();
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);

@@ -53,6 +53,10 @@ TEST(ParseSpiffeIdTest, IdsMayUseDotsDashesUnderscoresAndBeLong) {
   const std::string id63(63, 'a');
   EXPECT_TRUE(ParseSpiffeId("spiffe://geodesic/site/us-east.1_a/agent").ok());
   EXPECT_TRUE(ParseSpiffeId("spiffe://geodesic/pathcomp/0").ok());
+  absl::StatusOr<Identity> etcd = ParseSpiffeId("spiffe://geodesic/etcd/etcd1");
+  ASSERT_TRUE(etcd.ok());
+  EXPECT_EQ(etcd->kind, Identity::Kind::kEtcd);
+  EXPECT_EQ(etcd->name, "etcd1");
   EXPECT_TRUE(ParseSpiffeId("spiffe://geodesic/operator/" + id63).ok());
 }
 
@@ -86,7 +90,7 @@ INSTANTIATE_TEST_SUITE_P(
         "spiffe://geodesic/pathcomp/pc1/", "spiffe://geodesic/pathcomp/pc1/x",
         "spiffe://geodesic/operator", "spiffe://geodesic/operator/",
         "spiffe://geodesic/operator/alice/admin",
-        "spiffe://geodesic/admin/alice",
+        "spiffe://geodesic/admin/alice", "spiffe://geodesic/etcd", "spiffe://geodesic/etcd/e1/x",
         // Bad ids.
         "spiffe://geodesic/site/IAD/agent", "spiffe://geodesic/site/-iad/agent",
         "spiffe://geodesic/site/.iad/agent", "spiffe://geodesic/site/../agent",
