@@ -13,8 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,28 +28,9 @@ using Clock = std::chrono::steady_clock;
 constexpr int kTrials = 5;
 constexpr int kLeaseTtlS = 2;
 
-uint64_t InstalledEpoch(const std::string& work_dir) {
-  std::ifstream in(work_dir + "/state/routerd-iad/installed-plan.pb", std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  v1::SitePlan plan;
-  return in && plan.ParseFromString(bytes.str()) ? plan.epoch() : 0;
-}
-
-int Leader(sim::LocalLab& lab, uint64_t& epoch) {
-  for (int replica = 0; replica < lab.replica_count(); ++replica) {
-    auto* process = lab.process(lab.ReplicaName(replica));
-    if (process == nullptr || !process->running()) continue;
-    auto stub = lab.OperatorClient("admin", replica);
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
-    v1::GetPlanResponse response;
-    if (stub->GetPlan(&context, {}, &response).ok() && response.plan().epoch() != 0) {
-      epoch = response.plan().epoch();
-      return replica;
-    }
-  }
-  return -1;
+uint64_t InstalledEpoch(const sim::LocalLab& lab) {
+  auto plan = lab.InstalledPlan("iad");
+  return plan ? plan->epoch() : 0;
 }
 
 int Run() {
@@ -79,14 +58,14 @@ int Run() {
     uint64_t epoch = 0;
     int leader = -1;
     if (!sim::LocalLab::WaitFor(
-            [&] { return (leader = Leader(**lab, epoch)) >= 0 && InstalledEpoch(options.work_dir) == epoch; },
+            [&] { return (leader = (*lab)->LeaderReplica(&epoch)) >= 0 && InstalledEpoch(**lab) == epoch; },
             std::chrono::seconds(60))) {
       std::fprintf(stderr, "bench_failover: no leader's plan installed at iad\n");
       return 1;
     }
     const auto killed = Clock::now();
     (*lab)->Kill((*lab)->ReplicaName(leader), SIGKILL);
-    if (!sim::LocalLab::WaitFor([&] { return InstalledEpoch(options.work_dir) > epoch; }, std::chrono::seconds(30))) {
+    if (!sim::LocalLab::WaitFor([&] { return InstalledEpoch(**lab) > epoch; }, std::chrono::seconds(30))) {
       std::fprintf(stderr, "bench_failover: no new leader's plan within 30 s\n");
       return 1;
     }

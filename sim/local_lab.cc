@@ -373,4 +373,37 @@ std::unique_ptr<v1::Operator::Stub> LocalLab::OperatorClient(const std::string& 
   return v1::Operator::NewStub(channel);
 }
 
+std::optional<v1::SitePlan> LocalLab::InstalledPlan(const std::string& facility_id) const {
+  std::ifstream in(absl::StrCat(options_.work_dir, "/state/routerd-", facility_id, "/installed-plan.pb"),
+                   std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  v1::SitePlan plan;
+  if (!in || !plan.ParseFromString(bytes.str())) return std::nullopt;
+  return plan;
+}
+
+int LocalLab::LeaderReplica(uint64_t* epoch) {
+  for (int replica = 0; replica < options_.replicas; ++replica) {
+    ChildProcess* running = process(ReplicaName(replica));
+    if (running == nullptr || !running->running()) continue;
+    auto stub = OperatorClient("admin", replica);
+    grpc::ClientContext probe_context;
+    probe_context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    v1::DeleteIntentRequest probe;
+    probe.set_id("no-such-intent");
+    v1::DeleteIntentResponse probe_response;
+    if (stub->DeleteIntent(&probe_context, probe, &probe_response).error_code() != grpc::StatusCode::NOT_FOUND) {
+      continue;
+    }
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    v1::GetPlanResponse response;
+    if (!stub->GetPlan(&context, {}, &response).ok() || response.plan().epoch() == 0) continue;
+    if (epoch != nullptr) *epoch = response.plan().epoch();
+    return replica;
+  }
+  return -1;
+}
+
 }  // namespace geodesic::sim

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "geodesic/v1/operator.grpc.pb.h"
+#include "geodesic/v1/plan.pb.h"
 #include "sim/etcd_cluster.h"
 #include "sim/frr_router.h"
 #include "sim/process.h"
@@ -102,6 +103,13 @@ class LocalLab {
   std::string LocalSocket(const std::string& facility_id) const;
   tls::TlsFiles operator_tls(const std::string& operator_name) const;
   tls::TlsFiles agent_tls(const std::string& facility_id) const;
+
+  // The plan a facility's routerd has installed (its state file); nullopt before any.
+  std::optional<v1::SitePlan> InstalledPlan(const std::string& facility_id) const;
+  // The replica that leads, or -1: the running one that would accept a change
+  // (a follower refuses it with FAILED_PRECONDITION) and has a plan of a
+  // non-zero epoch, given in `epoch`.
+  int LeaderReplica(uint64_t* epoch = nullptr);
 
   // An Operator API client with the named operator's certificate, to a replica.
   std::unique_ptr<v1::Operator::Stub> OperatorClient(const std::string& operator_name = "admin", int replica = 0);

@@ -82,11 +82,9 @@ class BgpRouterdTest : public ::testing::Test {
 
   // What routerd has installed (its state file), as FRR should hold it.
   std::optional<Table> Installed(uint64_t* generation = nullptr) {
-    std::ifstream in(lab_->work_dir() + "/state/routerd-" + kFacility + "/installed-plan.pb", std::ios::binary);
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    v1::SitePlan plan;
-    if (!in || !plan.ParseFromString(bytes.str())) return std::nullopt;
+    auto installed = lab_->InstalledPlan(kFacility);
+    if (!installed) return std::nullopt;
+    const v1::SitePlan& plan = *installed;
     if (generation != nullptr) *generation = plan.generation();
     std::map<std::string, size_t> link_index;
     for (size_t i = 0; i < lab_->topology().links.size(); ++i) link_index[lab_->topology().links[i].id()] = i;

@@ -58,37 +58,11 @@ class ReplicationTest : public ::testing::Test {
 
   // The epoch of the plan iad's routerd has installed (0: none yet).
   uint64_t InstalledEpoch() {
-    std::ifstream in(lab_->work_dir() + "/state/routerd-" + kFacility + "/installed-plan.pb", std::ios::binary);
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    v1::SitePlan plan;
-    return in && plan.ParseFromString(bytes.str()) ? plan.epoch() : 0;
+    auto plan = lab_->InstalledPlan(kFacility);
+    return plan ? plan->epoch() : 0;
   }
 
-  // The replica that leads, or -1: the one that would accept a change (a
-  // follower refuses it with FAILED_PRECONDITION); `epoch` is its plan's.
-  int Leader(uint64_t* epoch = nullptr) {
-    for (int replica = 0; replica < lab_->replica_count(); ++replica) {
-      auto* process = lab_->process(lab_->ReplicaName(replica));
-      if (process == nullptr || !process->running()) continue;
-      auto stub = lab_->OperatorClient("admin", replica);
-      grpc::ClientContext probe_context;
-      probe_context.set_deadline(std::chrono::system_clock::now() + seconds(1));
-      v1::DeleteIntentRequest probe;
-      probe.set_id("no-such-intent");
-      v1::DeleteIntentResponse probe_response;
-      if (stub->DeleteIntent(&probe_context, probe, &probe_response).error_code() != grpc::StatusCode::NOT_FOUND) {
-        continue;
-      }
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + seconds(1));
-      v1::GetPlanResponse response;
-      if (!stub->GetPlan(&context, {}, &response).ok() || response.plan().epoch() == 0) continue;
-      if (epoch != nullptr) *epoch = response.plan().epoch();
-      return replica;
-    }
-    return -1;
-  }
+  int Leader(uint64_t* epoch = nullptr) { return lab_->LeaderReplica(epoch); }
 
   size_t FrrPrefixes() {
     size_t count = 0;
