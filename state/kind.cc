@@ -26,6 +26,10 @@ std::string_view KindName(Kind kind) {
       return "fabric";
     case Kind::kLinkHealth:
       return "link_health";
+    case Kind::kPlanHistory:
+      return "plan_history";
+    case Kind::kAudit:
+      return "audit";
   }
   return "";
 }

@@ -22,16 +22,19 @@ enum class Kind {
   kMeta,
   kFabric,
   kLinkHealth,  // a link's measured health, apart from its inventory record
+  kPlanHistory,  // past plans by zero-padded generation (the newest ones)
+  kAudit,        // the operator audit log by zero-padded seq
 };
 
 // Every kind, in enum order.
-inline constexpr std::array<Kind, 11> kAllKinds = {
-    Kind::kFacility, Kind::kNode, Kind::kLink,         Kind::kService, Kind::kWorkload,   Kind::kIntent,
-    Kind::kPlan,     Kind::kAgentSession, Kind::kMeta, Kind::kFabric,  Kind::kLinkHealth,
+inline constexpr std::array<Kind, 13> kAllKinds = {
+    Kind::kFacility, Kind::kNode,         Kind::kLink, Kind::kService, Kind::kWorkload,    Kind::kIntent,
+    Kind::kPlan,     Kind::kAgentSession, Kind::kMeta, Kind::kFabric,  Kind::kLinkHealth,  Kind::kPlanHistory,
+    Kind::kAudit,
 };
 
 // "facility", "node", "link", "service", "workload", "intent", "plan",
-// "agent_session", "meta", "fabric", "link_health". Returns "" for a value
+// "agent_session", "meta", "fabric", "link_health", "plan_history", "audit". Returns "" for a value
 // outside the enum.
 std::string_view KindName(Kind kind);
 

@@ -123,6 +123,8 @@ class Model {
                                                          const std::string& reporter);
 
   // --- Operator mutations; `actor` is the operator's identity ---
+  // What AddIntent would refuse `intent` for, changing nothing.
+  [[nodiscard]] absl::Status CheckIntent(const v1::Intent& intent) const;
   [[nodiscard]] absl::Status AddIntent(v1::Intent intent, const std::string& actor,
                                        int64_t now_unix_ms);
   [[nodiscard]] absl::Status DeleteIntent(const std::string& id, const std::string& actor);
@@ -132,7 +134,22 @@ class Model {
   // --- Plans ---
   // The last committed plan, if any.
   std::optional<v1::Plan> CurrentPlan() const;
+  // Stores `plan` as the current one and in the history, which keeps the
+  // newest kPlanHistoryDepth generations.
   [[nodiscard]] absl::Status CommitPlan(const v1::Plan& plan);
+  static constexpr size_t kPlanHistoryDepth = 100;
+  // The plans of the history, newest first, at most `limit` (0: all).
+  std::vector<v1::PlanSummary> PlanHistory(size_t limit = 0) const;
+  // One plan of the history; NotFound when it is not (or no longer) kept.
+  [[nodiscard]] absl::StatusOr<v1::Plan> PlanAt(uint64_t generation) const;
+
+  // --- Audit log (the newest kAuditLogDepth records) ---
+  // Stores `record` with the next seq; returns that seq.
+  [[nodiscard]] absl::StatusOr<uint64_t> AppendAudit(v1::AuditRecord record);
+  static constexpr size_t kAuditLogDepth = 10'000;
+  // Records from request.from_seq, or the newest `limit` (default 100, at most
+  // 10,000: InvalidArgument above) when from_seq is 0.
+  [[nodiscard]] absl::StatusOr<v1::ListAuditLogResponse> AuditLog(const v1::ListAuditLogRequest& request) const;
   // Bumped and stored once per start: the standalone controller's epoch.
   [[nodiscard]] absl::StatusOr<uint64_t> NextEpoch();
 
@@ -154,6 +171,7 @@ class Model {
       const std::vector<std::pair<std::string, std::string>>& meta);
   absl::Status ValidateWorkload(const v1::Workload& workload) const;
   absl::Status ValidateIntentTarget(const v1::Intent& intent) const;
+  absl::Status CheckIntentLocked(const v1::Intent& intent) const;
   void InvalidateSnapshot() { snapshot_.reset(); pending_health_.clear(); }
   // Telemetry (model_telemetry.cc): reports waiting to be committed together.
   struct PendingReport;
@@ -174,6 +192,9 @@ class Model {
   std::map<std::string, v1::Intent> intents_;
   std::map<std::string, v1::AgentSession> sessions_;  // key: facility/agent
   std::optional<v1::Plan> plan_;
+  std::map<uint64_t, v1::PlanSummary> plan_history_;  // by generation
+  std::map<uint64_t, v1::AuditRecord> audit_;          // by seq
+  uint64_t last_audit_seq_ = 0;
   std::shared_ptr<const Snapshot> snapshot_;  // null: rebuild on next use
   std::map<std::string, v1::LinkHealth> pending_health_;  // reported since snapshot_
 

@@ -3,13 +3,25 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "daemon/clock.h"
 #include "daemon/log.h"
 #include "pathcomp/service/grpc_status.h"
+#include "pathcomp/service/impact.h"
 #include "tls/peer_identity.h"
 #include "topology/inventory_proto.h"
 
 namespace geodesic::pathcomp {
+namespace {
+
+// An import as the audit log shows it: everything but the inventory itself.
+v1::ImportTopologyRequest ImportSummary(const v1::ImportTopologyRequest& request) {
+  v1::ImportTopologyRequest summary = request;
+  summary.clear_inventory();
+  return summary;
+}
+
+}  // namespace
 
 OperatorService::OperatorService(Model& model, Planner& planner, EventBus& events,
                                  ResyncAgents resync_agents, MayMutate may_mutate, ReplicationHooks replication)
@@ -35,11 +47,27 @@ absl::StatusOr<tls::Identity> OperatorService::Authorize(grpc::ServerContext* co
   return identity;
 }
 
-void OperatorService::Audit(const tls::Identity& who, std::string_view what,
-                            const absl::Status& result) const {
+void OperatorService::Audit(const tls::Identity& who, std::string_view action, std::string arguments,
+                            const absl::Status& result, uint64_t plan_generation) const {
   daemon::LogInfo("audit", {{"who", who.spiffe_id},
-                            {"what", std::string(what)},
+                            {"what", std::string(action)},
+                            {"arguments", arguments},
                             {"result", result.ok() ? "ok" : result.ToString()}});
+  v1::AuditRecord record;
+  record.set_at_unix_ms(daemon::UnixNowMs());
+  record.set_identity(who.spiffe_id);
+  record.set_role(who.kind == tls::Identity::Kind::kOperator ? std::string(tls::RoleName(who.role)) : "");
+  record.set_action(std::string(action));
+  record.set_arguments(std::move(arguments));
+  record.set_ok(result.ok());
+  record.set_result(result.ok() ? "OK" : result.ToString());
+  if (plan_generation == 0) {
+    if (auto plan = planner_.CurrentPlan()) plan_generation = plan->generation();
+  }
+  record.set_plan_generation(plan_generation);
+  if (auto stored = model_.AppendAudit(std::move(record)); !stored.ok()) {
+    daemon::LogError("audit record not stored", {{"error", std::string(stored.status().message())}});
+  }
 }
 
 absl::StatusOr<uint64_t> OperatorService::Replan(const v1::IntentChange& change,
@@ -55,13 +83,29 @@ absl::StatusOr<uint64_t> OperatorService::Replan(const v1::IntentChange& change,
   auto identity = Authorize(context, role);                  \
   if (!identity.ok()) return ToGrpcStatus(identity.status())
 
-// Authorizes, then refuses on a replica that may not change the model (a follower).
-#define GEODESIC_AUTHORIZE_MUTATION(identity, context, role, what)       \
-  GEODESIC_AUTHORIZE(identity, context, role);                           \
-  if (absl::Status may = may_mutate_(); !may.ok()) {                     \
-    Audit(*identity, what, may);                                         \
-    return ToGrpcStatus(may);                                            \
+// Authorizes, then refuses on a replica that may not change the model (a
+// follower). Refusals are audited too: who tried what.
+#define GEODESIC_AUTHORIZE_MUTATION(identity, context, role, action, request)           \
+  auto identity = Authorize(context, role);                                             \
+  if (!identity.ok()) {                                                                 \
+    AuditRefused(context, action, (request).ShortDebugString(), identity.status());     \
+    return ToGrpcStatus(identity.status());                                             \
+  }                                                                                     \
+  if (absl::Status may = may_mutate_(); !may.ok()) {                                    \
+    Audit(*identity, action, (request).ShortDebugString(), may);                        \
+    return ToGrpcStatus(may);                                                           \
   }
+
+void OperatorService::AuditRefused(grpc::ServerContext* context, std::string_view action, std::string arguments,
+                                   const absl::Status& why) const {
+  tls::Identity who;
+  if (auto identity = tls::PeerIdentity(*context); identity.ok()) {
+    who = *identity;
+  } else {
+    who.spiffe_id = absl::StrCat("(unauthenticated peer ", context->peer(), ")");
+  }
+  Audit(who, action, std::move(arguments), why);
+}
 
 grpc::Status OperatorService::ListFacilities(grpc::ServerContext* context,
                                              const v1::ListFacilitiesRequest*,
@@ -126,7 +170,12 @@ grpc::Status OperatorService::GetPlan(grpc::ServerContext* context,
                                       const v1::GetPlanRequest* request,
                                       v1::GetPlanResponse* response) {
   GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
-  auto plan = planner_.CurrentPlan();
+  std::optional<v1::Plan> plan = planner_.CurrentPlan();
+  if (request->generation() != 0 && (!plan || plan->generation() != request->generation())) {
+    auto old = model_.PlanAt(request->generation());
+    if (!old.ok()) return ToGrpcStatus(old.status());
+    plan = *std::move(old);
+  }
   if (!plan) return grpc::Status(grpc::StatusCode::NOT_FOUND, "no plan computed yet");
   if (!request->facility_id().empty()) {
     v1::Plan filtered = *plan;
@@ -160,20 +209,21 @@ grpc::Status OperatorService::ListWorkloads(grpc::ServerContext* context,
 grpc::Status OperatorService::AddWorkload(grpc::ServerContext* context,
                                           const v1::AddWorkloadRequest* request,
                                           v1::AddWorkloadResponse*) {
-  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, absl::StrCat("add workload ", request->workload().id()));
+  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, "add workload", *request);
   absl::Status result = model_.AddWorkload(request->workload(), identity->spiffe_id);
   if (result.ok() && replication_.publish_workload) {
     result = replication_.publish_workload(request->workload());
     if (!result.ok()) (void)model_.DeleteWorkload(request->workload().id(), "rollback: etcd refused it");
   }
-  Audit(*identity, absl::StrCat("add workload ", request->workload().id()), result);
+  if (result.ok()) planner_.RequestSolve(absl::StrCat("workload ", request->workload().id(), " added by ", identity->name));
+  Audit(*identity, "add workload", request->ShortDebugString(), result);
   return ToGrpcStatus(result);
 }
 
 grpc::Status OperatorService::DeleteWorkload(grpc::ServerContext* context,
                                              const v1::DeleteWorkloadRequest* request,
                                              v1::DeleteWorkloadResponse*) {
-  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, absl::StrCat("delete workload ", request->id()));
+  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, "delete workload", *request);
   std::optional<v1::Workload> previous;
   for (v1::Workload& stored : model_.Workloads()) {
     if (stored.id() == request->id()) previous = std::move(stored);
@@ -183,7 +233,8 @@ grpc::Status OperatorService::DeleteWorkload(grpc::ServerContext* context,
     result = replication_.retract_workload(request->id());
     if (!result.ok() && previous) (void)model_.AddWorkload(*previous, "rollback: etcd refused the removal");
   }
-  Audit(*identity, absl::StrCat("delete workload ", request->id()), result);
+  if (result.ok()) planner_.RequestSolve(absl::StrCat("workload ", request->id(), " removed by ", identity->name));
+  Audit(*identity, "delete workload", request->ShortDebugString(), result);
   return ToGrpcStatus(result);
 }
 
@@ -195,33 +246,110 @@ grpc::Status OperatorService::ListIntents(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+absl::StatusOr<v1::Impact> OperatorService::Impact(const std::vector<v1::FailureScope>& failures,
+                                                   const v1::Intent* intent, double utilization_limit) const {
+  ModelView view = model_.View();
+  const v1::Plan before = planner_.Hypothetical(view);
+  const Snapshot snapshot = Snapshot::Build(view);
+  if (intent != nullptr) view.intents.push_back(*intent);
+  if (!failures.empty()) {
+    if (auto applied = ApplyFailures(failures, view); !applied.ok()) return applied;
+  }
+  const v1::Plan after = planner_.Hypothetical(view);
+  v1::Impact impact = CompareImpact(before, after, snapshot, utilization_limit);
+  if (auto plan = planner_.CurrentPlan()) impact.set_plan_generation(plan->generation());
+  return impact;
+}
+
 grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
                                         const v1::AddIntentRequest* request,
                                         v1::AddIntentResponse* response) {
-  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, absl::StrCat("add intent ", request->intent().ShortDebugString()));
-  absl::Status result = model_.AddIntent(request->intent(), identity->spiffe_id, daemon::UnixNowMs());
+  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, "add intent", *request);
+  const v1::Intent& intent = request->intent();
+  absl::Status result = model_.CheckIntent(intent);
+  if (result.ok() && intent.has_metric_override() && identity->role < tls::Role::kAdmin) {
+    result = absl::PermissionDeniedError("metric overrides need the admin role");
+  }
+  if (result.ok() && request->force()) {
+    if (identity->role < tls::Role::kAdmin) {
+      result = absl::PermissionDeniedError("force needs the admin role");
+    } else if (intent.reason().empty()) {
+      result = absl::InvalidArgumentError("a forced change needs a reason");
+    }
+  }
+  absl::StatusOr<double> limit = UtilizationLimit(request->utilization_limit());
+  if (result.ok()) result = limit.status();
+  // Drains are pre-checked: the plan with the drain against the plan without.
+  if (result.ok() && intent.has_drain()) {
+    auto impact = Impact({}, &intent, *limit);
+    if (!impact.ok()) {
+      result = impact.status();
+    } else {
+      const std::vector<std::string> refusals = DrainRefusals(*impact);
+      for (const std::string& refusal : refusals) impact->add_refusals(refusal);
+      *response->mutable_impact() = *impact;
+      if (!refusals.empty() && !request->force()) {
+        result = absl::FailedPreconditionError(absl::StrCat(
+            "drain refused by the pre-check: ", absl::StrJoin(refusals, "; "),
+            " (an admin may force it, with a reason)"));
+      }
+    }
+  }
+  if (result.ok() && request->dry_run()) {
+    if (auto plan = planner_.CurrentPlan()) response->set_plan_generation(plan->generation());
+    return grpc::Status::OK;  // nothing changed: not a mutation, not audited
+  }
+  if (result.ok()) result = model_.AddIntent(intent, identity->spiffe_id, daemon::UnixNowMs());
   if (result.ok() && replication_.publish_intent) {
     for (const v1::Intent& stored : model_.Intents()) {
-      if (stored.id() == request->intent().id()) result = replication_.publish_intent(stored);
+      if (stored.id() == intent.id()) result = replication_.publish_intent(stored);
     }
-    if (!result.ok()) (void)model_.DeleteIntent(request->intent().id(), "rollback: etcd refused it");
+    if (!result.ok()) (void)model_.DeleteIntent(intent.id(), "rollback: etcd refused it");
   }
   if (result.ok()) {
     v1::IntentChange change;
-    *change.mutable_intent() = request->intent();
-    auto generation =
-        Replan(change, absl::StrCat("intent ", request->intent().id(), " by ", identity->name));
+    *change.mutable_intent() = intent;
+    auto generation = Replan(change, absl::StrCat("intent ", intent.id(), " by ", identity->name,
+                                                  request->force() ? " (forced)" : ""));
     if (generation.ok()) response->set_plan_generation(*generation);
     result = generation.status();
   }
-  Audit(*identity, absl::StrCat("add intent ", request->intent().ShortDebugString()), result);
+  Audit(*identity, request->force() ? "add intent (forced)" : "add intent", request->ShortDebugString(), result,
+        response->plan_generation());
   return ToGrpcStatus(result);
+}
+
+grpc::Status OperatorService::WhatIf(grpc::ServerContext* context, const v1::WhatIfRequest* request,
+                                     v1::WhatIfResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kOperator);
+  absl::StatusOr<double> limit = UtilizationLimit(request->utilization_limit());
+  if (!limit.ok()) return ToGrpcStatus(limit.status());
+  auto impact = Impact({request->failures().begin(), request->failures().end()}, nullptr, *limit);
+  if (!impact.ok()) return ToGrpcStatus(impact.status());
+  *response->mutable_impact() = *std::move(impact);
+  return grpc::Status::OK;
+}
+
+grpc::Status OperatorService::ListPlans(grpc::ServerContext* context, const v1::ListPlansRequest* request,
+                                        v1::ListPlansResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
+  for (auto& summary : model_.PlanHistory(request->limit())) *response->add_plans() = std::move(summary);
+  return grpc::Status::OK;
+}
+
+grpc::Status OperatorService::ListAuditLog(grpc::ServerContext* context, const v1::ListAuditLogRequest* request,
+                                           v1::ListAuditLogResponse* response) {
+  GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
+  auto log = model_.AuditLog(*request);
+  if (!log.ok()) return ToGrpcStatus(log.status());
+  *response = *std::move(log);
+  return grpc::Status::OK;
 }
 
 grpc::Status OperatorService::DeleteIntent(grpc::ServerContext* context,
                                            const v1::DeleteIntentRequest* request,
                                            v1::DeleteIntentResponse* response) {
-  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, absl::StrCat("delete intent ", request->id()));
+  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, "delete intent", *request);
   std::optional<v1::Intent> previous;
   for (v1::Intent& stored : model_.Intents()) {
     if (stored.id() == request->id()) previous = std::move(stored);
@@ -242,14 +370,15 @@ grpc::Status OperatorService::DeleteIntent(grpc::ServerContext* context,
     if (generation.ok()) response->set_plan_generation(*generation);
     result = generation.status();
   }
-  Audit(*identity, absl::StrCat("delete intent ", request->id()), result);
+  Audit(*identity, "delete intent", request->ShortDebugString(), result, response->plan_generation());
   return ToGrpcStatus(result);
 }
 
 grpc::Status OperatorService::ImportTopology(grpc::ServerContext* context,
                                              const v1::ImportTopologyRequest* request,
                                              v1::ImportTopologyResponse* response) {
-  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kAdmin, "import topology");
+  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kAdmin, "import topology",
+                              ImportSummary(*request));
   const std::string source = request->source().empty() ? "an import request" : request->source();
   absl::Status result;
   if (source.size() > 1024 || source.find('\n') != std::string::npos) {
@@ -288,10 +417,10 @@ grpc::Status OperatorService::ImportTopology(grpc::ServerContext* context,
       response->set_plan_generation(plan->generation());
     }
   }
-  Audit(*identity,
-        absl::StrCat(request->dry_run() ? "dry-run import of " : "import of ", source,
-                     imported.ok() ? absl::StrCat(" (journal seq ", imported->journal_seq, ")") : ""),
-        result);
+  Audit(*identity, request->dry_run() ? "dry-run import topology" : "import topology",
+        absl::StrCat(ImportSummary(*request).ShortDebugString(),
+                     imported.ok() ? absl::StrCat(" journal_seq: ", imported->journal_seq) : ""),
+        result, response->plan_generation());
   return ToGrpcStatus(result);
 }
 
@@ -319,6 +448,7 @@ grpc::Status OperatorService::WatchEvents(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+#undef GEODESIC_AUTHORIZE_MUTATION
 #undef GEODESIC_AUTHORIZE
 
 }  // namespace geodesic::pathcomp

@@ -2,8 +2,10 @@
 // The Operator API (operator.proto). Roles come from the operator's
 // certificate: viewer reads; operator also changes workloads and intents;
 // admin also imports a topology.
-// Every mutation is logged with who, what and the result, and journaled with
-// its cause in the store.
+// Every mutation, and every refused attempt at one, is recorded in the audit
+// log (store, `tectl audit-log`) with who, what, the result and the plan
+// generation it produced; accepted ones are also journaled with their cause.
+// Drains are pre-checked (impact.h) unless forced by an admin.
 #include <functional>
 #include <string>
 #include <vector>
@@ -65,14 +67,26 @@ class OperatorService final : public v1::Operator::Service {
                            v1::ListJournalResponse*) override;
   grpc::Status WatchEvents(grpc::ServerContext*, const v1::WatchEventsRequest*,
                            grpc::ServerWriter<v1::Event>*) override;
+  grpc::Status WhatIf(grpc::ServerContext*, const v1::WhatIfRequest*, v1::WhatIfResponse*) override;
+  grpc::Status ListPlans(grpc::ServerContext*, const v1::ListPlansRequest*, v1::ListPlansResponse*) override;
+  grpc::Status ListAuditLog(grpc::ServerContext*, const v1::ListAuditLogRequest*,
+                            v1::ListAuditLogResponse*) override;
 
  private:
   // The caller's identity when it is an operator with at least `role`.
   absl::StatusOr<tls::Identity> Authorize(grpc::ServerContext* context, tls::Role role) const;
   // Announces an intent change and re-solves at once; the generation current afterwards.
   absl::StatusOr<uint64_t> Replan(const v1::IntentChange& change, const std::string& reason);
-  // Audit line for a mutation.
-  void Audit(const tls::Identity& who, std::string_view what, const absl::Status& result) const;
+  // The impact of `failures` and/or `intent` (may be null) on the plan.
+  absl::StatusOr<v1::Impact> Impact(const std::vector<v1::FailureScope>& failures, const v1::Intent* intent,
+                                    double utilization_limit) const;
+  // Records a mutation (or a refused one) in the audit log and the daemon's
+  // log; `plan_generation` 0: the current plan's.
+  void Audit(const tls::Identity& who, std::string_view action, std::string arguments,
+             const absl::Status& result, uint64_t plan_generation = 0) const;
+  // Records a call refused before the caller was known to be an operator.
+  void AuditRefused(grpc::ServerContext* context, std::string_view action, std::string arguments,
+                    const absl::Status& why) const;
 
   Model& model_;
   Planner& planner_;

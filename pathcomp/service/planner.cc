@@ -45,6 +45,46 @@ bool SameRouting(const v1::Plan& a, const v1::Plan& b) {
   return true;
 }
 
+// The plan of `snapshot`: chains first (latency-critical), then the elephant
+// flows in what is left, then routes following their allocation. `previous`
+// (may be null) tells which workloads moved.
+v1::Plan ComputePlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
+                     const v1::Plan* previous) {
+  const ChainPlan chains = ChainPlacer(snapshot).PlanAll();
+  auto elephants = allocator.Allocate(snapshot, chains);
+  if (!elephants.ok()) {
+    // Routes do not depend on it yet: publish them, say so loudly.
+    daemon::LogError("elephant allocation failed", {{"error", std::string(elephants.status().message())}});
+  }
+  // Routes follow the allocation (weighted next hops), but only once the
+  // weights are shown to forward it loop-free within rounding.
+  std::optional<Wcmp> weights;
+  if (elephants.ok()) {
+    auto built = BuildWcmp(snapshot, elephants->allocation);
+    if (!built.ok()) {
+      daemon::LogError("weighted next hops failed", {{"error", std::string(built.status().message())}});
+    } else if (const ForwardingCheck check = CheckWcmpForwarding(snapshot, *built, elephants->allocation);
+               !check.ok) {
+      daemon::LogError("weighted next hops refused by the forwarding check",
+                       {{"loop", check.loop},
+                        {"undelivered_gbps", std::to_string(check.undelivered_gbps)},
+                        {"max_abs_diff_gbps", std::to_string(check.max_abs_diff_gbps)}});
+    } else {
+      weights = *std::move(built);
+    }
+  }
+  v1::Plan plan = PathSolver().Solve(snapshot, stamp, weights ? &*weights : nullptr);
+  AddChainPlan(snapshot, chains, plan);
+  std::vector<std::string> moved = MovedChains(previous ? *previous : v1::Plan(), plan);
+  if (elephants.ok()) {
+    *plan.mutable_elephants() = elephants->summary;
+    moved.insert(moved.end(), elephants->moved_workload_ids.begin(), elephants->moved_workload_ids.end());
+  }
+  std::sort(moved.begin(), moved.end());
+  for (auto& id : moved) plan.add_moved_workload_ids(std::move(id));
+  return plan;
+}
+
 }  // namespace
 
 Planner::Planner(Model& model, EventBus& events, PlannerConfig config)
@@ -107,6 +147,15 @@ bool Planner::Deliverable(const v1::Plan& plan) const {
   return leading && *leading == plan.epoch();
 }
 
+v1::Plan Planner::Hypothetical(const ModelView& view) const {
+  const Snapshot snapshot = Snapshot::Build(view);
+  ElephantAllocator cold(config_.chain_headroom, config_.elephant_objectives);
+  PlanStamp stamp;
+  stamp.replica_id = config_.replica_id;
+  stamp.reason = "what-if";
+  return ComputePlan(snapshot, stamp, cold, nullptr);
+}
+
 absl::StatusOr<uint64_t> Planner::SolveNow(std::string reason) {
   std::lock_guard solve_lock(solve_mu_);
   return SolveLocked(reason);
@@ -122,41 +171,7 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
   stamp.replica_id = config_.replica_id;
   stamp.computed_at_unix_ms = daemon::UnixNowMs();
   stamp.reason = reason;
-  // Latency-critical chains first; elephant flows fill what is left.
-  const ChainPlan chains = ChainPlacer(snapshot).PlanAll();
-  std::vector<std::string> moved;
-  auto elephants = elephants_.Allocate(snapshot, chains);
-  if (!elephants.ok()) {
-    // Routes do not depend on it yet: publish them, say so loudly.
-    daemon::LogError("elephant allocation failed", {{"error", std::string(elephants.status().message())}});
-  }
-  // Routes follow the allocation (weighted next hops), but only once the
-  // weights are shown to forward it loop-free within rounding.
-  std::optional<Wcmp> weights;
-  if (elephants.ok()) {
-    auto built = BuildWcmp(snapshot, elephants->allocation);
-    if (!built.ok()) {
-      daemon::LogError("weighted next hops failed", {{"error", std::string(built.status().message())}});
-    } else if (const ForwardingCheck check = CheckWcmpForwarding(snapshot, *built, elephants->allocation);
-               !check.ok) {
-      daemon::LogError("weighted next hops refused by the forwarding check",
-                       {{"loop", check.loop},
-                        {"undelivered_gbps", std::to_string(check.undelivered_gbps)},
-                        {"max_abs_diff_gbps", std::to_string(check.max_abs_diff_gbps)}});
-    } else {
-      weights = *std::move(built);
-    }
-  }
-  v1::Plan plan = PathSolver().Solve(snapshot, stamp, weights ? &*weights : nullptr);
-  AddChainPlan(snapshot, chains, plan);
-  moved = MovedChains(previous ? *previous : v1::Plan(), plan);
-  if (elephants.ok()) {
-    *plan.mutable_elephants() = elephants->summary;
-    moved.insert(moved.end(), elephants->moved_workload_ids.begin(),
-                 elephants->moved_workload_ids.end());
-  }
-  std::sort(moved.begin(), moved.end());
-  for (auto& id : moved) plan.add_moved_workload_ids(std::move(id));
+  v1::Plan plan = ComputePlan(snapshot, stamp, elephants_, previous ? &*previous : nullptr);
   if (previous && previous->epoch() == stamp.epoch && SameRouting(*previous, plan)) {
     return previous->generation();  // nothing moved: no new generation
   }

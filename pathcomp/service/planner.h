@@ -59,6 +59,11 @@ class Planner {
   std::optional<v1::Plan> CurrentPlan() const;
   bool stopping() const;
 
+  // The plan `view` would get, solved cold apart from the published one:
+  // nothing is stored, published or remembered (what-if, pre-checks).
+  // Thread-safe; runs beside the planner's own solves.
+  v1::Plan Hypothetical(const ModelView& view) const;
+
   void RecordAck(const v1::PlanAck& ack, int64_t now_unix_ms);
   std::vector<v1::SiteInstallStatus> InstallStatus() const;
 
