@@ -1,6 +1,7 @@
 #pragma once
 // tectl's commands. Each prints its result on stdout and its errors on stderr,
-// and returns the exit code: 0 ok, 1 the server or the store refused or failed.
+// and returns the exit code: 0 ok, 1 the server or the store refused or failed
+// (audit: kExitDependencies when it found any).
 // Usage errors (exit 2) are caught earlier, by ParseCommandLine.
 #include "cli/model_source.h"
 #include "cli/options.h"
@@ -34,7 +35,29 @@ int RunImport(const Options& options, v1::Operator::StubInterface* stub);
 // routed, solve time and every link's load and capacity.
 int RunSolve(const Options& options);
 
-// drain / undrain ID: adds or removes the drain intent of a link, node or facility.
+// drain / undrain: adds (after a pre-check it shows) or removes the drain
+// intent of a link, node, facility or fabric plane.
 int RunDrain(const Options& options, v1::Operator::StubInterface& stub);
+
+// workload add|remove: one workload from flags, or every one of a file.
+int RunWorkload(const Options& options, v1::Operator::StubInterface& stub);
+// pin / unpin CHAIN: the pin intent of an agent chain.
+int RunPin(const Options& options, v1::Operator::StubInterface& stub);
+// override LINK: the metric-override intent of a link (admin).
+int RunOverride(const Options& options, v1::Operator::StubInterface& stub);
+// whatif fail ...: the impact of failures, computed by pathcomp, changing nothing.
+int RunWhatIf(const Options& options, v1::Operator::StubInterface& stub);
+// audit: the current plan's single-facility dependencies; kExitDependencies when any.
+int RunAudit(const Options& options, v1::Operator::StubInterface& stub);
+// explain chain ID: one agent chain hop by hop, and its backups.
+int RunExplain(const Options& options, v1::Operator::StubInterface& stub);
+// plan history | plan diff A B.
+int RunPlan(const Options& options, v1::Operator::StubInterface& stub);
+// events watch: the event stream, one line per event.
+int RunEvents(const Options& options, v1::Operator::StubInterface& stub);
+// audit-log: the operator audit log.
+int RunAuditLog(const Options& options, v1::Operator::StubInterface& stub);
+// completion bash: the completion script.
+int RunCompletion(const Options& options);
 
 }  // namespace geodesic::cli

@@ -1,4 +1,5 @@
 // tectl get KIND [ID]: tables of the model's entities, or their JSON/YAML.
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -156,8 +157,19 @@ int GetLinks(const Options& options, ModelSource& source) {
       }};
   v1::ListLinksRequest request;
   request.set_facility_id(options.facility);
+  auto links = source.ListLinks(request);
+  if (links.ok() && !options.state.empty()) {  // --state: measured state, or "drained"
+    auto* list = links->mutable_links();
+    list->erase(std::remove_if(list->begin(), list->end(),
+                               [&](const v1::Link& l) {
+                                 return options.state == "drained"
+                                            ? l.admin_state() != v1::ADMIN_STATE_DRAINED
+                                            : std::string(state::OperStateName(l.health().state())) != options.state;
+                               }),
+                list->end());
+  }
   return Show<v1::ListLinksResponse, v1::Link>(
-      options, source, source.ListLinks(request), &v1::ListLinksResponse::mutable_links,
+      options, source, std::move(links), &v1::ListLinksResponse::mutable_links,
       [](const v1::Link& l) { return l.id(); }, {}, columns);
 }
 

@@ -1,5 +1,7 @@
 #include "cli/operator_client.h"
 
+#include <iostream>
+
 #include "absl/strings/str_cat.h"
 
 namespace geodesic::cli {
@@ -17,6 +19,17 @@ absl::Status FromGrpc(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
   const auto code = static_cast<absl::StatusCode>(status.error_code());  // same numbering
   return absl::Status(code, absl::StrCat(absl::StatusCodeToString(code), ": ", status.error_message()));
+}
+
+grpc::Status CallLeader(const std::string& server, const tls::TlsFiles& tls, v1::Operator::StubInterface& stub,
+                        const OperatorCall& call) {
+  grpc::Status status = call(stub);
+  if (auto leader = LeaderAddressFrom(status); leader && !server.empty()) {
+    std::cerr << "tectl: " << server << " is a follower; sending to the leader at " << *leader << "\n";
+    auto leader_stub = ConnectOperator(*leader, tls);
+    status = call(*leader_stub);
+  }
+  return status;
 }
 
 void SetTimeout(grpc::ClientContext& context, std::chrono::seconds timeout) {

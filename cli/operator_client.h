@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,13 @@ absl::Status FromGrpc(const grpc::Status& status);
 // A follower replica refuses changes with FAILED_PRECONDITION and
 // "... send changes to the leader: <replica> <host:port>": that address.
 std::optional<std::string> LeaderAddressFrom(const grpc::Status& status);
+
+// Runs a change `call` against `stub`; when the replica answers that it is a
+// follower, says so on stderr and runs it once more against the leader it
+// named (mTLS with `tls`).
+using OperatorCall = std::function<grpc::Status(v1::Operator::StubInterface&)>;
+grpc::Status CallLeader(const std::string& server, const tls::TlsFiles& tls, v1::Operator::StubInterface& stub,
+                        const OperatorCall& call);
 
 // Sets `context`'s deadline `timeout` from now.
 void SetTimeout(grpc::ClientContext& context, std::chrono::seconds timeout);

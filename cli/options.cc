@@ -9,35 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "state/entity_id.h"
 
 namespace geodesic::cli {
-
-const char kUsage[] =
-    "usage: tectl [--server HOST:PORT --ca FILE --cert FILE --key FILE | --store DIR] COMMAND\n"
-    "commands:\n"
-    "  get KIND [ID] [--facility F] [-o table|wide|json|yaml]\n"
-    "      KIND: facilities nodes links fabrics services workloads intents plan\n"
-    "      (singular or plural; a fabric's ID is its facility, plan's is a site)\n"
-    "  describe KIND ID [-o yaml|json]   every field of one entity, and what follows\n"
-    "  import FILE [--replace-workloads] [--dry-run] [-o table|json|yaml]\n"
-    "      FILE: .yaml/.yml/.json (project format), .graph (REPETITA, with its\n"
-    "      .0000.demands beside it) or .graphml (Topology Zoo); needs the admin role\n"
-    "  export [FILE]   the model's inventory in the project format (YAML), to FILE\n"
-    "      or stdout: what `import` reads back (measured health is not exported)\n"
-    "  journal [--from SEQ] [--limit N] [-o table|wide|json|yaml]   N: 1..10000, default 100\n"
-    "  drain link|node|facility ID [--reason TEXT]   (--server only)\n"
-    "  undrain link|node|facility ID                 (--server only)\n"
-    "  solve --graph FILE [--demands FILE] [--objective mlu|total-flow] [--scale S]\n"
-    "        [-o table|wide|json|yaml]   the elephant-flow allocation, offline (every\n"
-    "      link up; FILE in any import format; S in (0, 1e6], default 1)\n"
-    "  help\n"
-    "where the model is (or the environment variable in brackets):\n"
-    "  --server HOST:PORT [GEODESIC_SERVER]   a pathcomp replica, with the operator's\n"
-    "  --ca FILE [GEODESIC_CA] --cert FILE [GEODESIC_CERT] --key FILE [GEODESIC_KEY]\n"
-    "  --store DIR   a pathcomp state directory, offline: read even while pathcomp\n"
-    "                runs; import only into a store no pathcomp has open\n"
-    "exit codes: 0 ok, 1 the server or the store refused or failed, 2 bad usage\n";
 
 namespace {
 
@@ -62,26 +37,112 @@ struct CommandSpec {
   std::vector<OutputFormat> outputs;  // the first is the default; empty: no -o
 };
 
-const std::map<std::string, CommandSpec>& Commands() {
+// One command: its flags, output formats and usage lines (the first line is
+// the synopsis, the others say what it does).
+struct CommandInfo {
+  std::string name;
+  CommandSpec spec;
+  std::string usage;
+};
+
+const std::vector<CommandInfo>& CommandTable() {
   using F = OutputFormat;
-  static const auto* commands = new std::map<std::string, CommandSpec>{
-      {"help", {Command::kHelp, {}, {}}},
-      {"get", {Command::kGet, {"--facility", "-o"}, {F::kTable, F::kWide, F::kJson, F::kYaml}}},
-      {"describe", {Command::kDescribe, {"-o"}, {F::kYaml, F::kJson}}},
+  const std::vector<OutputFormat> all = {F::kTable, F::kWide, F::kJson, F::kYaml};
+  const std::vector<OutputFormat> structured = {F::kTable, F::kJson, F::kYaml};
+  static const auto* table = new std::vector<CommandInfo>{
+      {"get", {Command::kGet, {"--facility", "--state", "-o"}, all},
+       "get KIND [ID] [--facility F] [--state S] [-o table|wide|json|yaml]\n"
+       "    KIND: facilities nodes links fabrics services workloads intents plan (singular\n"
+       "    or plural; a fabric's ID is its facility, plan's is a site). --state (links):\n"
+       "    up, degraded, down, unknown or drained\n"},
+      {"describe", {Command::kDescribe, {"-o"}, {F::kYaml, F::kJson}},
+       "describe KIND ID [-o yaml|json]\n    every field of one entity, and what follows from it\n"},
+      {"drain", {Command::kDrain, {"--reason", "--dry-run", "--force", "--max-utilization", "-o"}, structured},
+       "drain link|node|facility|plane ID [--reason TEXT] [--dry-run] [--force] [--max-utilization U]\n"
+       "    takes traffic off it. A plane's ID is FACILITY:N. First shows what would move;\n"
+       "    refused when a workload would lose its last path or a link would go over U\n"
+       "    (default 1 = capacity) unless --force (admin role, with --reason)\n"},
+      {"undrain", {Command::kUndrain, {}, {}}, "undrain link|node|facility|plane ID\n    removes the drain\n"},
+      {"workload",
+       {Command::kWorkload,
+        {"--file", "--src", "--to", "--gbps", "--priority", "--origin", "--services", "--budget-ms", "-o"},
+        all},
+       "workload add ID --src F --to PREFIX --gbps G [--priority 0-7]     an elephant flow\n"
+       "workload add ID --origin F --services S1,S2,... --budget-ms MS     an agent chain\n"
+       "workload add --file FILE     every workload of a file (`workloads:` as in import)\n"
+       "workload remove ID\n"
+       "workload list [-o table|wide|json|yaml]\n"},
+      {"pin", {Command::kPin, {"--path", "--facilities", "--reason"}, {}},
+       "pin CHAIN (--path F1,F2,... | --facilities F1,F2,...) [--reason TEXT]\n"
+       "    keeps an agent chain on these replica facilities (one per call, in order) or\n"
+       "    within a facility set (replicas and transit)\n"},
+      {"unpin", {Command::kUnpin, {}, {}}, "unpin CHAIN\n    removes the pin\n"},
+      {"override", {Command::kOverride, {"--metric", "--for", "--clear", "--reason"}, {}},
+       "override LINK --metric N [--for DURATION] [--reason TEXT] | override LINK --clear\n"
+       "    replaces the link's metric (1-65535; path cost scales by it over the inventory\n"
+       "    metric) until it expires (DURATION: 90s, 30m, 4h, 2d); admin role\n"},
+      {"whatif", {Command::kWhatIf, {"--max-utilization", "-o"}, structured},
+       "whatif fail KIND ID [KIND ID ...] [--max-utilization U] [-o table|json|yaml]\n"
+       "    KIND: link srlg node plane facility. The impact, changing nothing: workloads\n"
+       "    that move or are cut, chains over budget, links over U, routes changed\n"},
+      {"audit", {Command::kAudit, {"-o"}, structured},
+       "audit [-o table|json|yaml]\n"
+       "    every single-facility dependency with its reason; exits 3 when there is any\n"},
+      {"explain", {Command::kExplain, {"-o"}, structured},
+       "explain chain ID [-o table|json|yaml]\n"
+       "    each hop's replica, path, latency and share of the total; the slowest hop;\n"
+       "    the backup for each facility the chain touches\n"},
+      {"plan", {Command::kPlan, {"--limit", "-o"}, structured},
+       "plan history [--limit N] [-o table|json|yaml]    the plans kept (newest 100)\n"
+       "plan diff A B [-o table|json|yaml]    routes and workloads that changed from\n"
+       "    generation A to B, and why each workload moved\n"},
+      {"events", {Command::kEvents, {"--count", "-o"}, {F::kTable, F::kJson}},
+       "events watch [--count N] [-o table|json]\n"
+       "    health, plan and intent changes as they happen (N events, or until ^C)\n"},
+      {"audit-log", {Command::kAuditLog, {"--from", "--limit", "-o"}, all},
+       "audit-log [--from SEQ] [--limit N] [-o table|wide|json|yaml]\n"
+       "    who asked for which change, when, and the result (N: 1..10000, default 100)\n"},
       {"import",
-       {Command::kImport, {"--replace-workloads", "--dry-run", "-o"}, {F::kTable, F::kJson, F::kYaml}}},
-      {"export", {Command::kExport, {}, {}}},
-      {"journal",
-       {Command::kJournal, {"--from", "--limit", "-o"}, {F::kTable, F::kWide, F::kJson, F::kYaml}}},
-      {"drain", {Command::kDrain, {"--reason"}, {}}},
+       {Command::kImport, {"--replace-workloads", "--dry-run", "-o"}, structured},
+       "import FILE [--replace-workloads] [--dry-run] [-o table|json|yaml]\n"
+       "    FILE: .yaml/.yml/.json (project format), .graph (REPETITA, with its\n"
+       "    .0000.demands beside it) or .graphml (Topology Zoo); needs the admin role\n"},
+      {"export", {Command::kExport, {}, {}},
+       "export [FILE]\n    the model's inventory in the project format (YAML), to FILE or stdout\n"},
+      {"journal", {Command::kJournal, {"--from", "--limit", "-o"}, all},
+       "journal [--from SEQ] [--limit N] [-o table|wide|json|yaml]\n"
+       "    the store's committed changes with their causes (N: 1..10000, default 100)\n"},
       {"solve",
-       {Command::kSolve,
-        {"--graph", "--demands", "--objective", "--scale", "-o"},
-        {F::kTable, F::kWide, F::kJson, F::kYaml}}},
-      {"undrain", {Command::kUndrain, {}, {}}},
+       {Command::kSolve, {"--graph", "--demands", "--objective", "--scale", "-o"}, all},
+       "solve --graph FILE [--demands FILE] [--objective mlu|total-flow] [--scale S] [-o ...]\n"
+       "    the elephant-flow allocation, offline (every link up; FILE in any import\n"
+       "    format; S in (0, 1e6], default 1)\n"},
+      {"completion", {Command::kCompletion, {}, {}},
+       "completion bash\n    a bash completion script: source <(tectl completion bash)\n"},
+      {"help", {Command::kHelp, {}, {}}, "help [COMMAND]\n    this text, or one command's (also COMMAND --help)\n"},
   };
-  return *commands;
+  return *table;
 }
+
+const CommandInfo* FindCommand(const std::string& name) {
+  for (const CommandInfo& info : CommandTable()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+constexpr std::string_view kWhere =
+    "where the model is (or the environment variable in brackets):\n"
+    "  --server HOST:PORT [GEODESIC_SERVER]   a pathcomp replica, with the operator's\n"
+    "  --ca FILE [GEODESIC_CA] --cert FILE [GEODESIC_CERT] --key FILE [GEODESIC_KEY]\n"
+    "  --store DIR   a pathcomp state directory, offline (get, describe, export, journal,\n"
+    "                import): read even while pathcomp runs; import only into a store\n"
+    "                no pathcomp has open\n"
+    "roles (from the operator's certificate): viewer reads; operator also drains,\n"
+    "  changes workloads and pins, runs what-ifs; admin also imports, overrides\n"
+    "  metrics and forces drains\n"
+    "exit codes: 0 ok, 1 the server or the store refused or failed, 2 bad usage,\n"
+    "  3 audit found single-facility dependencies\n";
 
 // Flags and whether each takes a value. "--output" is an alias of "-o".
 const std::map<std::string, bool>& Flags() {
@@ -100,8 +161,25 @@ const std::map<std::string, bool>& Flags() {
       {"--demands", true},
       {"--objective", true},
       {"--scale", true},
+      {"--state", true},
+      {"--max-utilization", true},
+      {"--file", true},
+      {"--src", true},
+      {"--to", true},
+      {"--gbps", true},
+      {"--priority", true},
+      {"--origin", true},
+      {"--services", true},
+      {"--budget-ms", true},
+      {"--path", true},
+      {"--facilities", true},
+      {"--metric", true},
+      {"--for", true},
+      {"--count", true},
       {"--replace-workloads", false},
       {"--dry-run", false},
+      {"--force", false},
+      {"--clear", false},
       {"--help", false},
   };
   return *flags;
@@ -158,7 +236,187 @@ absl::StatusOr<OutputFormat> ParseOutput(const std::string& value, const std::st
                             Quoted(value)));
 }
 
+absl::Status ParseReason(const std::string* reason, Options& options) {
+  if (reason == nullptr) return absl::OkStatus();
+  if (reason->size() > 1024 || reason->find_first_of("\r\n") != std::string::npos) {
+    return Usage("--reason must be one line of at most 1024 characters");
+  }
+  options.reason = *reason;
+  return absl::OkStatus();
+}
+
+absl::Status ParseUtilizationLimit(const std::string* limit, Options& options) {
+  if (limit == nullptr) return absl::OkStatus();
+  double value = 0;
+  if (!absl::SimpleAtod(*limit, &value) || !std::isfinite(value) || value <= 0 || value > 10) {
+    return Usage(absl::StrCat("--max-utilization must be a number in (0, 10] (1 = a link at capacity), not ",
+                              Quoted(*limit)));
+  }
+  options.utilization_limit = value;
+  return absl::OkStatus();
+}
+
+// FACILITY:N, N a plane number.
+absl::StatusOr<std::pair<std::string, uint32_t>> ParsePlane(const std::string& text) {
+  const size_t colon = text.rfind(':');
+  std::optional<uint64_t> plane;
+  if (colon != std::string::npos) plane = ParseNumber(text.substr(colon + 1), 0, 1023);
+  if (!plane) return Usage(absl::StrCat("a plane is FACILITY:N (N from 0), not ", Quoted(text)));
+  std::string facility = text.substr(0, colon);
+  if (auto status = CheckId("facility", facility); !status.ok()) return status;
+  return std::make_pair(std::move(facility), static_cast<uint32_t>(*plane));
+}
+
+// "a,b,c": ids, none empty; none twice unless `repeats` (a path, a chain's calls).
+absl::StatusOr<std::vector<std::string>> ParseIdList(const std::string& flag_name, const std::string& text,
+                                                     bool repeats) {
+  std::vector<std::string> ids = absl::StrSplit(text, ',');
+  std::set<std::string> seen;
+  for (const std::string& id : ids) {
+    if (id.empty()) return Usage(absl::StrCat(flag_name, " is a comma-separated list of ids, not ", Quoted(text)));
+    if (auto status = CheckId(flag_name.substr(2), id); !status.ok()) return status;
+    if (!repeats && !seen.insert(id).second) {
+      return Usage(absl::StrCat(flag_name, " names ", id, " twice"));
+    }
+  }
+  if (ids.size() > 64) return Usage(absl::StrCat(flag_name, " takes at most 64 ids"));
+  return ids;
+}
+
+// 90s, 30m, 4h, 2d: seconds, at most a year.
+absl::StatusOr<int64_t> ParseDuration(const std::string& text) {
+  const std::map<char, int64_t> units = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+  auto unit = text.empty() ? units.end() : units.find(text.back());
+  std::optional<uint64_t> count;
+  if (unit != units.end()) count = ParseNumber(text.substr(0, text.size() - 1), 1, 366 * 86400);
+  if (!count || static_cast<int64_t>(*count) * unit->second > 366 * 86400) {
+    return Usage(absl::StrCat("--for is a duration like 90s, 30m, 4h or 2d (at most a year), not ", Quoted(text)));
+  }
+  return static_cast<int64_t>(*count) * unit->second;
+}
+
+absl::StatusOr<Options::Failure> ParseFailure(const std::string& kind, const std::string& id) {
+  Options::Failure failure;
+  failure.kind = kind;
+  if (kind == "plane") {
+    auto plane = ParsePlane(id);
+    if (!plane.ok()) return plane.status();
+    failure.id = plane->first;
+    failure.plane = plane->second;
+    return failure;
+  }
+  if (kind != "link" && kind != "srlg" && kind != "node" && kind != "facility") {
+    return Usage(absl::StrCat("whatif fails a link, srlg, node, plane or facility, not ", Quoted(kind)));
+  }
+  if (auto status = CheckId(kind, id); !status.ok()) return status;
+  failure.id = id;
+  return failure;
+}
+
+using FlagLookup = std::function<const std::string*(const std::string&)>;
+
+absl::Status ParseWorkloadOperands(const std::vector<std::string>& operands, const FlagLookup& flag,
+                                   Options& options) {
+  static const std::vector<std::string> kAddFlags = {"--file", "--src", "--to", "--gbps", "--priority",
+                                                     "--origin", "--services", "--budget-ms"};
+  if (operands.empty() || (operands[0] != "add" && operands[0] != "remove" && operands[0] != "list")) {
+    return Usage("workload takes add, remove or list");
+  }
+  options.subcommand = operands[0];
+  if (options.subcommand != "add") {
+    for (const std::string& name : kAddFlags) {
+      if (flag(name)) return Usage(absl::StrCat(name, " is for workload add"));
+    }
+    if (options.subcommand == "list") {
+      if (operands.size() != 1) return Usage("workload list takes no operands");
+      options.kind = EntityKind::kWorkload;
+      return absl::OkStatus();
+    }
+    if (flag("-o")) return Usage("-o is for workload list");
+    if (operands.size() != 2) return Usage("workload remove takes one id");
+    options.id = operands[1];
+    return CheckId("workload", options.id);
+  }
+  if (flag("-o")) return Usage("-o is for workload list");
+  if (const std::string* file = flag("--file")) {
+    if (operands.size() != 1) return Usage("workload add --file takes no id: the file has them");
+    for (const std::string& name : kAddFlags) {
+      if (name != "--file" && flag(name)) return Usage(absl::StrCat(name, " does not go with --file"));
+    }
+    if (file->find_first_of("\r\n") != std::string::npos) return Usage("the file name must be one line");
+    options.file = *file;
+    return absl::OkStatus();
+  }
+  if (operands.size() != 2) return Usage("workload add takes one id (or --file FILE)");
+  options.id = operands[1];
+  if (auto status = CheckId("workload", options.id); !status.ok()) return status;
+  const bool elephant = flag("--src") || flag("--to") || flag("--gbps") || flag("--priority");
+  const bool chain = flag("--origin") || flag("--services") || flag("--budget-ms");
+  if (elephant == chain) {
+    return Usage("workload add takes an elephant flow (--src --to --gbps) or a chain (--origin --services --budget-ms)");
+  }
+  if (elephant) {
+    if (!flag("--src") || !flag("--to") || !flag("--gbps")) return Usage("an elephant flow needs --src, --to and --gbps");
+    options.src = *flag("--src");
+    if (auto status = CheckId("facility", options.src); !status.ok()) return status;
+    options.dst_prefix = *flag("--to");
+    double gbps = 0;
+    if (!absl::SimpleAtod(*flag("--gbps"), &gbps) || !std::isfinite(gbps) || gbps <= 0 || gbps > 1e6) {
+      return Usage(absl::StrCat("--gbps must be a number in (0, 1e6], not ", Quoted(*flag("--gbps"))));
+    }
+    options.gbps = gbps;
+    if (const std::string* priority = flag("--priority")) {
+      auto value = ParseNumber(*priority, 0, 7);
+      if (!value) return Usage(absl::StrCat("--priority must be 0-7 (0 = highest), not ", Quoted(*priority)));
+      options.priority = static_cast<uint32_t>(*value);
+    }
+    return absl::OkStatus();
+  }
+  if (!flag("--origin") || !flag("--services") || !flag("--budget-ms")) {
+    return Usage("an agent chain needs --origin, --services and --budget-ms");
+  }
+  options.origin = *flag("--origin");
+  if (auto status = CheckId("facility", options.origin); !status.ok()) return status;
+  auto services = ParseIdList("--services", *flag("--services"), /*repeats=*/true);
+  if (!services.ok()) return services.status();
+  options.services = *std::move(services);
+  auto budget = ParseNumber(*flag("--budget-ms"), 1, 60'000);
+  if (!budget) return Usage(absl::StrCat("--budget-ms must be a whole number from 1 to 60000, not ",
+                                         Quoted(*flag("--budget-ms"))));
+  options.budget_us = *budget * 1000;
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+std::vector<std::string> CommandNames() {
+  std::vector<std::string> names;
+  for (const CommandInfo& info : CommandTable()) names.push_back(info.name);
+  return names;
+}
+
+std::vector<std::string> CommandFlags(const std::string& name) {
+  const CommandInfo* info = FindCommand(name);
+  if (info == nullptr) return {};
+  return {info->spec.flags.begin(), info->spec.flags.end()};
+}
+
+std::string CommandUsage(const std::string& name) {
+  const CommandInfo* info = FindCommand(name);
+  if (info == nullptr) return "";
+  std::string usage;
+  for (const std::string& line : std::vector<std::string>(absl::StrSplit(info->usage, '\n', absl::SkipEmpty()))) {
+    absl::StrAppend(&usage, line.rfind("    ", 0) == 0 ? "  " : "  tectl ", line, "\n");
+  }
+  return usage;
+}
+
+std::string UsageText() {
+  std::string text = "usage: tectl [--server HOST:PORT --ca FILE --cert FILE --key FILE | --store DIR] COMMAND\ncommands:\n";
+  for (const CommandInfo& info : CommandTable()) absl::StrAppend(&text, CommandUsage(info.name));
+  absl::StrAppend(&text, std::string(kWhere));
+  return text;
+}
 
 std::string OutputFormatName(OutputFormat format) {
   switch (format) {
@@ -236,15 +494,16 @@ absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args, c
 
   // 2. The command and the flags it takes.
   Options options;
-  if (given.count("--help")) {
+  if (given.count("--help")) {  // tectl --help, tectl drain --help
     options.command = Command::kHelp;
+    if (!words.empty() && FindCommand(words[0]) != nullptr) options.help_topic = words[0];
     return options;
   }
   if (words.empty()) return Usage("no command");
   const std::string command_name = words[0];
-  auto spec_it = Commands().find(command_name);
-  if (spec_it == Commands().end()) return Usage(absl::StrCat("unknown command ", Quoted(command_name)));
-  const CommandSpec& spec = spec_it->second;
+  const CommandInfo* info = FindCommand(command_name);
+  if (info == nullptr) return Usage(absl::StrCat("unknown command ", Quoted(command_name)));
+  const CommandSpec& spec = info->spec;
   options.command = spec.command;
   const std::vector<std::string> operands(words.begin() + 1, words.end());
   for (const auto& [name, value] : given) {
@@ -253,7 +512,16 @@ absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args, c
     }
   }
   if (options.command == Command::kHelp) {
-    if (!operands.empty()) return Usage("help takes no operands");
+    if (operands.size() > 1) return Usage("help takes at most one command");
+    if (!operands.empty()) {
+      if (FindCommand(operands[0]) == nullptr) return Usage(absl::StrCat("unknown command ", Quoted(operands[0])));
+      options.help_topic = operands[0];
+    }
+    return options;
+  }
+  if (options.command == Command::kCompletion) {
+    if (operands.size() != 1 || operands[0] != "bash") return Usage("completion takes one shell: bash");
+    options.shell = operands[0];
     return options;
   }
 
@@ -290,6 +558,16 @@ absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args, c
       if (options.kind == EntityKind::kPlan && !options.id.empty()) {
         options.facility = std::exchange(options.id, "");  // a plan's "id" is a site
       }
+      if (const std::string* state = flag("--state")) {
+        if (options.kind != EntityKind::kLink || options.command != Command::kGet) {
+          return Usage("--state is for get links");
+        }
+        static const std::set<std::string> kStates = {"up", "degraded", "down", "unknown", "drained"};
+        if (!kStates.count(*state)) {
+          return Usage(absl::StrCat("--state must be up, degraded, down, unknown or drained, not ", Quoted(*state)));
+        }
+        options.state = *state;
+      }
       break;
     }
     case Command::kImport:
@@ -311,7 +589,8 @@ absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args, c
       }
       break;
     case Command::kJournal:
-      if (!operands.empty()) return Usage("journal takes no operands");
+    case Command::kAuditLog:
+      if (!operands.empty()) return Usage(absl::StrCat(command_name, " takes no operands"));
       if (const std::string* from = flag("--from")) {
         auto seq = ParseNumber(*from, 1, UINT64_MAX);
         if (!seq)
@@ -331,23 +610,125 @@ absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args, c
     case Command::kDrain:
     case Command::kUndrain: {
       if (operands.size() != 2) return Usage(absl::StrCat(command_name, " takes a kind and an id"));
-      auto kind = ParseEntityKind(operands[0]);
-      if (!kind ||
-          (*kind != EntityKind::kLink && *kind != EntityKind::kNode && *kind != EntityKind::kFacility)) {
-        return Usage(
-            absl::StrCat("can ", command_name, " a link, node or facility, not ", Quoted(operands[0])));
-      }
-      options.kind = *kind;
-      options.id = operands[1];
-      if (auto status = CheckId(std::string(EntityKindName(*kind)), options.id); !status.ok()) return status;
-      if (const std::string* reason = flag("--reason")) {
-        if (reason->size() > 1024 || reason->find_first_of("\r\n") != std::string::npos) {
-          return Usage("--reason must be one line of at most 1024 characters");
+      if (operands[0] == "plane") {
+        auto plane = ParsePlane(operands[1]);
+        if (!plane.ok()) return plane.status();
+        options.kind = EntityKind::kFacility;
+        options.id = plane->first;
+        options.plane = plane->second;
+      } else {
+        auto kind = ParseEntityKind(operands[0]);
+        if (!kind ||
+            (*kind != EntityKind::kLink && *kind != EntityKind::kNode && *kind != EntityKind::kFacility)) {
+          return Usage(absl::StrCat("can ", command_name, " a link, node, facility or plane, not ",
+                                    Quoted(operands[0])));
         }
-        options.reason = *reason;
+        options.kind = *kind;
+        options.id = operands[1];
+        if (auto status = CheckId(std::string(EntityKindName(*kind)), options.id); !status.ok()) return status;
       }
+      if (auto status = ParseReason(flag("--reason"), options); !status.ok()) return status;
+      options.dry_run = flag("--dry-run") != nullptr;
+      options.force = flag("--force") != nullptr;
+      if (options.force && options.dry_run) return Usage("--force and --dry-run do not go together");
+      if (options.force && options.reason.empty()) return Usage("--force needs a --reason");
+      if (auto status = ParseUtilizationLimit(flag("--max-utilization"), options); !status.ok()) return status;
       break;
     }
+    case Command::kWorkload:
+      if (auto status = ParseWorkloadOperands(operands, flag, options); !status.ok()) return status;
+      break;
+    case Command::kPin:
+    case Command::kUnpin: {
+      if (operands.size() != 1) return Usage(absl::StrCat(command_name, " takes one chain id"));
+      options.id = operands[0];
+      if (auto status = CheckId("workload", options.id); !status.ok()) return status;
+      if (options.command == Command::kUnpin) break;
+      const std::string* path = flag("--path");
+      const std::string* facilities = flag("--facilities");
+      if ((path == nullptr) == (facilities == nullptr)) return Usage("pin takes --path or --facilities (one of them)");
+      auto list = ParseIdList(path ? "--path" : "--facilities", path ? *path : *facilities, /*repeats=*/path != nullptr);
+      if (!list.ok()) return list.status();
+      (path ? options.path : options.facilities) = *std::move(list);
+      if (auto status = ParseReason(flag("--reason"), options); !status.ok()) return status;
+      break;
+    }
+    case Command::kOverride: {
+      if (operands.size() != 1) return Usage("override takes one link id");
+      options.id = operands[0];
+      if (auto status = CheckId("link", options.id); !status.ok()) return status;
+      options.clear = flag("--clear") != nullptr;
+      const std::string* metric = flag("--metric");
+      if (options.clear) {
+        if (metric || flag("--for") || flag("--reason")) return Usage("--clear takes no --metric, --for or --reason");
+        break;
+      }
+      if (metric == nullptr) return Usage("override needs --metric N (or --clear)");
+      auto value = ParseNumber(*metric, 1, 65535);
+      if (!value) return Usage(absl::StrCat("--metric must be a whole number from 1 to 65535, not ", Quoted(*metric)));
+      options.metric = static_cast<uint32_t>(*value);
+      if (const std::string* duration = flag("--for")) {
+        auto seconds = ParseDuration(*duration);
+        if (!seconds.ok()) return seconds.status();
+        options.for_s = *seconds;
+      }
+      if (auto status = ParseReason(flag("--reason"), options); !status.ok()) return status;
+      break;
+    }
+    case Command::kWhatIf: {
+      if (operands.empty() || operands[0] != "fail") return Usage("whatif takes: fail KIND ID [KIND ID ...]");
+      if (operands.size() < 3 || operands.size() % 2 != 1) return Usage("whatif fail takes KIND ID pairs");
+      for (size_t i = 1; i + 1 < operands.size(); i += 2) {
+        auto failure = ParseFailure(operands[i], operands[i + 1]);
+        if (!failure.ok()) return failure.status();
+        options.failures.push_back(*std::move(failure));
+      }
+      if (options.failures.size() > 64) return Usage("whatif fail takes at most 64 failures");
+      if (auto status = ParseUtilizationLimit(flag("--max-utilization"), options); !status.ok()) return status;
+      break;
+    }
+    case Command::kAudit:
+      if (!operands.empty()) return Usage("audit takes no operands");
+      break;
+    case Command::kExplain:
+      if (operands.size() != 2 || operands[0] != "chain") return Usage("explain takes: chain ID");
+      options.id = operands[1];
+      if (auto status = CheckId("workload", options.id); !status.ok()) return status;
+      break;
+    case Command::kPlan:
+      if (operands.empty() || (operands[0] != "history" && operands[0] != "diff")) {
+        return Usage("plan takes history or diff A B");
+      }
+      options.subcommand = operands[0];
+      if (options.subcommand == "history") {
+        if (operands.size() != 1) return Usage("plan history takes no operands");
+        if (const std::string* limit = flag("--limit")) {
+          auto n = ParseNumber(*limit, 1, 100);
+          if (!n) return Usage(absl::StrCat("--limit must be a whole number from 1 to 100, not ", Quoted(*limit)));
+          options.limit = static_cast<uint32_t>(*n);
+        } else {
+          options.limit = 0;  // every plan kept
+        }
+      } else {
+        if (flag("--limit")) return Usage("--limit is for plan history");
+        if (operands.size() != 3) return Usage("plan diff takes two generations: A B");
+        auto a = ParseNumber(operands[1], 1, UINT64_MAX);
+        auto b = ParseNumber(operands[2], 1, UINT64_MAX);
+        if (!a || !b) return Usage("plan diff takes two plan generations (whole numbers from 1)");
+        options.generation_a = *a;
+        options.generation_b = *b;
+      }
+      break;
+    case Command::kEvents:
+      if (operands.size() != 1 || operands[0] != "watch") return Usage("events takes: watch");
+      options.subcommand = "watch";
+      if (const std::string* count = flag("--count")) {
+        auto n = ParseNumber(*count, 1, 1'000'000);
+        if (!n) return Usage(absl::StrCat("--count must be a whole number from 1 to 1000000, not ", Quoted(*count)));
+        options.count = *n;
+      }
+      break;
+
     case Command::kSolve: {
       if (!operands.empty()) return Usage("solve takes no operands: give --graph FILE");
       const std::string* graph = flag("--graph");
@@ -377,7 +758,8 @@ absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args, c
       }
       break;
     }
-    case Command::kHelp: break;
+    case Command::kHelp:
+    case Command::kCompletion: break;
   }
 
   // 4. Output format.
@@ -402,9 +784,12 @@ absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args, c
     for (const char* tls_flag : {"--ca", "--cert", "--key"}) {
       if (flag(tls_flag)) return Usage(absl::StrCat(tls_flag, " is for --server, not --store"));
     }
-    if (options.command == Command::kDrain || options.command == Command::kUndrain) {
-      return Usage(
-          absl::StrCat(command_name, " changes intents, which only a running pathcomp does: use --server"));
+    const bool store_reads = options.command == Command::kGet || options.command == Command::kDescribe ||
+                             options.command == Command::kExport || options.command == Command::kJournal ||
+                             options.command == Command::kImport ||
+                             (options.command == Command::kWorkload && options.subcommand == "list");
+    if (!store_reads) {
+      return Usage(absl::StrCat(command_name, " needs a running pathcomp: use --server"));
     }
     options.store_dir = *store;
     return options;

@@ -29,7 +29,20 @@ std::string EntityKindPlural(EntityKind kind);
 // Accepts the singular or the plural name ("link", "links"); nullopt otherwise.
 std::optional<EntityKind> ParseEntityKind(std::string_view word);
 
-enum class Command { kHelp, kGet, kDescribe, kImport, kExport, kJournal, kDrain, kUndrain, kSolve };
+enum class Command {
+  kHelp, kGet, kDescribe, kImport, kExport, kJournal, kDrain, kUndrain, kSolve,
+  kWorkload, kPin, kUnpin, kOverride, kWhatIf, kAudit, kExplain, kPlan, kEvents, kAuditLog, kCompletion,
+};
+
+// Every command's name, as typed ("get", "audit-log", ...), in usage order.
+std::vector<std::string> CommandNames();
+// The flags one command takes besides the global ones (for completion).
+std::vector<std::string> CommandFlags(const std::string& name);
+// The usage of one command (its synopsis and what it does); "" for an unknown name.
+std::string CommandUsage(const std::string& name);
+
+// `tectl audit` exits with this when some workload depends on one facility.
+inline constexpr int kExitDependencies = 3;
 
 // What `tectl solve` optimizes (pathcomp/solver/mcf_problem.h).
 enum class SolveObjective { kMlu, kTotalFlow };
@@ -53,6 +66,7 @@ struct Options {
   EntityKind kind = EntityKind::kFacility;
   std::string id;
   std::string facility;  // get --facility (and the plan's site)
+  std::string state;     // get --state up|degraded|down|unknown|drained (links)
 
   OutputFormat output = OutputFormat::kTable;
 
@@ -65,8 +79,46 @@ struct Options {
   uint64_t from_seq = 0;  // 0: the newest `limit` entries
   uint32_t limit = kDefaultJournalLimit;
 
-  // drain
+  // drain, pin, override: why (kept with the intent); drain also plane
+  // (kind facility with `plane` set), --force, --dry-run, --max-utilization
   std::string reason;
+  std::optional<uint32_t> plane;
+  bool force = false;
+  double utilization_limit = 0;  // 0: the server's default (1.0)
+
+  // Sub-commands: workload add|remove|list, plan history|diff, events watch.
+  std::string subcommand;
+
+  // workload add: from `file`, or one workload from flags (`id` and either
+  // elephant or chain fields)
+  std::string src, dst_prefix;  // elephant
+  double gbps = 0;
+  uint32_t priority = 0;
+  std::string origin;  // chain
+  std::vector<std::string> services;
+  uint64_t budget_us = 0;
+
+  // pin WORKLOAD: a path (replica facility per call, for a chain) or a facility set
+  std::vector<std::string> path, facilities;
+  // override LINK: --metric N [--for SECONDS] | --clear
+  uint32_t metric = 0;
+  int64_t for_s = 0;  // 0: until removed
+  bool clear = false;
+
+  // whatif fail KIND ID...
+  struct Failure {
+    std::string kind;  // link, srlg, node, facility, plane
+    std::string id;    // for a plane, its facility
+    uint32_t plane = 0;
+  };
+  std::vector<Failure> failures;
+
+  // plan diff A B
+  uint64_t generation_a = 0, generation_b = 0;
+  // events watch --count N (0: until interrupted)
+  uint64_t count = 0;
+  // completion SHELL; help COMMAND
+  std::string shell, help_topic;
 
   // solve (no server, no store: the solver runs here)
   std::string graph;    // any topology format import reads
@@ -79,7 +131,7 @@ struct Options {
 using EnvLookup = std::function<std::string(const char* name)>;
 
 // The usage text printed by `tectl help` and after a usage error.
-extern const char kUsage[];
+std::string UsageText();
 
 // Parses `args` (without the program name). Flags may come before or after the
 // command, as "--flag value" or "--flag=value" ("-ojson" too). GEODESIC_SERVER,

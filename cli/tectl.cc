@@ -1,15 +1,12 @@
 // tectl: the operator CLI for Geodesic traffic engineering (DESIGN §1).
 //
-//   tectl [where] get KIND [ID] [--facility F] [-o table|wide|json|yaml]
-//   tectl [where] describe KIND ID [-o yaml|json]
-//   tectl [where] import FILE [--replace-workloads] [--dry-run] [-o table|json|yaml]
-//   tectl [where] export [FILE]
-//   tectl [where] journal [--from SEQ] [--limit N] [-o table|wide|json|yaml]
-//   tectl solve --graph FILE [--demands FILE] [--objective mlu|total-flow] [--scale S] [-o ...]
-//   tectl [--server ...] drain|undrain link|node|facility ID [--reason TEXT]
+//   tectl [where] COMMAND ...   (tectl help lists every command; tectl COMMAND --help one)
 //
-//   KIND: facilities nodes links fabrics services workloads intents plan
-//   (singular or plural).
+//   reads:    get, describe, export, journal, plan history|diff, explain chain,
+//             audit, events watch, audit-log
+//   changes:  drain/undrain (pre-checked), workload add|remove, pin/unpin,
+//             override, import
+//   offline:  solve, completion
 //
 // Where the model is (or the environment variable in brackets):
 //   --server HOST:PORT [GEODESIC_SERVER]   a pathcomp replica's Operator API, over
@@ -19,7 +16,8 @@
 //                                           read-only beside a running pathcomp;
 //                                           import only when none has it open
 // Exit codes: 0 ok, 1 the server or the store refused or failed, 2 bad usage
-// (with a one-line error and the usage text).
+// (with a one-line error and the usage text), 3 audit found single-facility
+// dependencies.
 //
 // Flag parsing is cli/options.h; each command is one file (cli/*_command.cc)
 // reading through cli/model_source.h, which answers alike online and offline.
@@ -28,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "cli/commands.h"
 #include "cli/model_source.h"
 #include "cli/operator_client.h"
@@ -38,8 +37,18 @@
 namespace geodesic::cli {
 namespace {
 
-int UsageError(const std::string& message) {
-  std::fprintf(stderr, "tectl: %s\n%s", message.c_str(), kUsage);
+// The one-line error, then the usage of the command the line names (the
+// first word that is one), or the general synopsis.
+int UsageError(const std::string& message, const std::vector<std::string>& args) {
+  std::string usage;
+  for (const std::string& arg : args) {
+    if (usage.empty()) usage = CommandUsage(arg);
+  }
+  if (usage.empty()) {
+    usage = "  tectl [--server HOST:PORT --ca FILE --cert FILE --key FILE | --store DIR] COMMAND ...\n";
+  }
+  std::fprintf(stderr, "tectl: %s\nusage:\n%s(tectl help lists every command and the exit codes)\n",
+               message.c_str(), usage.c_str());
   return 2;
 }
 
@@ -49,16 +58,23 @@ std::string Env(const char* name) {
 }
 
 int Main(int argc, char** argv) {
-  auto options = ParseCommandLine(std::vector<std::string>(argv + 1, argv + argc), Env);
-  if (!options.ok()) return UsageError(std::string(options.status().message()));
-  if (options->command == Command::kHelp) return std::printf("%s", kUsage), 0;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  auto options = ParseCommandLine(args, Env);
+  if (!options.ok()) return UsageError(std::string(options.status().message()), args);
+  if (options->command == Command::kHelp) {
+    const std::string text = options->help_topic.empty()
+                                 ? UsageText()
+                                 : absl::StrCat("usage:\n", CommandUsage(options->help_topic));
+    return std::printf("%s", text.c_str()), 0;
+  }
   if (options->command == Command::kSolve) return RunSolve(*options);
+  if (options->command == Command::kCompletion) return RunCompletion(*options);
 
   std::shared_ptr<v1::Operator::Stub> stub;
   ModelSourcePtr source;
   if (!options->server.empty()) {
     if (auto status = tls::ValidateTlsFiles(options->tls); !status.ok()) {
-      return UsageError(std::string(status.message()));
+      return UsageError(std::string(status.message()), args);
     }
     stub = ConnectOperator(options->server, options->tls);
     source = NewGrpcModelSource(stub, options->server);
@@ -67,6 +83,18 @@ int Main(int argc, char** argv) {
     case Command::kImport: return RunImport(*options, stub.get());
     case Command::kDrain:
     case Command::kUndrain: return RunDrain(*options, *stub);
+    case Command::kWorkload:
+      if (options->subcommand != "list") return RunWorkload(*options, *stub);
+      break;  // list: get workloads
+    case Command::kPin:
+    case Command::kUnpin: return RunPin(*options, *stub);
+    case Command::kOverride: return RunOverride(*options, *stub);
+    case Command::kWhatIf: return RunWhatIf(*options, *stub);
+    case Command::kAudit: return RunAudit(*options, *stub);
+    case Command::kExplain: return RunExplain(*options, *stub);
+    case Command::kPlan: return RunPlan(*options, *stub);
+    case Command::kEvents: return RunEvents(*options, *stub);
+    case Command::kAuditLog: return RunAuditLog(*options, *stub);
     default: break;
   }
   if (source == nullptr) {
@@ -75,11 +103,12 @@ int Main(int argc, char** argv) {
     source = *std::move(opened);
   }
   switch (options->command) {
-    case Command::kGet: return RunGet(*options, *source);
+    case Command::kGet:
+    case Command::kWorkload: return RunGet(*options, *source);  // workload list
     case Command::kDescribe: return RunDescribe(*options, *source);
     case Command::kExport: return RunExport(*options, *source);
     case Command::kJournal: return RunJournal(*options, *source);
-    default: return UsageError("unknown command");
+    default: return UsageError("unknown command", args);
   }
 }
 

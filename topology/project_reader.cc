@@ -46,6 +46,18 @@ class ProjectReader {
     return std::move(topology_);
   }
 
+  // Only `workloads:`, referring to what `known` holds.
+  std::vector<v1::Workload> ReadWorkloads(const Topology& known) && {
+    for (const auto& facility : known.facilities) {
+      facilities_[facility.id()] = facility.position();
+      for (const auto& prefix : facility.prefixes()) prefix_owner_.emplace(prefix, facility.id());
+    }
+    for (const auto& service : known.services) service_ids_.insert(service.id());
+    LoadWorkloads();
+    root_.RejectUnknownKeys();
+    return std::move(topology_.workloads);
+  }
+
  private:
   void LoadFacilities() {
     for (auto& entry : root_.RequiredMapList("facilities")) {
@@ -349,6 +361,16 @@ absl::StatusOr<Topology> ParseTopology(const std::string& yaml_text, const std::
   Topology topology = ProjectReader(*root).Read();
   if (auto status = root->status(); !status.ok()) return status;
   return topology;
+}
+
+absl::StatusOr<std::vector<v1::Workload>> ParseWorkloads(const std::string& yaml_text, const std::string& origin,
+                                                         const Topology& known) {
+  auto root = config::ConfigReader::FromString(yaml_text, origin);
+  if (!root.ok()) return root.status();
+  std::vector<v1::Workload> workloads = ProjectReader(*root).ReadWorkloads(known);
+  if (auto status = root->status(); !status.ok()) return status;
+  if (workloads.empty()) return absl::InvalidArgumentError(absl::StrCat(origin, ": no workloads in the file"));
+  return workloads;
 }
 
 absl::StatusOr<Topology> LoadTopologyFile(const std::string& path) {

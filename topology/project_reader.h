@@ -14,6 +14,7 @@
 //
 // facilities, nodes and links are required; the rest optional.
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "topology/inventory.h"
@@ -29,5 +30,13 @@ namespace geodesic::topology {
 // Same, from text; `origin` stands in for the file name in errors.
 [[nodiscard]] absl::StatusOr<Topology> ParseTopology(const std::string& yaml_text,
                                                      const std::string& origin);
+
+// A file of workloads only (`workloads:` as above), whose references are
+// checked against `known` (its facilities with their prefixes, and services):
+// what `tectl workload add --file` sends. Errors as ParseTopology's; an empty
+// list is an error too.
+[[nodiscard]] absl::StatusOr<std::vector<v1::Workload>> ParseWorkloads(const std::string& yaml_text,
+                                                                      const std::string& origin,
+                                                                      const Topology& known);
 
 }  // namespace geodesic::topology

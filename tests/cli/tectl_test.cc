@@ -439,7 +439,7 @@ TEST_F(TectlTest, BadUsageExitsTwoWithOneLineAndTheUsage) {
     const TectlRun run = Tectl(args);
     EXPECT_EQ(run.exit_code, 2) << run;
     EXPECT_THAT(run.err, StartsWith("tectl: "));
-    EXPECT_THAT(run.err, HasSubstr("\nusage: tectl"));
+    EXPECT_THAT(run.err, HasSubstr("\nusage:\n  tectl "));
     EXPECT_TRUE(run.out.empty());
   }
 }

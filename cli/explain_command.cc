@@ -1,0 +1,128 @@
+// tectl audit and tectl explain chain: what the current plan says about
+// single-facility dependencies and about one agent chain.
+#include <algorithm>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "cli/commands.h"
+#include "cli/operator_client.h"
+#include "cli/output.h"
+#include "cli/table.h"
+
+namespace geodesic::cli {
+namespace {
+
+absl::StatusOr<v1::Plan> CurrentPlan(v1::Operator::StubInterface& stub) {
+  grpc::ClientContext context;
+  SetTimeout(context, std::chrono::seconds(60));
+  v1::GetPlanResponse response;
+  const grpc::Status status = stub.GetPlan(&context, v1::GetPlanRequest(), &response);
+  if (!status.ok()) return FromGrpc(status);
+  return std::move(*response.mutable_plan());
+}
+
+std::string Ms(uint64_t us) { return absl::StrFormat("%.3f", us / 1000.0); }
+
+std::string Path(const google::protobuf::RepeatedPtrField<std::string>& facilities) {
+  return facilities.empty() ? "(local)" : absl::StrJoin(facilities, ">");
+}
+
+std::string Scope(const v1::FailureScope& scope) {
+  switch (scope.kind()) {
+    case v1::FAILURE_KIND_LINK: return absl::StrCat("link ", scope.id());
+    case v1::FAILURE_KIND_SRLG: return absl::StrCat("srlg ", scope.id());
+    case v1::FAILURE_KIND_FACILITY: return absl::StrCat("facility ", scope.id());
+    default: return scope.id();
+  }
+}
+
+std::string Assignment(const v1::ChainAssignment& assignment) {
+  if (!assignment.placed()) return absl::StrCat("cannot be placed: ", assignment.reason());
+  std::vector<std::string> replicas;
+  for (const auto& hop : assignment.hops()) replicas.push_back(absl::StrCat(hop.service_id(), "@", hop.replica_facility_id()));
+  return absl::StrCat(absl::StrJoin(replicas, " -> "), " (", Ms(assignment.total_latency_us()), " ms",
+                      assignment.within_budget() ? "" : ", over budget", ")");
+}
+
+}  // namespace
+
+int RunAudit(const Options& options, v1::Operator::StubInterface& stub) {
+  auto plan = CurrentPlan(stub);
+  if (!plan.ok()) return PrintError(plan.status());
+  const int found = plan->single_facility_dependencies_size();
+  if (options.output != OutputFormat::kTable) {
+    YAML::Node document;
+    document["plan_generation"] = NumberNode(static_cast<double>(plan->generation()));
+    YAML::Node list(YAML::NodeType::Sequence);
+    for (const auto& dependency : plan->single_facility_dependencies()) list.push_back(MessageNode(dependency));
+    document["single_facility_dependencies"] = list;
+    PrintDocument(document, options.output);
+  } else if (found == 0) {
+    std::cout << "no workload depends on a single facility (plan generation " << plan->generation() << ")\n";
+  } else {
+    Table table({"WORKLOAD", "FACILITY", "REASON"});
+    for (const auto& dependency : plan->single_facility_dependencies()) {
+      table.Add({dependency.workload_id(), dependency.facility_id(), dependency.reason()});
+    }
+    std::cout << table.Render() << found << " single-facility dependenc" << (found == 1 ? "y" : "ies")
+              << " (plan generation " << plan->generation() << ")\n";
+  }
+  return found == 0 ? 0 : kExitDependencies;
+}
+
+int RunExplain(const Options& options, v1::Operator::StubInterface& stub) {
+  auto plan = CurrentPlan(stub);
+  if (!plan.ok()) return PrintError(plan.status());
+  const v1::ChainPlan* chain = nullptr;
+  for (const auto& candidate : plan->chains()) {
+    if (candidate.workload_id() == options.id) chain = &candidate;
+  }
+  if (chain == nullptr) {
+    return PrintError(absl::NotFoundError(absl::StrCat("no agent chain ", options.id, " in plan generation ",
+                                                       plan->generation(), " (tectl get workloads lists them)")));
+  }
+  if (options.output != OutputFormat::kTable) {
+    PrintStructured(*chain, options.output);
+    return 0;
+  }
+  const v1::ChainAssignment& primary = chain->primary();
+  std::cout << "chain " << chain->workload_id() << ", plan generation " << plan->generation() << ": "
+            << (primary.placed() ? absl::StrCat(Ms(primary.total_latency_us()), " ms of a ",
+                                                Ms(chain->latency_budget_us()), " ms budget",
+                                                primary.within_budget() ? "" : " (OVER BUDGET)")
+                                 : absl::StrCat("cannot be placed: ", primary.reason()))
+            << "\n";
+  if (primary.placed()) {
+    Table table({"HOP", "SERVICE", "REPLICA", "PATH_THERE", "PATH_BACK", "NETWORK_MS", "SERVICE_MS", "HOP_MS", "SHARE"});
+    int slowest = -1;
+    uint64_t slowest_us = 0;
+    for (int i = 0; i < primary.hops_size(); ++i) {
+      const auto& hop = primary.hops(i);
+      const uint64_t hop_us = hop.network_rtt_us() + hop.service_time_us();
+      if (slowest < 0 || hop_us > slowest_us) slowest = i, slowest_us = hop_us;
+      const double share = primary.total_latency_us() == 0 ? 0 : 100.0 * hop_us / primary.total_latency_us();
+      table.Add({absl::StrCat(i + 1), hop.service_id(), hop.replica_facility_id(), Path(hop.path_there_facility_ids()),
+                 Path(hop.path_back_facility_ids()), Ms(hop.network_rtt_us()), Ms(hop.service_time_us()), Ms(hop_us),
+                 absl::StrFormat("%.1f%%", share)});
+    }
+    std::cout << table.Render();
+    if (slowest >= 0) {
+      std::cout << "slowest hop: " << slowest + 1 << " (" << primary.hops(slowest).service_id() << " at "
+                << primary.hops(slowest).replica_facility_id() << ", " << Ms(slowest_us) << " ms)\n";
+    }
+  }
+  if (!chain->backups().empty()) {
+    Table backups({"IF THIS FAILS", "BACKUP"});
+    for (const auto& backup : chain->backups()) {
+      std::vector<std::string> scopes;
+      for (const auto& scope : backup.protects()) scopes.push_back(Scope(scope));
+      backups.Add({absl::StrJoin(scopes, ", "), Assignment(backup.assignment())});
+    }
+    std::cout << "\n" << backups.Render();
+  }
+  return 0;
+}
+
+}  // namespace geodesic::cli
