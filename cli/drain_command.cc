@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "cli/commands.h"
 #include "cli/impact_text.h"
 #include "cli/operator_client.h"
@@ -81,8 +82,13 @@ int RunDrain(const Options& options, v1::Operator::StubInterface& stub) {
   // The pre-check, shown; a refusal ends here unless forced.
   v1::AddIntentResponse check;
   grpc::Status status = send(/*dry_run=*/true, check);
-  if (check.has_impact()) PrintImpact(options, check.impact());
   if (!status.ok()) return PrintError(FromGrpc(status));
+  PrintImpact(options, check.impact());
+  if (!check.impact().refusals().empty() && !options.force) {
+    return PrintError(absl::FailedPreconditionError(
+        absl::StrCat("FAILED_PRECONDITION: drain refused by the pre-check: ",
+                     absl::StrJoin(check.impact().refusals(), "; "), " (an admin may --force it, with a --reason)")));
+  }
   // With -o json|yaml, stdout holds only the impact.
   std::ostream& note = options.output == OutputFormat::kTable ? std::cout : std::cerr;
   if (options.dry_run) {

@@ -69,7 +69,7 @@ absl::StatusOr<std::unique_ptr<LocalLab>> LocalLab::Create(LabOptions options) {
                            for (int i = 0; i < std::max(1, lab->options_.replicas); ++i) ids.push_back(lab->ReplicaId(i));
                            return absl::StrJoin(ids, ",");
                          }(), "--etcd", "etcd1,etcd2,etcd3", "--operators",
-                         "admin:admin,viewer:viewer"});
+                         "admin:admin,ops:operator,viewer:viewer"});
   if (!pki.ok()) return pki.status();
   if (pki->exit_code != 0) {
     return absl::InternalError(absl::StrCat("make-pki.sh failed: ", pki->output));

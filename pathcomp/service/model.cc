@@ -192,11 +192,16 @@ absl::StatusOr<v1::AgentSession> Model::OpenSession(const std::string& facility_
 }
 
 absl::Status Model::ValidateIntentTarget(const v1::Intent& intent) const {
-  if (intent.has_pin() || intent.has_metric_override()) {
-    return absl::UnimplementedError(
-        "pins and metric overrides are part of the wire contract but not applied by this "
-        "pathcomp yet; use a drain");
+  if (intent.has_metric_override()) {
+    const v1::MetricOverride& override = intent.metric_override();
+    if (!links_.count(override.link_id())) return absl::NotFoundError(absl::StrCat("unknown link ", override.link_id()));
+    if (override.igp_metric() < 1 || override.igp_metric() > 65535) {
+      return absl::InvalidArgumentError(absl::StrCat("a metric is 1..65535, not ", override.igp_metric()));
+    }
+    if (override.expires_at_unix_ms() < 0) return absl::InvalidArgumentError("expires_at_unix_ms is negative");
+    return absl::OkStatus();
   }
+  if (intent.has_pin()) return ValidatePin(intent.pin());
   if (!intent.has_drain()) return absl::InvalidArgumentError("the intent names no action");
   const auto& target = intent.drain().target();
   switch (target.kind_case()) {
@@ -235,6 +240,44 @@ absl::Status Model::ValidateIntentTarget(const v1::Intent& intent) const {
   return absl::OkStatus();
 }
 
+absl::Status Model::ValidatePin(const v1::Pin& pin) const {
+  auto workload = workloads_.find(pin.workload_id());
+  if (workload == workloads_.end()) return absl::NotFoundError(absl::StrCat("unknown workload ", pin.workload_id()));
+  if (!workload->second.has_chain()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "workload ", pin.workload_id(),
+        " is an elephant flow: it follows per-destination routes that every flow to its prefix shares, so a pin "
+        "cannot hold it alone on a path; only agent chains can be pinned (drain links or facilities instead)"));
+  }
+  const v1::AgentChain& chain = workload->second.chain();
+  if (pin.path_facility_ids().empty() == pin.allowed_facility_ids().empty()) {
+    return absl::InvalidArgumentError("a pin gives a path or a facility set (one of them)");
+  }
+  if (!pin.path_facility_ids().empty()) {
+    if (pin.path_facility_ids_size() != chain.service_ids_size()) {
+      return absl::InvalidArgumentError(absl::StrCat("chain ", pin.workload_id(), " makes ", chain.service_ids_size(),
+                                                     " calls; a path pin names one replica facility per call, not ",
+                                                     pin.path_facility_ids_size()));
+    }
+    for (int call = 0; call < chain.service_ids_size(); ++call) {
+      const std::string& facility = pin.path_facility_ids(call);
+      auto service = services_.find(chain.service_ids(call));
+      const bool hosted = service != services_.end() &&
+                          std::find(service->second.replica_facility_ids().begin(),
+                                    service->second.replica_facility_ids().end(),
+                                    facility) != service->second.replica_facility_ids().end();
+      if (!hosted) {
+        return absl::InvalidArgumentError(absl::StrCat("call ", call + 1, " (service ", chain.service_ids(call),
+                                                       ") has no replica in ", facility));
+      }
+    }
+  }
+  for (const std::string& facility : pin.allowed_facility_ids()) {
+    if (!facilities_.count(facility)) return absl::NotFoundError(absl::StrCat("unknown facility ", facility));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Model::CheckIntent(const v1::Intent& intent) const {
   std::lock_guard lock(mu_);
   return CheckIntentLocked(intent);
@@ -250,8 +293,16 @@ absl::Status Model::CheckIntentLocked(const v1::Intent& intent) const {
   }
   if (auto status = ValidateIntentTarget(intent); !status.ok()) return status;
   for (const auto& [id, existing] : intents_) {
-    if (existing.has_drain() && SameMessage(existing.drain(), intent.drain())) {
+    if (intent.has_drain() && existing.has_drain() && SameMessage(existing.drain(), intent.drain())) {
       return absl::AlreadyExistsError(absl::StrCat("already drained by intent ", id));
+    }
+    if (intent.has_pin() && existing.has_pin() && existing.pin().workload_id() == intent.pin().workload_id()) {
+      return absl::AlreadyExistsError(absl::StrCat("workload ", intent.pin().workload_id(), " is already pinned by intent ", id));
+    }
+    if (intent.has_metric_override() && existing.has_metric_override() &&
+        existing.metric_override().link_id() == intent.metric_override().link_id()) {
+      return absl::AlreadyExistsError(absl::StrCat("link ", intent.metric_override().link_id(),
+                                                   " already has a metric override: intent ", id));
     }
   }
   if (intent.reason().size() > 1024) return absl::InvalidArgumentError("reason longer than 1024");
@@ -269,6 +320,18 @@ absl::Status Model::AddIntent(v1::Intent intent, const std::string& actor, int64
   intents_[intent.id()] = std::move(intent);
   InvalidateSnapshot();
   return absl::OkStatus();
+}
+
+std::vector<std::string> Model::ExpiredIntents(int64_t now_unix_ms) const {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> expired;
+  for (const auto& [id, intent] : intents_) {
+    if (intent.has_metric_override() && intent.metric_override().expires_at_unix_ms() != 0 &&
+        intent.metric_override().expires_at_unix_ms() <= now_unix_ms) {
+      expired.push_back(id);
+    }
+  }
+  return expired;
 }
 
 absl::Status Model::DeleteIntent(const std::string& id, const std::string& actor) {
@@ -337,6 +400,12 @@ absl::Status Model::AddWorkload(const v1::Workload& workload, const std::string&
 absl::Status Model::DeleteWorkload(const std::string& id, const std::string& actor) {
   std::lock_guard lock(mu_);
   if (!workloads_.count(id)) return absl::NotFoundError(absl::StrCat("unknown workload ", id));
+  for (const auto& [intent_id, intent] : intents_) {
+    if (intent.has_pin() && intent.pin().workload_id() == id) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("workload ", id, " is pinned by intent ", intent_id, ": unpin it first"));
+    }
+  }
   state::ChangeSet changes(absl::StrCat("workload ", id, " removed by ", actor));
   changes.Delete(Kind::kWorkload, id);
   if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();

@@ -128,6 +128,8 @@ class Model {
   [[nodiscard]] absl::Status AddIntent(v1::Intent intent, const std::string& actor,
                                        int64_t now_unix_ms);
   [[nodiscard]] absl::Status DeleteIntent(const std::string& id, const std::string& actor);
+  // The ids of metric overrides expired at `now_unix_ms`.
+  std::vector<std::string> ExpiredIntents(int64_t now_unix_ms) const;
   [[nodiscard]] absl::Status AddWorkload(const v1::Workload& workload, const std::string& actor);
   [[nodiscard]] absl::Status DeleteWorkload(const std::string& id, const std::string& actor);
 
@@ -170,8 +172,9 @@ class Model {
       const topology::Topology& inventory, const std::string& cause, const ImportOptions& options,
       const std::vector<std::pair<std::string, std::string>>& meta);
   absl::Status ValidateWorkload(const v1::Workload& workload) const;
-  absl::Status ValidateIntentTarget(const v1::Intent& intent) const;
+  absl::Status ValidateIntentTarget(const v1::Intent& intent) const;  // also pins and overrides
   absl::Status CheckIntentLocked(const v1::Intent& intent) const;
+  absl::Status ValidatePin(const v1::Pin& pin) const;
   void InvalidateSnapshot() { snapshot_.reset(); pending_health_.clear(); }
   // Telemetry (model_telemetry.cc): reports waiting to be committed together.
   struct PendingReport;

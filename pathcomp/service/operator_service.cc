@@ -267,8 +267,13 @@ grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
   GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, "add intent", *request);
   const v1::Intent& intent = request->intent();
   absl::Status result = model_.CheckIntent(intent);
-  if (result.ok() && intent.has_metric_override() && identity->role < tls::Role::kAdmin) {
-    result = absl::PermissionDeniedError("metric overrides need the admin role");
+  if (result.ok() && intent.has_metric_override()) {
+    const int64_t expires = intent.metric_override().expires_at_unix_ms();
+    if (identity->role < tls::Role::kAdmin) {
+      result = absl::PermissionDeniedError("metric overrides need the admin role");
+    } else if (expires != 0 && expires <= daemon::UnixNowMs()) {
+      result = absl::InvalidArgumentError("the metric override expires in the past");
+    }
   }
   if (result.ok() && request->force()) {
     if (identity->role < tls::Role::kAdmin) {
@@ -288,7 +293,9 @@ grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
       const std::vector<std::string> refusals = DrainRefusals(*impact);
       for (const std::string& refusal : refusals) impact->add_refusals(refusal);
       *response->mutable_impact() = *impact;
-      if (!refusals.empty() && !request->force()) {
+      // A dry run reports refusals in the impact (an error status would carry
+      // no response); the drain itself is refused.
+      if (!refusals.empty() && !request->force() && !request->dry_run()) {
         result = absl::FailedPreconditionError(absl::StrCat(
             "drain refused by the pre-check: ", absl::StrJoin(refusals, "; "),
             " (an admin may force it, with a reason)"));
@@ -297,7 +304,13 @@ grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
   }
   if (result.ok() && request->dry_run()) {
     if (auto plan = planner_.CurrentPlan()) response->set_plan_generation(plan->generation());
-    return grpc::Status::OK;  // nothing changed: not a mutation, not audited
+    // Nothing changed; a pre-check that refuses is audited all the same (what
+    // was tried, and why it did not go ahead).
+    if (!response->impact().refusals().empty() && !request->force()) {
+      Audit(*identity, "add intent (dry run)", request->ShortDebugString(),
+            absl::FailedPreconditionError(absl::StrJoin(response->impact().refusals(), "; ")));
+    }
+    return grpc::Status::OK;
   }
   if (result.ok()) result = model_.AddIntent(intent, identity->spiffe_id, daemon::UnixNowMs());
   if (result.ok() && replication_.publish_intent) {
@@ -346,32 +359,57 @@ grpc::Status OperatorService::ListAuditLog(grpc::ServerContext* context, const v
   return grpc::Status::OK;
 }
 
-grpc::Status OperatorService::DeleteIntent(grpc::ServerContext* context,
-                                           const v1::DeleteIntentRequest* request,
-                                           v1::DeleteIntentResponse* response) {
-  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, "delete intent", *request);
+absl::StatusOr<uint64_t> OperatorService::RemoveIntent(const std::string& id, const std::string& actor,
+                                                       const std::string& why) {
   std::optional<v1::Intent> previous;
   for (v1::Intent& stored : model_.Intents()) {
-    if (stored.id() == request->id()) previous = std::move(stored);
+    if (stored.id() == id) previous = std::move(stored);
   }
-  absl::Status result = model_.DeleteIntent(request->id(), identity->spiffe_id);
+  absl::Status result = model_.DeleteIntent(id, actor);
   if (result.ok() && replication_.retract_intent) {
-    result = replication_.retract_intent(request->id());
+    result = replication_.retract_intent(id);
     if (!result.ok() && previous) {
       (void)model_.AddIntent(*previous, previous->created_by(), previous->created_at_unix_ms());
     }
   }
+  if (!result.ok()) return result;
+  v1::IntentChange change;
+  change.mutable_intent()->set_id(id);
+  change.set_removed(true);
+  return Replan(change, absl::StrCat("intent ", id, " ", why));
+}
+
+grpc::Status OperatorService::DeleteIntent(grpc::ServerContext* context,
+                                           const v1::DeleteIntentRequest* request,
+                                           v1::DeleteIntentResponse* response) {
+  GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, "delete intent", *request);
+  absl::Status result;
+  for (const v1::Intent& stored : model_.Intents()) {
+    if (stored.id() == request->id() && stored.has_metric_override() && identity->role < tls::Role::kAdmin) {
+      result = absl::PermissionDeniedError("metric overrides need the admin role");
+    }
+  }
   if (result.ok()) {
-    v1::IntentChange change;
-    change.mutable_intent()->set_id(request->id());
-    change.set_removed(true);
-    auto generation =
-        Replan(change, absl::StrCat("intent ", request->id(), " removed by ", identity->name));
+    auto generation = RemoveIntent(request->id(), identity->spiffe_id, absl::StrCat("removed by ", identity->name));
     if (generation.ok()) response->set_plan_generation(*generation);
     result = generation.status();
   }
   Audit(*identity, "delete intent", request->ShortDebugString(), result, response->plan_generation());
   return ToGrpcStatus(result);
+}
+
+void OperatorService::ExpireIntents(int64_t now_unix_ms) {
+  if (!may_mutate_().ok()) return;  // the leader expires them; followers mirror it
+  for (const std::string& id : model_.ExpiredIntents(now_unix_ms)) {
+    tls::Identity pathcomp;
+    pathcomp.kind = tls::Identity::Kind::kPathcomp;
+    pathcomp.spiffe_id = "pathcomp (expiry)";
+    auto generation = RemoveIntent(id, pathcomp.spiffe_id, "expired");
+    v1::DeleteIntentRequest request;
+    request.set_id(id);
+    Audit(pathcomp, "expire intent", request.ShortDebugString(), generation.status(),
+          generation.ok() ? *generation : 0);
+  }
 }
 
 grpc::Status OperatorService::ImportTopology(grpc::ServerContext* context,

@@ -67,6 +67,10 @@ class OperatorService final : public v1::Operator::Service {
                            v1::ListJournalResponse*) override;
   grpc::Status WatchEvents(grpc::ServerContext*, const v1::WatchEventsRequest*,
                            grpc::ServerWriter<v1::Event>*) override;
+  // Removes the metric overrides expired at `now_unix_ms` (only where this
+  // replica may change the model); audited as pathcomp's own doing.
+  void ExpireIntents(int64_t now_unix_ms);
+
   grpc::Status WhatIf(grpc::ServerContext*, const v1::WhatIfRequest*, v1::WhatIfResponse*) override;
   grpc::Status ListPlans(grpc::ServerContext*, const v1::ListPlansRequest*, v1::ListPlansResponse*) override;
   grpc::Status ListAuditLog(grpc::ServerContext*, const v1::ListAuditLogRequest*,
@@ -75,6 +79,9 @@ class OperatorService final : public v1::Operator::Service {
  private:
   // The caller's identity when it is an operator with at least `role`.
   absl::StatusOr<tls::Identity> Authorize(grpc::ServerContext* context, tls::Role role) const;
+  // Removes an intent (through etcd when replicated) and re-plans; the
+  // generation current afterwards. `why` ends the plan's reason.
+  absl::StatusOr<uint64_t> RemoveIntent(const std::string& id, const std::string& actor, const std::string& why);
   // Announces an intent change and re-solves at once; the generation current afterwards.
   absl::StatusOr<uint64_t> Replan(const v1::IntentChange& change, const std::string& reason);
   // The impact of `failures` and/or `intent` (may be null) on the plan.

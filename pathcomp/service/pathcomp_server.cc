@@ -3,11 +3,15 @@
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <map>
 #include <filesystem>
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/clock.h"
 #include "daemon/log.h"
 #include "pathcomp/service/event_bus.h"
 #include "pathcomp/service/model.h"
@@ -209,7 +213,18 @@ class PathcompServerImpl final : public PathcompServer {
     address_ = absl::StrCat(config.listen_address.substr(0, config.listen_address.rfind(':')),
                             ":", port);
     planner_.Start();
+    expiry_ = std::thread([this] { ExpireIntentsUntilShutdown(); });
     return absl::OkStatus();
+  }
+
+  // Metric overrides end on their own: checked every second.
+  void ExpireIntentsUntilShutdown() {
+    std::unique_lock lock(expiry_mu_);
+    while (!expiry_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_expiry_; })) {
+      lock.unlock();
+      operators_.ExpireIntents(daemon::UnixNowMs());
+      lock.lock();
+    }
   }
 
   Planner& planner() { return planner_; }
@@ -219,6 +234,12 @@ class PathcompServerImpl final : public PathcompServer {
     if (shut_down_) return;
     shut_down_ = true;
     // Resign first, so another replica takes over at once.
+    {
+      std::lock_guard lock(expiry_mu_);
+      stop_expiry_ = true;
+    }
+    expiry_cv_.notify_all();
+    if (expiry_.joinable()) expiry_.join();
     if (election_) election_->Stop();
     if (intents_) intents_->Stop();
     if (workloads_) workloads_->Stop();
@@ -243,6 +264,10 @@ class PathcompServerImpl final : public PathcompServer {
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
   bool shut_down_ = false;
+  std::mutex expiry_mu_;
+  std::condition_variable expiry_cv_;
+  bool stop_expiry_ = false;
+  std::thread expiry_;
 };
 
 }  // namespace

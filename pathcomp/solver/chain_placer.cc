@@ -10,7 +10,7 @@ namespace geodesic::pathcomp {
 namespace {
 
 bool SameExclusion(const Exclusion& a, const Exclusion& b) {
-  return a.link == b.link && a.srlg == b.srlg && a.facility == b.facility;
+  return a.link == b.link && a.srlg == b.srlg && a.facility == b.facility && a.allowed == b.allowed;
 }
 
 std::string FacilityList(const Snapshot& snapshot, const std::vector<int>& facilities) {
@@ -69,7 +69,10 @@ const ShortestPaths& ChainPlacer::From(int source) {
   return *from_[source];
 }
 
-ChainPlacement ChainPlacer::Place(const Chain& chain, const Exclusion& failure) {
+ChainPlacement ChainPlacer::Place(const Chain& chain, const Exclusion& failure_only) {
+  // A pinned chain keeps to its facility set, also when it fails over.
+  Exclusion failure = failure_only;
+  if (!chain.allowed.empty()) failure.allowed = &chain.allowed;
   SetFailure(failure);
   ChainPlacement result;
   if (failure.facility == chain.origin) {
@@ -100,6 +103,8 @@ ChainPlacement ChainPlacer::Place(const Chain& chain, const Exclusion& failure) 
     std::vector<Entry> layer;
     for (int replica : replicas.facilities) {
       if (replica == failure.facility) continue;
+      if (!chain.pinned_replicas.empty() && replica != chain.pinned_replicas[call]) continue;
+      if (!chain.allowed.empty() && !chain.allowed[replica]) continue;
       Entry best{replica, kUnreachable, -1};
       for (int j = 0; j < static_cast<int>(previous.size()); ++j) {
         const uint64_t network = rtt(previous[j].facility, replica);
@@ -114,7 +119,11 @@ ChainPlacement ChainPlacer::Place(const Chain& chain, const Exclusion& failure) 
     if (layer.empty()) {
       const std::string& name = snapshot_.service_id(service);
       result.failed_call = static_cast<int>(call);
-      if (replicas.facilities.empty()) {
+      if (!chain.pinned_replicas.empty() && chain.pinned_replicas[call] == failure.facility) {
+        result.reason = absl::StrCat("service ", name, " is pinned to ", snapshot_.facility_id(failure.facility));
+      } else if (!chain.pinned_replicas.empty() || !chain.allowed.empty()) {
+        result.reason = absl::StrCat("no replica of service ", name, " the chain's pin allows can be reached and back");
+      } else if (replicas.facilities.empty()) {
         result.reason = absl::StrCat("service ", name, " has no replica in a known facility");
       } else if (failure.facility >= 0 &&
                  std::all_of(replicas.facilities.begin(), replicas.facilities.end(),
@@ -205,7 +214,8 @@ ChainPlan ChainPlacer::PlanAll() {
         const ChainPlacement& primary = plan.primary[c];
         if (!backup.placement.placed) {
           std::string reason = backup.placement.reason;
-          if (reason.rfind("service ", 0) != 0 || reason.find(" has one replica") == std::string::npos) {
+          if (reason.rfind("service ", 0) != 0 || (reason.find(" has one replica") == std::string::npos &&
+                                                    reason.find(" is pinned to ") == std::string::npos)) {
             const int call = backup.placement.failed_call;
             const int from = call == 0 ? chains[c].origin : primary.hops[call - 1].replica;
             reason = absl::StrCat("facility ", id, " is the only transit between ",

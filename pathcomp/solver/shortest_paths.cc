@@ -11,6 +11,10 @@ bool Exclusion::Excludes(const Snapshot& snapshot, int link_index) const {
       (snapshot.link_src(link_index) == facility || snapshot.link_dst(link_index) == facility)) {
     return true;
   }
+  if (allowed != nullptr &&
+      (!(*allowed)[snapshot.link_src(link_index)] || !(*allowed)[snapshot.link_dst(link_index)])) {
+    return true;
+  }
   if (srlg >= 0) {
     const auto srlgs = snapshot.link_srlgs(link_index);
     if (std::find(srlgs.begin(), srlgs.end(), srlg) != srlgs.end()) return true;

@@ -17,8 +17,11 @@ struct Exclusion {
   int link = -1;
   int srlg = -1;
   int facility = -1;  // its links, in and out: the facility is gone
+  // A pinned chain's facility set (Chain::allowed): links leaving it are out
+  // too. Null: no restriction. Not owned.
+  const std::vector<char>* allowed = nullptr;
 
-  bool empty() const { return link < 0 && srlg < 0 && facility < 0; }
+  bool empty() const { return link < 0 && srlg < 0 && facility < 0 && allowed == nullptr; }
   // True when `link_index` may not be used: unusable, or hit by the failure.
   bool Excludes(const Snapshot& snapshot, int link_index) const;
 };

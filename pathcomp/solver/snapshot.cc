@@ -1,6 +1,7 @@
 #include "pathcomp/solver/snapshot.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -34,13 +35,14 @@ struct Drains {
 
 }  // namespace
 
-LinkState Snapshot::StateFor(uint64_t latency_us, bool drained, const v1::LinkHealth& health) {
+LinkState Snapshot::StateFor(uint64_t latency_us, double cost_scale, bool drained, const v1::LinkHealth& health) {
   LinkState state;
   state.oper = health.state();
   state.drained = drained;
   state.usable = !drained && (health.state() == v1::OPER_STATE_UP ||
                               health.state() == v1::OPER_STATE_DEGRADED);
-  state.cost_us = std::max<uint64_t>(1, health.rtt_us() > 0 ? health.rtt_us() / 2 : latency_us);
+  const uint64_t base = health.rtt_us() > 0 ? health.rtt_us() / 2 : latency_us;
+  state.cost_us = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(static_cast<double>(base) * cost_scale)));
   if (health.state() == v1::OPER_STATE_DEGRADED) state.cost_us += kDegradedPenaltyUs;
   return state;
 }
@@ -99,6 +101,14 @@ Snapshot Snapshot::Build(const ModelView& model) {
   std::sort(links.begin(), links.end(), [](const auto* a, const auto* b) { return a->id() < b->id(); });
 
   const Drains drains(model.intents);
+  std::unordered_map<std::string, uint32_t> metric_overrides;
+  std::unordered_map<std::string, const v1::Pin*> pins;  // by workload id
+  for (const auto& intent : model.intents) {
+    if (intent.has_metric_override()) {
+      metric_overrides[intent.metric_override().link_id()] = intent.metric_override().igp_metric();
+    }
+    if (intent.has_pin()) pins[intent.pin().workload_id()] = &intent.pin();
+  }
   auto states = std::make_shared<std::vector<LinkState>>();
   states->reserve(links.size());
   const int n = static_cast<int>(shared->facility_ids.size());
@@ -114,6 +124,11 @@ Snapshot Snapshot::Build(const ModelView& model) {
     shared->link_dst_node.push_back(link->dst_node_id());
     shared->link_capacity_gbps.push_back(link->capacity_gbps());
     shared->link_metric.push_back(link->igp_metric());
+    const auto override = metric_overrides.find(link->id());
+    shared->link_cost_scale.push_back(override == metric_overrides.end()
+                                          ? 1.0
+                                          : static_cast<double>(override->second) /
+                                                std::max<uint32_t>(1, link->igp_metric()));
     shared->link_latency_us.push_back(link->latency_us());
     std::vector<int> srlgs;
     for (const auto& name : link->srlgs()) {
@@ -124,7 +139,7 @@ Snapshot Snapshot::Build(const ModelView& model) {
     shared->link_srlgs.push_back(std::move(srlgs));
     ++out_count[src];
     const bool drained = link->admin_state() == v1::ADMIN_STATE_DRAINED || drains.Drained(*link);
-    states->push_back(StateFor(link->latency_us(), drained, link->health()));
+    states->push_back(StateFor(link->latency_us(), shared->link_cost_scale.back(), drained, link->health()));
     snapshot.usable_links_ += states->back().usable;
   }
   // Adjacency as one flat array (CSR), links of a facility in id order.
@@ -176,6 +191,25 @@ Snapshot Snapshot::Build(const ModelView& model) {
         chain.services.push_back(it->second);
       }
       if (chain.services.size() != static_cast<size_t>(spec.service_ids_size())) continue;
+      if (auto pin = pins.find(workload.id()); pin != pins.end()) {
+        // Facilities the model does not know (checked when pinned) are dropped: the
+        // chain then finds no replica there and says so.
+        const auto index_of = [&](const std::string& id) {
+          const auto it = shared->facility_index.find(id);
+          return it == shared->facility_index.end() ? -1 : it->second;
+        };
+        if (!pin->second->path_facility_ids().empty() &&
+            pin->second->path_facility_ids_size() == static_cast<int>(chain.services.size())) {
+          for (const auto& id : pin->second->path_facility_ids()) chain.pinned_replicas.push_back(index_of(id));
+        }
+        if (!pin->second->allowed_facility_ids().empty()) {
+          chain.allowed.assign(shared->facility_ids.size(), 0);
+          for (const auto& id : pin->second->allowed_facility_ids()) {
+            if (const int f = index_of(id); f >= 0) chain.allowed[f] = 1;
+          }
+          chain.allowed[chain.origin] = 1;
+        }
+      }
       shared->chains.push_back(std::move(chain));
     } else {
       continue;
@@ -197,7 +231,7 @@ absl::StatusOr<Snapshot> Snapshot::WithLinkHealth(
     if (link < 0) return absl::NotFoundError(absl::StrCat("unknown link ", id));
     LinkState& state = (*states)[link];
     next.usable_links_ -= state.usable;
-    state = StateFor(shared_->link_latency_us[link], state.drained, link_health);
+    state = StateFor(shared_->link_latency_us[link], shared_->link_cost_scale[link], state.drained, link_health);
     next.usable_links_ += state.usable;
   }
   next.states_ = std::move(states);

@@ -60,12 +60,17 @@ struct Chain {
   std::vector<int> services;  // service indices, in call order
   uint64_t budget_us;
   int workload;  // index into workload_ids()
+  // A pin intent: the replica facility of every call (empty: any), or the
+  // facilities the chain may use at all, as a mask by facility index (empty: all).
+  std::vector<int> pinned_replicas = {};
+  std::vector<char> allowed = {};
 };
 
 class Snapshot {
  public:
   // Links are usable when not admin-drained, not drained by an intent (link, either end
-  // node, either end facility), and measured up or degraded. Elephant flows
+  // node, either end facility), and measured up or degraded. A metric-override
+  // intent scales its link's path cost; a pin intent restricts its chain. Elephant flows
   // whose prefix no facility announces, and chains that call an unknown
   // service, are left out. A service keeps only its replicas in known
   // facilities (possibly none: chains calling it cannot be placed).
@@ -97,6 +102,9 @@ class Snapshot {
   const std::string& link_dst_node(int link) const { return shared_->link_dst_node[link]; }
   double link_capacity_gbps(int link) const { return shared_->link_capacity_gbps[link]; }
   uint32_t link_metric(int link) const { return shared_->link_metric[link]; }
+  // A metric override's factor on the link's path cost (override / inventory
+  // metric); 1 without one.
+  double link_cost_scale(int link) const { return shared_->link_cost_scale[link]; }
   // SRLG indices of the link; names via srlg_name().
   std::span<const int> link_srlgs(int link) const { return shared_->link_srlgs[link]; }
   int SrlgIndex(const std::string& name) const;  // -1 when unknown
@@ -131,6 +139,7 @@ class Snapshot {
     std::vector<std::string> link_dst_node;
     std::vector<double> link_capacity_gbps;
     std::vector<uint32_t> link_metric;
+    std::vector<double> link_cost_scale;
     std::vector<uint64_t> link_latency_us;
     std::vector<std::vector<int>> link_srlgs;
     std::vector<std::string> srlg_names;
@@ -144,7 +153,7 @@ class Snapshot {
     std::vector<std::string> workload_ids;
   };
 
-  static LinkState StateFor(uint64_t latency_us, bool drained, const v1::LinkHealth& health);
+  static LinkState StateFor(uint64_t latency_us, double cost_scale, bool drained, const v1::LinkHealth& health);
 
   std::shared_ptr<const Shared> shared_;
   std::shared_ptr<const std::vector<LinkState>> states_;

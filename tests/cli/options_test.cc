@@ -154,7 +154,7 @@ TEST(OptionsTest, BadUsageIsOneLineNamingTheProblem) {
   EXPECT_THAT(Error(with_store({"get", "intents", "--facility", "iad"})),
               HasSubstr("does not apply to intents"));
   EXPECT_THAT(Error(with_store({"journal", "extra"})), HasSubstr("no operands"));
-  EXPECT_THAT(Error(with_store({"help", "extra"})), HasSubstr("no operands"));
+  EXPECT_THAT(Error(with_store({"help", "extra"})), HasSubstr("unknown command"));
   EXPECT_THAT(Error(with_store({"drain", "link", "a"})), HasSubstr("use --server"));
   EXPECT_THAT(Error(with_store({"get", "links", "--ca", "ca.crt"})), HasSubstr("--ca is for --server"));
   EXPECT_THAT(Error({"get", "links"}, Env{}), HasSubstr("--store DIR is required"));
@@ -164,7 +164,7 @@ TEST(OptionsTest, BadUsageIsOneLineNamingTheProblem) {
   EXPECT_THAT(Error({"--server", "pc:0", "get", "links"}), HasSubstr("HOST:PORT"));
   EXPECT_THAT(Error({"--server", "pc:65536", "get", "links"}), HasSubstr("HOST:PORT"));
   EXPECT_THAT(Error({"--server", "pc:http", "get", "links"}), HasSubstr("HOST:PORT"));
-  EXPECT_THAT(Error({"--server", "pc:7000", "drain", "plan", "x"}), HasSubstr("link, node or facility"));
+  EXPECT_THAT(Error({"--server", "pc:7000", "drain", "plan", "x"}), HasSubstr("link, node, facility or plane"));
   EXPECT_THAT(Error({"--server", "pc:7000", "drain", "link"}), HasSubstr("a kind and an id"));
 }
 
@@ -191,6 +191,54 @@ TEST(OptionsTest, HelpNeedsNoServer) {
   options = Parse({"get", "--help"}, Env{});
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_EQ(options->command, Command::kHelp);
+  EXPECT_EQ(options->help_topic, "get");
+  EXPECT_THAT(Error({"help", "frob"}, Env{}), HasSubstr("unknown command"));
+}
+
+TEST(OptionsTest, TrafficEngineeringCommands) {
+  auto options = Parse({"--server", "pc:7000", "whatif", "fail", "plane", "iad:1", "srlg", "conduit-a",
+                        "--max-utilization", "0.8", "-o", "json"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_EQ(options->failures.size(), 2u);
+  EXPECT_EQ(options->failures[0].kind, "plane");
+  EXPECT_EQ(options->failures[0].id, "iad");
+  EXPECT_EQ(options->failures[0].plane, 1u);
+  EXPECT_EQ(options->failures[1].id, "conduit-a");
+  EXPECT_DOUBLE_EQ(options->utilization_limit, 0.8);
+
+  options = Parse({"--server", "pc:7000", "drain", "plane", "sjc:3", "--force", "--reason", "swap"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->id, "sjc");
+  EXPECT_EQ(options->plane, 3u);
+  EXPECT_TRUE(options->force);
+
+  options = Parse({"--server", "pc:7000", "override", "a-b", "--metric", "500", "--for", "4h"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->metric, 500u);
+  EXPECT_EQ(options->for_s, 4 * 3600);
+
+  options = Parse({"--server", "pc:7000", "workload", "add", "c1", "--origin", "nyc", "--services", "r,llm,r",
+                   "--budget-ms", "150"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->services, (std::vector<std::string>{"r", "llm", "r"}));  // a service may be called twice
+  EXPECT_EQ(options->budget_us, 150'000u);
+
+  options = Parse({"--server", "pc:7000", "plan", "diff", "3", "7"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->generation_a, 3u);
+  EXPECT_EQ(options->generation_b, 7u);
+
+  EXPECT_THAT(Error({"--server", "pc:7000", "drain", "plane", "sjc"}), HasSubstr("FACILITY:N"));
+  EXPECT_THAT(Error({"--server", "pc:7000", "drain", "link", "a", "--force"}), HasSubstr("--force needs a --reason"));
+  EXPECT_THAT(Error({"--server", "pc:7000", "drain", "link", "a", "--dry-run", "--force", "--reason", "r"}),
+              HasSubstr("do not go together"));
+  EXPECT_THAT(Error({"--server", "pc:7000", "override", "a", "--metric", "5", "--for", "5w"}), HasSubstr("duration"));
+  EXPECT_THAT(Error({"--server", "pc:7000", "pin", "c1", "--facilities", "a,a"}), HasSubstr("twice"));
+  EXPECT_THAT(Error({"--server", "pc:7000", "pin", "c1"}), HasSubstr("--path or --facilities"));
+  EXPECT_THAT(Error({"--server", "pc:7000", "events", "watch", "--count", "0"}), HasSubstr("--count"));
+  EXPECT_THAT(Error({"--store", "/tmp/x", "whatif", "fail", "link", "a"}), HasSubstr("use --server"));
+  options = Parse({"--store", "/tmp/x", "workload", "list"});
+  EXPECT_TRUE(options.ok()) << options.status();
 }
 
 }  // namespace
