@@ -39,17 +39,10 @@ int RunDrain(const Options& options, v1::Operator::StubInterface& stub) {
   const bool drain = options.command == Command::kDrain;
   const std::string intent_id = DrainIntentId(options);
   if (!drain) {
-    v1::DeleteIntentResponse response;
-    const grpc::Status status = CallLeader(options.server, options.tls, stub, [&](auto& to) {
-      grpc::ClientContext context;
-      SetTimeout(context, std::chrono::seconds(60));
-      v1::DeleteIntentRequest request;
-      request.set_id(intent_id);
-      return to.DeleteIntent(&context, request, &response);
-    });
-    if (!status.ok()) return PrintError(FromGrpc(status));
+    auto generation = RemoveIntentAt(options.server, options.tls, stub, intent_id);
+    if (!generation.ok()) return PrintError(generation.status());
     std::cout << "undrained " << TargetText(options) << " (intent " << intent_id << "), plan generation "
-              << response.plan_generation() << "\n";
+              << *generation << "\n";
     return 0;
   }
 

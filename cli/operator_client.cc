@@ -32,6 +32,20 @@ grpc::Status CallLeader(const std::string& server, const tls::TlsFiles& tls, v1:
   return status;
 }
 
+absl::StatusOr<uint64_t> RemoveIntentAt(const std::string& server, const tls::TlsFiles& tls,
+                                        v1::Operator::StubInterface& stub, const std::string& id) {
+  v1::DeleteIntentResponse response;
+  const grpc::Status status = CallLeader(server, tls, stub, [&](v1::Operator::StubInterface& to) {
+    grpc::ClientContext context;
+    SetTimeout(context, std::chrono::seconds(60));
+    v1::DeleteIntentRequest request;
+    request.set_id(id);
+    return to.DeleteIntent(&context, request, &response);
+  });
+  if (!status.ok()) return FromGrpc(status);
+  return response.plan_generation();
+}
+
 void SetTimeout(grpc::ClientContext& context, std::chrono::seconds timeout) {
   context.set_deadline(std::chrono::system_clock::now() + timeout);
 }

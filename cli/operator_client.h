@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "geodesic/v1/operator.grpc.pb.h"
 #include "tls/credentials.h"
 
@@ -38,6 +39,10 @@ std::optional<std::string> LeaderAddressFrom(const grpc::Status& status);
 using OperatorCall = std::function<grpc::Status(v1::Operator::StubInterface&)>;
 grpc::Status CallLeader(const std::string& server, const tls::TlsFiles& tls, v1::Operator::StubInterface& stub,
                         const OperatorCall& call);
+
+// Removes intent `id` through CallLeader; the plan generation current afterwards.
+absl::StatusOr<uint64_t> RemoveIntentAt(const std::string& server, const tls::TlsFiles& tls,
+                                        v1::Operator::StubInterface& stub, const std::string& id);
 
 // Sets `context`'s deadline `timeout` from now.
 void SetTimeout(grpc::ClientContext& context, std::chrono::seconds timeout);

@@ -75,16 +75,9 @@ int SendIntent(const Options& options, v1::Operator::StubInterface& stub, const 
 
 int RemoveIntent(const Options& options, v1::Operator::StubInterface& stub, const std::string& id,
                  const std::string& done) {
-  v1::DeleteIntentResponse response;
-  const grpc::Status status = CallLeader(options.server, options.tls, stub, [&](auto& to) {
-    grpc::ClientContext context;
-    SetTimeout(context, std::chrono::seconds(60));
-    v1::DeleteIntentRequest request;
-    request.set_id(id);
-    return to.DeleteIntent(&context, request, &response);
-  });
-  if (!status.ok()) return PrintError(FromGrpc(status));
-  std::cout << done << " (intent " << id << "), plan generation " << response.plan_generation() << "\n";
+  auto generation = RemoveIntentAt(options.server, options.tls, stub, id);
+  if (!generation.ok()) return PrintError(generation.status());
+  std::cout << done << " (intent " << id << "), plan generation " << *generation << "\n";
   return 0;
 }
 
