@@ -57,6 +57,9 @@ int RunPlan(const Options& options, v1::Operator::StubInterface& stub);
 int RunEvents(const Options& options, v1::Operator::StubInterface& stub);
 // audit-log: the operator audit log.
 int RunAuditLog(const Options& options, v1::Operator::StubInterface& stub);
+// drill run FILE: a failure drill on the simulator; kExitDrillFailed when an
+// expectation fails.
+int RunDrill(const Options& options);
 // completion bash: the completion script.
 int RunCompletion(const Options& options);
 

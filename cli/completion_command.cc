@@ -24,6 +24,7 @@ const std::map<std::string, std::string>& OperandWords() {
       {"plan", "history diff"},
       {"events", "watch"},
       {"completion", "bash"},
+      {"drill", "run"},
   };
   return *words;
 }
@@ -45,7 +46,7 @@ int RunCompletion(const Options&) {
                "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n"
                "  local global=\"--server --store --ca --cert --key --help\"\n"
                "  case \"$prev\" in\n"
-               "    --ca|--cert|--key|--file|--graph|--demands|--store) COMPREPLY=( $(compgen -f -- \"$cur\") ); return ;;\n"
+               "    --ca|--cert|--key|--file|--graph|--demands|--store|--report|--charts) COMPREPLY=( $(compgen -f -- \"$cur\") ); return ;;\n"
                "    -o|--output) COMPREPLY=( $(compgen -W \"table wide json yaml\" -- \"$cur\") ); return ;;\n"
                "    --objective) COMPREPLY=( $(compgen -W \"mlu total-flow\" -- \"$cur\") ); return ;;\n"
                "    --state) COMPREPLY=( $(compgen -W \"up degraded down unknown drained\" -- \"$cur\") ); return ;;\n"

@@ -117,6 +117,10 @@ const std::vector<CommandInfo>& CommandTable() {
        "solve --graph FILE [--demands FILE] [--objective mlu|total-flow] [--scale S] [-o ...]\n"
        "    the elephant-flow allocation, offline (every link up; FILE in any import\n"
        "    format; S in (0, 1e6], default 1)\n"},
+      {"drill", {Command::kDrill, {"--report", "--charts", "-o"}, structured},
+       "drill run FILE [--report FILE.json] [--charts DIR] [-o table|json|yaml]\n"
+       "    runs a failure drill (sim/drills/*.yaml) on the simulator with pathcomp's\n"
+       "    planning; exits 4 when an expectation fails, saying which and why\n"},
       {"completion", {Command::kCompletion, {}, {}},
        "completion bash\n    a bash completion script: source <(tectl completion bash)\n"},
       {"help", {Command::kHelp, {}, {}}, "help [COMMAND]\n    this text, or one command's (also COMMAND --help)\n"},
@@ -142,7 +146,7 @@ constexpr std::string_view kWhere =
     "  changes workloads and pins, runs what-ifs; admin also imports, overrides\n"
     "  metrics and forces drains\n"
     "exit codes: 0 ok, 1 the server or the store refused or failed, 2 bad usage,\n"
-    "  3 audit found single-facility dependencies\n";
+    "  3 audit found single-facility dependencies, 4 a drill expectation failed\n";
 
 // Flags and whether each takes a value. "--output" is an alias of "-o".
 const std::map<std::string, bool>& Flags() {
@@ -176,6 +180,8 @@ const std::map<std::string, bool>& Flags() {
       {"--metric", true},
       {"--for", true},
       {"--count", true},
+      {"--report", true},
+      {"--charts", true},
       {"--replace-workloads", false},
       {"--dry-run", false},
       {"--force", false},
@@ -758,6 +764,19 @@ absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args, c
       }
       break;
     }
+    case Command::kDrill: {
+      if (operands.size() != 2 || operands[0] != "run") return Usage("drill takes: run FILE");
+      options.subcommand = "run";
+      options.file = operands[1];
+      for (const std::string* path : {static_cast<const std::string*>(&options.file), flag("--report"), flag("--charts")}) {
+        if (path != nullptr && path->find_first_of("\r\n") != std::string::npos) {
+          return Usage("file names must be one line");
+        }
+      }
+      if (const std::string* report = flag("--report")) options.report_file = *report;
+      if (const std::string* charts = flag("--charts")) options.charts_dir = *charts;
+      break;
+    }
     case Command::kHelp:
     case Command::kCompletion: break;
   }
@@ -775,8 +794,10 @@ absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args, c
   // 5. Where the model is: a server or a store, not both; solve needs neither.
   const std::string* server = flag("--server");
   const std::string* store = flag("--store");
-  if (options.command == Command::kSolve) {
-    if (server || store) return Usage("solve runs here, on files: it takes no --server or --store");
+  if (options.command == Command::kSolve || options.command == Command::kDrill) {
+    if (server || store) {
+      return Usage(absl::StrCat(command_name, " runs here, on files: it takes no --server or --store"));
+    }
     return options;
   }
   if (server && store) return Usage("--server and --store are mutually exclusive");

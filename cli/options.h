@@ -32,6 +32,7 @@ std::optional<EntityKind> ParseEntityKind(std::string_view word);
 enum class Command {
   kHelp, kGet, kDescribe, kImport, kExport, kJournal, kDrain, kUndrain, kSolve,
   kWorkload, kPin, kUnpin, kOverride, kWhatIf, kAudit, kExplain, kPlan, kEvents, kAuditLog, kCompletion,
+  kDrill,
 };
 
 // Every command's name, as typed ("get", "audit-log", ...), in usage order.
@@ -43,6 +44,8 @@ std::string CommandUsage(const std::string& name);
 
 // `tectl audit` exits with this when some workload depends on one facility.
 inline constexpr int kExitDependencies = 3;
+// `tectl drill run` exits with this when an expectation of the drill failed.
+inline constexpr int kExitDrillFailed = 4;
 
 // What `tectl solve` optimizes (pathcomp/solver/mcf_problem.h).
 enum class SolveObjective { kMlu, kTotalFlow };
@@ -119,6 +122,8 @@ struct Options {
   uint64_t count = 0;
   // completion SHELL; help COMMAND
   std::string shell, help_topic;
+  // drill run FILE (`file`): the JSON report and SVG charts written to
+  std::string report_file, charts_dir;
 
   // solve (no server, no store: the solver runs here)
   std::string graph;    // any topology format import reads

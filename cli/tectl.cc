@@ -6,7 +6,7 @@
 //             audit, events watch, audit-log
 //   changes:  drain/undrain (pre-checked), workload add|remove, pin/unpin,
 //             override, import
-//   offline:  solve, completion
+//   offline:  solve, drill run, completion
 //
 // Where the model is (or the environment variable in brackets):
 //   --server HOST:PORT [GEODESIC_SERVER]   a pathcomp replica's Operator API, over
@@ -17,7 +17,7 @@
 //                                           import only when none has it open
 // Exit codes: 0 ok, 1 the server or the store refused or failed, 2 bad usage
 // (with a one-line error and the usage text), 3 audit found single-facility
-// dependencies.
+// dependencies, 4 a drill expectation failed.
 //
 // Flag parsing is cli/options.h; each command is one file (cli/*_command.cc)
 // reading through cli/model_source.h, which answers alike online and offline.
@@ -69,6 +69,7 @@ int Main(int argc, char** argv) {
   }
   if (options->command == Command::kSolve) return RunSolve(*options);
   if (options->command == Command::kCompletion) return RunCompletion(*options);
+  if (options->command == Command::kDrill) return RunDrill(*options);
 
   std::shared_ptr<v1::Operator::Stub> stub;
   ModelSourcePtr source;

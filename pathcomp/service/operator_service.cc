@@ -49,6 +49,14 @@ absl::StatusOr<tls::Identity> OperatorService::Authorize(grpc::ServerContext* co
 
 void OperatorService::Audit(const tls::Identity& who, std::string_view action, std::string arguments,
                             const absl::Status& result, uint64_t plan_generation) const {
+  // A request may be large (a workload list, a refused oversized call): the
+  // record keeps its start and says how long it was.
+  constexpr size_t kMaxArguments = 4096;
+  if (arguments.size() > kMaxArguments) {
+    const size_t size = arguments.size();
+    arguments.resize(kMaxArguments);
+    absl::StrAppend(&arguments, "... (", size, " bytes)");
+  }
   daemon::LogInfo("audit", {{"who", who.spiffe_id},
                             {"what", std::string(action)},
                             {"arguments", arguments},

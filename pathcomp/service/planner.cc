@@ -6,10 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "daemon/clock.h"
 #include "daemon/log.h"
-#include "pathcomp/solver/chain_placer.h"
-#include "pathcomp/solver/chain_plan_proto.h"
-#include "pathcomp/solver/path_solver.h"
-#include "pathcomp/solver/wcmp.h"
+#include "pathcomp/solver/plan_builder.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -45,44 +42,12 @@ bool SameRouting(const v1::Plan& a, const v1::Plan& b) {
   return true;
 }
 
-// The plan of `snapshot`: chains first (latency-critical), then the elephant
-// flows in what is left, then routes following their allocation. `previous`
-// (may be null) tells which workloads moved.
+// BuildPlan, its problems logged.
 v1::Plan ComputePlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
                      const v1::Plan* previous) {
-  const ChainPlan chains = ChainPlacer(snapshot).PlanAll();
-  auto elephants = allocator.Allocate(snapshot, chains);
-  if (!elephants.ok()) {
-    // Routes do not depend on it yet: publish them, say so loudly.
-    daemon::LogError("elephant allocation failed", {{"error", std::string(elephants.status().message())}});
-  }
-  // Routes follow the allocation (weighted next hops), but only once the
-  // weights are shown to forward it loop-free within rounding.
-  std::optional<Wcmp> weights;
-  if (elephants.ok()) {
-    auto built = BuildWcmp(snapshot, elephants->allocation);
-    if (!built.ok()) {
-      daemon::LogError("weighted next hops failed", {{"error", std::string(built.status().message())}});
-    } else if (const ForwardingCheck check = CheckWcmpForwarding(snapshot, *built, elephants->allocation);
-               !check.ok) {
-      daemon::LogError("weighted next hops refused by the forwarding check",
-                       {{"loop", check.loop},
-                        {"undelivered_gbps", std::to_string(check.undelivered_gbps)},
-                        {"max_abs_diff_gbps", std::to_string(check.max_abs_diff_gbps)}});
-    } else {
-      weights = *std::move(built);
-    }
-  }
-  v1::Plan plan = PathSolver().Solve(snapshot, stamp, weights ? &*weights : nullptr);
-  AddChainPlan(snapshot, chains, plan);
-  std::vector<std::string> moved = MovedChains(previous ? *previous : v1::Plan(), plan);
-  if (elephants.ok()) {
-    *plan.mutable_elephants() = elephants->summary;
-    moved.insert(moved.end(), elephants->moved_workload_ids.begin(), elephants->moved_workload_ids.end());
-  }
-  std::sort(moved.begin(), moved.end());
-  for (auto& id : moved) plan.add_moved_workload_ids(std::move(id));
-  return plan;
+  BuiltPlan built = BuildPlan(snapshot, stamp, allocator, previous);
+  for (const std::string& problem : built.problems) daemon::LogError("plan degraded", {{"problem", problem}});
+  return std::move(built.plan);
 }
 
 }  // namespace

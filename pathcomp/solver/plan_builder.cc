@@ -1,0 +1,46 @@
+#include "pathcomp/solver/plan_builder.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "pathcomp/solver/chain_plan_proto.h"
+#include "pathcomp/solver/wcmp.h"
+
+namespace geodesic::pathcomp {
+
+BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
+                    const v1::Plan* previous) {
+  BuiltPlan built;
+  built.chains = ChainPlacer(snapshot).PlanAll();
+  auto elephants = allocator.Allocate(snapshot, built.chains);
+  if (!elephants.ok()) {
+    built.problems.push_back(absl::StrCat("elephant allocation failed: ", elephants.status().message()));
+  }
+  std::optional<Wcmp> weights;
+  if (elephants.ok()) {
+    auto wcmp = BuildWcmp(snapshot, elephants->allocation);
+    if (!wcmp.ok()) {
+      built.problems.push_back(absl::StrCat("weighted next hops failed: ", wcmp.status().message()));
+    } else if (const ForwardingCheck check = CheckWcmpForwarding(snapshot, *wcmp, elephants->allocation);
+               !check.ok) {
+      built.problems.push_back(absl::StrCat("weighted next hops refused by the forwarding check: loop ", check.loop,
+                                            ", undelivered ", check.undelivered_gbps, " Gbps, max difference ",
+                                            check.max_abs_diff_gbps, " Gbps"));
+    } else {
+      weights = *std::move(wcmp);
+    }
+  }
+  built.plan = PathSolver().Solve(snapshot, stamp, weights ? &*weights : nullptr);
+  AddChainPlan(snapshot, built.chains, built.plan);
+  std::vector<std::string> moved = MovedChains(previous ? *previous : v1::Plan(), built.plan);
+  if (elephants.ok()) {
+    *built.plan.mutable_elephants() = elephants->summary;
+    moved.insert(moved.end(), elephants->moved_workload_ids.begin(), elephants->moved_workload_ids.end());
+    built.elephants = *std::move(elephants);
+  }
+  std::sort(moved.begin(), moved.end());
+  for (auto& id : moved) built.plan.add_moved_workload_ids(std::move(id));
+  return built;
+}
+
+}  // namespace geodesic::pathcomp

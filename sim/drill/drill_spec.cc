@@ -1,0 +1,197 @@
+#include "sim/drill/drill_spec.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "config/config_reader.h"
+#include "sim/drill/workload_generator.h"
+#include "topology/import.h"
+
+namespace geodesic::sim {
+namespace {
+
+using config::ConfigReader;
+
+constexpr uint64_t kMaxDurationS = 7 * 86400;
+
+// What a timeline entry's target must name in the topology.
+bool TargetExists(const topology::Topology& topology, const TimelineEvent& event, std::string& why) {
+  const std::string& id = event.id;
+  auto has = [&](const auto& list, auto matches) { return std::any_of(list.begin(), list.end(), matches); };
+  if (event.kind == "link") {
+    if (has(topology.links, [&](const v1::Link& l) { return l.id() == id; })) return true;
+    why = absl::StrCat("unknown link ", id);
+  } else if (event.kind == "srlg") {
+    if (has(topology.links, [&](const v1::Link& l) {
+          return std::find(l.srlgs().begin(), l.srlgs().end(), id) != l.srlgs().end();
+        })) {
+      return true;
+    }
+    why = absl::StrCat("no link runs through srlg ", id);
+  } else if (event.kind == "node") {
+    if (has(topology.nodes, [&](const v1::Node& n) { return n.id() == id; })) return true;
+    why = absl::StrCat("unknown node ", id);
+  } else if (event.kind == "facility" || event.kind == "partition") {
+    if (has(topology.facilities, [&](const v1::Facility& f) { return f.id() == id; })) return true;
+    why = absl::StrCat("unknown facility ", id);
+  } else if (event.kind == "plane") {
+    for (const auto& fabric : topology.fabrics) {
+      if (fabric.facility_id() != id) continue;
+      if (event.plane < fabric.planes()) return true;
+      why = absl::StrCat("the fabric of ", id, " has ", fabric.planes(), " planes, not plane ", event.plane);
+      return false;
+    }
+    why = absl::StrCat("facility ", id, " has no fabric");
+  }
+  return false;
+}
+
+void ReadEvent(ConfigReader& entry, DrillSpec& spec) {
+  TimelineEvent event;
+  event.at_ms = static_cast<uint64_t>(entry.RequiredDouble("at_s", 0, kMaxDurationS) * 1000);
+  int actions = 0;
+  static const std::set<std::string> kFailKinds = {"link", "srlg", "node", "facility", "plane", "partition"};
+  static const std::set<std::string> kDrainKinds = {"link", "node", "facility"};
+  static const std::set<std::string> kRestoreKinds = {"link", "srlg", "node", "facility", "plane", "partition"};
+  if (entry.Has("fail")) {
+    ++actions;
+    event.action = TimelineEvent::Action::kFail;
+    event.kind = entry.RequiredString("fail");
+    if (!kFailKinds.count(event.kind)) entry.AddError("fail", "expected link, srlg, node, facility, plane or partition");
+  }
+  if (entry.Has("degrade")) {
+    ++actions;
+    event.action = TimelineEvent::Action::kDegrade;
+    event.kind = entry.RequiredString("degrade");
+    if (event.kind != "link") entry.AddError("degrade", "only a link degrades");
+    event.loss = entry.OptionalDouble("loss", 0, 0, 1);
+    event.added_latency_us = static_cast<uint64_t>(entry.OptionalDouble("added_latency_ms", 0, 0, 60'000) * 1000);
+    if (event.loss == 0 && event.added_latency_us == 0) entry.AddError("degrade", "give loss and/or added_latency_ms");
+  }
+  if (entry.Has("drain")) {
+    ++actions;
+    event.action = TimelineEvent::Action::kDrain;
+    event.kind = entry.RequiredString("drain");
+    if (!kDrainKinds.count(event.kind)) entry.AddError("drain", "expected link, node or facility");
+  }
+  if (entry.Has("restore")) {
+    ++actions;
+    event.action = TimelineEvent::Action::kRestore;
+    event.kind = entry.RequiredString("restore");
+    if (!kRestoreKinds.count(event.kind)) entry.AddError("restore", "expected link, srlg, node, facility, plane or partition");
+  }
+  if (entry.Has("leader_loss")) {
+    ++actions;
+    event.action = TimelineEvent::Action::kLeaderLoss;
+    if (!entry.OptionalBool("leader_loss", true)) entry.AddError("leader_loss", "write leader_loss: true");
+  }
+  if (actions != 1) {
+    entry.AddError("at_s", "an event has exactly one of fail, degrade, drain, restore, leader_loss");
+    entry.RejectUnknownKeys();
+    return;
+  }
+  if (event.action != TimelineEvent::Action::kLeaderLoss) {
+    event.id = entry.RequiredString("id");
+    if (event.kind == "plane") event.plane = static_cast<uint32_t>(entry.RequiredUint("plane", 0, 1023));
+    std::string why;
+    if (!event.id.empty() && !TargetExists(spec.topology, event, why)) entry.AddError("id", why);
+  }
+  if (event.at_ms > spec.duration_ms) entry.AddError("at_s", "after the drill's end (duration_s)");
+  entry.RejectUnknownKeys();
+  spec.timeline.push_back(std::move(event));
+}
+
+}  // namespace
+
+std::string TimelineEvent::Describe() const {
+  std::string target = kind == "plane" ? absl::StrCat("plane ", id, ":", plane) : absl::StrCat(kind, " ", id);
+  switch (action) {
+    case Action::kFail: return absl::StrCat("fail ", target);
+    case Action::kDegrade:
+      return absl::StrCat("degrade ", target, " (loss ", loss, ", +", added_latency_us / 1000, " ms)");
+    case Action::kDrain: return absl::StrCat("drain ", target);
+    case Action::kRestore: return absl::StrCat("restore ", target);
+    case Action::kLeaderLoss: return "leader loss";
+  }
+  return "?";
+}
+
+absl::StatusOr<DrillSpec> LoadDrill(const std::string& path) {
+  auto root = ConfigReader::OpenFile(path);
+  if (!root.ok()) return root.status();
+  DrillSpec spec;
+  spec.path = path;
+  spec.name = root->RequiredId("name");
+  spec.description = root->OptionalString("description", "");
+  const std::string topology_path = root->RequiredPath("topology");
+  if (!topology_path.empty()) {
+    auto topology = topology::ImportTopology(topology_path);
+    if (!topology.ok()) {
+      root->AddError("topology", std::string(topology.status().message()));
+    } else {
+      spec.topology = *std::move(topology);
+    }
+  }
+  if (auto generate = root->OptionalMap("generate")) {
+    spec.seed = generate->OptionalUint("seed", 1, 0, UINT64_MAX);
+    ScaleDemands(generate->OptionalDouble("demand_scale", 1, 0, 1e6), spec.topology);
+    if (auto gravity = generate->OptionalMap("gravity")) {
+      GravityFlows flows;
+      flows.flows = static_cast<uint32_t>(gravity->RequiredUint("flows", 1, 100'000));
+      flows.total_gbps = gravity->RequiredDouble("total_gbps", 0.001, 1e9);
+      gravity->RejectUnknownKeys();
+      AddGravityFlows(flows, spec.seed, spec.topology);
+    }
+    if (auto chains = generate->OptionalMap("chains")) {
+      GeneratedChains generated;
+      generated.count = static_cast<uint32_t>(chains->RequiredUint("count", 1, 100'000));
+      generated.services = static_cast<uint32_t>(chains->RequiredUint("services", 1, 10'000));
+      generated.replicas = static_cast<uint32_t>(chains->RequiredUint("replicas", 1, 1'000));
+      generated.min_hops = static_cast<uint32_t>(chains->RequiredUint("min_hops", 1, 64));
+      generated.max_hops = static_cast<uint32_t>(chains->RequiredUint("max_hops", 1, 64));
+      if (generated.max_hops < generated.min_hops) chains->AddError("max_hops", "below min_hops");
+      generated.service_time_us = chains->OptionalUint("service_time_us", 1000, 0, 60'000'000);
+      generated.budget_us = static_cast<uint64_t>(chains->RequiredDouble("budget_ms", 0.001, 600'000) * 1000);
+      chains->RejectUnknownKeys();
+      if (generated.max_hops >= generated.min_hops) AddChains(generated, spec.seed, spec.topology);
+    }
+    generate->RejectUnknownKeys();
+  }
+  if (auto reaction = root->OptionalMap("reaction")) {
+    ReactionModel& r = spec.reaction;
+    auto ms = [&](const char* key, uint32_t fallback, uint64_t min) {
+      return static_cast<uint32_t>(reaction->OptionalUint(key, fallback, min, 3'600'000));
+    };
+    r.probe_interval_ms = ms("probe_interval_ms", r.probe_interval_ms, 1);
+    r.detect_multiplier = static_cast<uint32_t>(reaction->OptionalUint("detect_multiplier", r.detect_multiplier, 1, 255));
+    r.gray_detect_ms = ms("gray_detect_ms", r.gray_detect_ms, 0);
+    r.local_repair_ms = ms("local_repair_ms", r.local_repair_ms, 0);
+    r.debounce_ms = ms("debounce_ms", r.debounce_ms, 0);
+    r.solve_ms = ms("solve_ms", r.solve_ms, 0);
+    r.failover_ms = ms("failover_ms", r.failover_ms, 0);
+    reaction->RejectUnknownKeys();
+  }
+  spec.duration_ms = root->RequiredUint("duration_s", 1, kMaxDurationS) * 1000;
+  for (auto& entry : root->RequiredMapList("timeline")) ReadEvent(entry, spec);
+  std::stable_sort(spec.timeline.begin(), spec.timeline.end(),
+                   [](const TimelineEvent& a, const TimelineEvent& b) { return a.at_ms < b.at_ms; });
+  if (auto expect = root->OptionalMap("expect")) {
+    Expectations& e = spec.expect;
+    if (expect->Has("max_chain_outage_ms")) e.max_chain_outage_ms = expect->RequiredUint("max_chain_outage_ms", 0, UINT64_MAX);
+    if (expect->Has("min_carried_ratio")) e.min_carried_ratio = expect->RequiredDouble("min_carried_ratio", 0, 1);
+    if (expect->Has("min_settled_carried_ratio")) {
+      e.min_settled_carried_ratio = expect->RequiredDouble("min_settled_carried_ratio", 0, 1);
+    }
+    if (expect->Has("max_mlu")) e.max_mlu = expect->RequiredDouble("max_mlu", 0, 1e6);
+    if (expect->Has("max_budget_violations")) e.max_budget_violations = expect->RequiredUint("max_budget_violations", 0, UINT64_MAX);
+    if (expect->Has("max_cut_workloads")) e.max_cut_workloads = expect->RequiredUint("max_cut_workloads", 0, UINT64_MAX);
+    e.no_new_single_facility_dependencies = expect->OptionalBool("no_new_single_facility_dependencies", false);
+    expect->RejectUnknownKeys();
+  }
+  root->RejectUnknownKeys();
+  if (auto status = root->status(); !status.ok()) return status;
+  return spec;
+}
+
+}  // namespace geodesic::sim

@@ -1,0 +1,103 @@
+#pragma once
+// A failure drill as a file says it (sim/drills/*.yaml): a backbone, the
+// workloads on it, a timeline of failures on a simulated clock, how fast the
+// system detects and reacts, and expectations that must hold.
+//
+//   name: backbone-link-cut                  # an id
+//   description: "..."
+//   topology: ../../deploy/examples/backbone.yaml   # any import format; relative to the drill file
+//   generate:                                # optional, seeded: added to the topology's own workloads
+//     seed: 7
+//     demand_scale: 1.0                      # the file's elephant demands times this
+//     gravity: {flows: 40, total_gbps: 800}  # elephant flows between facilities, gravity model
+//     chains: {count: 30, services: 6, replicas: 2, min_hops: 3, max_hops: 5,
+//              service_time_us: 2000, budget_ms: 120}
+//   reaction:                                # optional; the defaults shown
+//     {probe_interval_ms: 10, detect_multiplier: 3, gray_detect_ms: 1000, local_repair_ms: 25,
+//      debounce_ms: 50, solve_ms: 200, failover_ms: 2500}
+//   duration_s: 120
+//   timeline:
+//     - {at_s: 10, fail: link, id: iad-nyc}  # fail: link|srlg|node|facility|plane|partition
+//     - {at_s: 10, fail: plane, id: sjc, plane: 2}
+//     - {at_s: 20, degrade: link, id: nyc-lon, loss: 0.2, added_latency_ms: 30}   # gray failure
+//     - {at_s: 30, drain: facility, id: den} # drain: link|node|facility
+//     - {at_s: 40, leader_loss: true}        # the controller leader dies; a new one after failover_ms
+//     - {at_s: 60, restore: link, id: iad-nyc}   # ends a fail, degrade or drain of the same target
+//   expect:                                  # each optional
+//     max_chain_outage_ms: 100   # no chain (whose origin survives) is cut off longer
+//     min_carried_ratio: 0.9     # carried / demand at every moment, before repairs too
+//     min_settled_carried_ratio: 0.95   # ... once re-planned (every plan)
+//     max_mlu: 1.0               # of every plan
+//     max_budget_violations: 0   # chains over their latency budget in any plan
+//     max_cut_workloads: 0       # workloads no plan can place any more
+//     no_new_single_facility_dependencies: true
+//
+// Pure: reading the file aside, no I/O, no clock.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "topology/inventory.h"
+
+namespace geodesic::sim {
+
+struct ReactionModel {
+  uint32_t probe_interval_ms = 10;
+  uint32_t detect_multiplier = 3;
+  uint32_t gray_detect_ms = 1000;  // loss/latency is judged over a window
+  uint32_t local_repair_ms = 25;   // routerd switching to backups (bench_bgp)
+  uint32_t debounce_ms = 50;
+  uint32_t solve_ms = 200;
+  uint32_t failover_ms = 2500;  // leader lost -> a new leader publishes (bench_failover)
+  uint64_t hard_detect_ms() const { return uint64_t{probe_interval_ms} * detect_multiplier; }
+};
+
+struct TimelineEvent {
+  enum class Action { kFail, kDegrade, kDrain, kRestore, kLeaderLoss };
+  uint64_t at_ms = 0;
+  Action action = Action::kFail;
+  std::string kind;  // link, srlg, node, facility, plane, partition ("" for leader loss)
+  std::string id;    // for a plane: its facility
+  uint32_t plane = 0;
+  double loss = 0;               // degrade
+  uint64_t added_latency_us = 0; // degrade
+  std::string Describe() const;  // "fail link iad-nyc", "leader loss", ...
+};
+
+struct Expectations {
+  std::optional<uint64_t> max_chain_outage_ms;
+  std::optional<double> min_carried_ratio;
+  std::optional<double> min_settled_carried_ratio;
+  std::optional<double> max_mlu;
+  std::optional<uint64_t> max_budget_violations;
+  std::optional<uint64_t> max_cut_workloads;
+  bool no_new_single_facility_dependencies = false;
+};
+
+struct GravityFlows {
+  uint32_t flows = 0;
+  double total_gbps = 0;
+};
+struct GeneratedChains {
+  uint32_t count = 0, services = 0, replicas = 0, min_hops = 0, max_hops = 0;
+  uint64_t service_time_us = 0, budget_us = 0;
+};
+
+struct DrillSpec {
+  std::string name, description, path;
+  topology::Topology topology;  // with the generated workloads, fabrics and services added
+  uint64_t seed = 1;
+  ReactionModel reaction;
+  uint64_t duration_ms = 0;
+  std::vector<TimelineEvent> timeline;  // by time, file order within a time
+  Expectations expect;
+};
+
+// Reads, validates and expands a drill file: every error with its line, the
+// timeline's targets checked against the topology (unknown link, SRLG, node,
+// facility, plane; an event after the end; a restore of nothing).
+[[nodiscard]] absl::StatusOr<DrillSpec> LoadDrill(const std::string& path);
+
+}  // namespace geodesic::sim

@@ -1,0 +1,647 @@
+#include "sim/drill/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <queue>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "pathcomp/service/impact.h"
+#include "pathcomp/solver/plan_builder.h"
+#include "pathcomp/solver/shortest_paths.h"
+
+namespace geodesic::sim {
+namespace {
+
+using pathcomp::BuildPlan;
+using pathcomp::BuiltPlan;
+using pathcomp::ModelView;
+using pathcomp::Snapshot;
+using Action = TimelineEvent::Action;
+
+// What a condition (a fail, degrade or drain still in force) is keyed by, so
+// that a restore finds it.
+std::string ConditionKey(const TimelineEvent& event) {
+  return absl::StrCat(event.kind, "/", event.id, "/", event.kind == "plane" ? event.plane : 0);
+}
+
+// Where one workload's traffic goes in a plan.
+struct ChainRoute {
+  bool placed = false;
+  std::set<std::string> links;
+  uint64_t latency_us = 0;
+  bool within_budget = false;
+};
+struct ChainBackupRoute {
+  pathcomp::ChainFailure::Kind kind;
+  std::string id;  // link id, SRLG name or facility id
+  ChainRoute route;
+};
+struct ElephantRoute {
+  std::vector<std::pair<std::set<std::string>, double>> paths;  // links, Gbps
+  double carried_gbps = 0;
+  std::string src, dst;  // facilities
+};
+
+struct PlanState {
+  v1::Plan plan;
+  std::map<std::string, ChainRoute> chains;
+  std::map<std::string, std::vector<ChainBackupRoute>> backups;
+  std::map<std::string, ElephantRoute> elephants;
+};
+
+struct Runtime {
+  bool chain = false;
+  bool up = true;
+  uint64_t down_since = 0;
+  int down_event = -1;  // the timeline event that took it down (-1: a plan)
+  bool repaired = false;  // on local backups since the last plan
+  std::set<std::string> links;  // chains: the route in use
+  uint64_t max_outage_ms = 0;
+  std::string worst;  // the event of the longest outage
+  bool lost_with_facility = false;
+  bool never_placed = false;  // no path even before the first event: not the drill's doing
+  bool counted() const { return !lost_with_facility && !never_placed; }
+};
+
+// A moment of the simulated clock; at equal times, events first, then
+// repairs, then plans.
+struct Moment {
+  enum class Kind { kEvent = 0, kRepair = 1, kPlan = 2 };
+  uint64_t at_ms;
+  Kind kind;
+  int event;  // timeline index (for plans: the event that asked for it; -1 the first)
+  bool operator>(const Moment& o) const {
+    if (at_ms != o.at_ms) return at_ms > o.at_ms;
+    if (kind != o.kind) return kind > o.kind;
+    return event > o.event;
+  }
+};
+
+uint64_t Percentile(std::vector<uint64_t> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(values.size())));
+  return values[std::min(values.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+class Simulation {
+ public:
+  explicit Simulation(const DrillSpec& spec) : spec_(spec), allocator_(0.1) {
+    const topology::Topology& t = spec.topology;
+    base_.facilities = t.facilities;
+    base_.nodes = t.nodes;
+    base_.links = t.links;
+    for (auto& link : base_.links) {
+      link.mutable_health()->set_state(v1::OPER_STATE_UP);
+      link.mutable_health()->set_rtt_us(2 * link.latency_us());
+    }
+    base_.fabrics = t.fabrics;
+    base_.services = t.services;
+    base_.workloads = t.workloads;
+    for (const auto& link : t.links) {
+      link_by_id_[link.id()] = &link;
+      node_facility_[link.src_node_id()] = link.src_facility_id();
+      node_facility_[link.dst_node_id()] = link.dst_facility_id();
+    }
+    for (const auto& workload : t.workloads) {
+      Runtime& runtime = runtime_[workload.id()];
+      runtime.chain = workload.has_chain();
+    }
+    truth_snapshot_ = Snapshot::Build(base_);
+  }
+
+  v1::DrillReport Run() {
+    report_.set_name(spec_.name);
+    report_.set_seed(spec_.seed);
+    report_.set_duration_ms(spec_.duration_ms);
+    report_.set_facilities(static_cast<uint32_t>(spec_.topology.facilities.size()));
+    report_.set_links(static_cast<uint32_t>(spec_.topology.links.size()));
+    for (const auto& workload : spec_.topology.workloads) {
+      if (workload.has_chain()) report_.set_chains(report_.chains() + 1);
+      if (workload.has_elephant()) report_.set_elephant_flows(report_.elephant_flows() + 1);
+    }
+    outcomes_.resize(spec_.timeline.size());
+    Plan(0, -1);
+    for (const auto& [id, route] : current_->chains) {
+      if (route.placed) report_.add_chain_latency_before_us(route.latency_us);
+    }
+    Sample(0);
+
+    std::priority_queue<Moment, std::vector<Moment>, std::greater<>> moments;
+    for (int e = 0; e < static_cast<int>(spec_.timeline.size()); ++e) {
+      moments.push({spec_.timeline[e].at_ms, Moment::Kind::kEvent, e});
+    }
+    std::set<uint64_t> planned_at;
+    while (!moments.empty()) {
+      const Moment moment = moments.top();
+      moments.pop();
+      if (moment.at_ms > spec_.duration_ms) break;
+      const TimelineEvent* event = moment.event >= 0 ? &spec_.timeline[moment.event] : nullptr;
+      switch (moment.kind) {
+        case Moment::Kind::kEvent: {
+          Happen(moment.event, moment.at_ms);
+          const uint64_t detected = DetectedAt(*event);
+          outcomes_[moment.event].set_detected_at_ms(detected);
+          if (event->action == Action::kFail) moments.push({detected + spec_.reaction.local_repair_ms, Moment::Kind::kRepair, moment.event});
+          uint64_t plan_at = detected + spec_.reaction.debounce_ms + spec_.reaction.solve_ms;
+          if (event->action == Action::kLeaderLoss) {
+            leader_back_at_ = moment.at_ms + spec_.reaction.failover_ms;
+            plan_at = leader_back_at_;
+          }
+          plan_at = std::max(plan_at, leader_back_at_);
+          plan_event_[plan_at].push_back(moment.event);
+          if (planned_at.insert(plan_at).second) moments.push({plan_at, Moment::Kind::kPlan, moment.event});
+          break;
+        }
+        case Moment::Kind::kRepair: LocalRepair(moment.event, moment.at_ms); break;
+        case Moment::Kind::kPlan: Plan(moment.at_ms, moment.event); break;
+      }
+      if (moments.empty() || moments.top().at_ms != moment.at_ms) Sample(moment.at_ms);
+    }
+    Finish();
+    return report_;
+  }
+
+ private:
+  // --- Views ---
+  ModelView ViewWith(const std::map<std::string, TimelineEvent>& active) const {
+    ModelView view = base_;
+    std::vector<v1::FailureScope> failures;
+    for (const auto& [key, event] : active) {
+      if (event.action == Action::kDrain) {
+        v1::Intent& intent = view.intents.emplace_back();
+        intent.set_id(absl::StrCat("drill-drain-", key));
+        auto* target = intent.mutable_drain()->mutable_target();
+        if (event.kind == "link") target->set_link_id(event.id);
+        if (event.kind == "node") target->set_node_id(event.id);
+        if (event.kind == "facility") target->set_facility_id(event.id);
+      } else if (event.action == Action::kDegrade) {
+        const v1::Link& named = *link_by_id_.at(event.id);
+        for (auto& link : view.links) {
+          if (link.id() != event.id &&
+              !(link.src_node_id() == named.dst_node_id() && link.dst_node_id() == named.src_node_id())) {
+            continue;
+          }
+          v1::LinkHealth& health = *link.mutable_health();
+          health.set_state(v1::OPER_STATE_DEGRADED);
+          health.set_loss_ratio(event.loss);
+          health.set_rtt_us(health.rtt_us() + 2 * event.added_latency_us);
+        }
+      } else if (event.kind == "partition") {  // cut off, but alive: its replicas stay
+        for (auto& link : view.links) {
+          if (link.src_facility_id() == event.id || link.dst_facility_id() == event.id) {
+            link.mutable_health()->set_state(v1::OPER_STATE_DOWN);
+          }
+        }
+      } else {
+        v1::FailureScope& scope = failures.emplace_back();
+        scope.set_id(event.id);
+        scope.set_plane(event.plane);
+        if (event.kind == "link") scope.set_kind(v1::FAILURE_KIND_LINK);
+        if (event.kind == "srlg") scope.set_kind(v1::FAILURE_KIND_SRLG);
+        if (event.kind == "node") scope.set_kind(v1::FAILURE_KIND_NODE);
+        if (event.kind == "facility") scope.set_kind(v1::FAILURE_KIND_FACILITY);
+        if (event.kind == "plane") scope.set_kind(v1::FAILURE_KIND_PLANE);
+      }
+    }
+    // The spec was checked against the topology: the scopes exist.
+    if (!failures.empty()) (void)pathcomp::ApplyFailures(failures, view);
+    return view;
+  }
+
+  uint64_t DetectedAt(const TimelineEvent& event) const {
+    switch (event.action) {
+      case Action::kFail: return event.at_ms + spec_.reaction.hard_detect_ms();
+      case Action::kDegrade: return event.at_ms + spec_.reaction.gray_detect_ms;
+      case Action::kDrain:
+      case Action::kLeaderLoss: return event.at_ms;
+      case Action::kRestore: {
+        auto it = truth_.find(ConditionKey(event));
+        const bool drain = it == truth_.end() ? restored_drain_.count(ConditionKey(event)) > 0
+                                              : it->second.action == Action::kDrain;
+        return drain ? event.at_ms : event.at_ms + spec_.reaction.hard_detect_ms();
+      }
+    }
+    return event.at_ms;
+  }
+
+  // The conditions the controller knows of at `at_ms`.
+  std::map<std::string, TimelineEvent> KnownAt(uint64_t at_ms) const {
+    std::map<std::string, TimelineEvent> known;
+    for (const auto& [detected, index] : detections_) {
+      if (detected > at_ms) continue;
+      const TimelineEvent& event = spec_.timeline[index];
+      if (event.action == Action::kRestore) {
+        known.erase(ConditionKey(event));
+      } else if (event.action != Action::kLeaderLoss) {
+        known[ConditionKey(event)] = event;
+      }
+    }
+    return known;
+  }
+
+  void RefreshTruth() {
+    const ModelView view = ViewWith(truth_);
+    down_links_.clear();
+    for (const auto& link : view.links) {
+      if (link.health().state() == v1::OPER_STATE_DOWN) down_links_.insert(link.id());
+    }
+    truth_snapshot_ = Snapshot::Build(view);
+    lost_facilities_.clear();
+    for (const auto& [key, event] : truth_) {
+      if (event.action == Action::kFail && event.kind == "facility") lost_facilities_.insert(event.id);
+    }
+  }
+
+  bool Crosses(const std::set<std::string>& links) const {
+    for (const auto& link : links) {
+      if (down_links_.count(link)) return true;
+    }
+    return false;
+  }
+
+  bool Connected(const std::string& src, const std::string& dst) const {
+    const int a = truth_snapshot_.FacilityIndex(src), b = truth_snapshot_.FacilityIndex(dst);
+    if (a < 0 || b < 0) return false;
+    const auto paths = pathcomp::ShortestPaths::Run(truth_snapshot_, a, {});
+    return paths.distance_us[b] != pathcomp::kUnreachable;
+  }
+
+  // --- Moments ---
+  void Happen(int index, uint64_t at_ms) {
+    const TimelineEvent& event = spec_.timeline[index];
+    v1::DrillEventOutcome& outcome = outcomes_[index];
+    outcome.set_event(event.Describe());
+    outcome.set_at_ms(at_ms);
+    detections_.emplace(DetectedAt(event), index);
+    if (event.action == Action::kRestore) {
+      auto it = truth_.find(ConditionKey(event));
+      if (it != truth_.end() && it->second.action == Action::kDrain) restored_drain_.insert(it->first);
+      truth_.erase(ConditionKey(event));
+    } else if (event.action != Action::kLeaderLoss) {
+      truth_[ConditionKey(event)] = event;
+    }
+    RefreshTruth();
+    for (auto& [id, runtime] : runtime_) {
+      if (!runtime.lost_with_facility && LostWithFacility(id)) {
+        runtime.lost_with_facility = true;
+        if (!runtime.up) EndOutage(id, runtime, at_ms);
+        continue;
+      }
+      if (!runtime.counted() || !runtime.up) continue;
+      const bool hit = runtime.chain ? Crosses(runtime.links) : ElephantHit(id);
+      if (!hit) continue;
+      runtime.up = false;
+      runtime.repaired = false;
+      runtime.down_since = at_ms;
+      runtime.down_event = index;
+      outcome.add_affected_workload_ids(id);
+    }
+  }
+
+  void LocalRepair(int index, uint64_t at_ms) {
+    const TimelineEvent& event = spec_.timeline[index];
+    v1::DrillEventOutcome& outcome = outcomes_[index];
+    outcome.set_repaired_at_ms(at_ms);
+    for (auto& [id, runtime] : runtime_) {
+      if (runtime.up || !runtime.counted() || runtime.down_event != index) continue;
+      if (runtime.chain) {
+        const ChainRoute* backup = BackupFor(id, event);
+        if (backup == nullptr || !backup->placed || Crosses(backup->links)) continue;
+        runtime.links = backup->links;
+        outcome.set_chains_repaired_locally(outcome.chains_repaired_locally() + 1);
+      } else {
+        const ElephantRoute& route = current_->elephants.at(id);
+        if (!Connected(route.src, route.dst)) continue;
+        runtime.repaired = true;
+      }
+      EndOutage(id, runtime, at_ms);
+    }
+  }
+
+  void Plan(uint64_t at_ms, int asking_event) {
+    const ModelView view = ViewWith(KnownAt(at_ms));
+    const Snapshot snapshot = Snapshot::Build(view);
+    pathcomp::PlanStamp stamp;
+    stamp.generation = ++generation_;
+    stamp.reason = asking_event < 0 ? "drill start" : spec_.timeline[asking_event].Describe();
+    BuiltPlan built = BuildPlan(snapshot, stamp, allocator_, current_ ? &current_->plan : nullptr);
+    auto next = std::make_unique<PlanState>();
+    next->plan = std::move(built.plan);
+    const auto& chains = snapshot.chains();
+    for (size_t c = 0; c < chains.size(); ++c) {
+      const std::string& id = snapshot.workload_id(chains[c].workload);
+      next->chains[id] = RouteOf(snapshot, chains[c], built.chains.primary[c]);
+      for (const auto& backup : built.chains.backups[c]) {
+        std::string scope = backup.failure.kind == pathcomp::ChainFailure::Kind::kLink
+                                ? snapshot.link_id(backup.failure.index)
+                                : backup.failure.kind == pathcomp::ChainFailure::Kind::kSrlg
+                                      ? snapshot.srlg_name(backup.failure.index)
+                                      : snapshot.facility_id(backup.failure.index);
+        next->backups[id].push_back({backup.failure.kind, std::move(scope), RouteOf(snapshot, chains[c], backup.placement)});
+      }
+    }
+    const auto& demands = snapshot.demands();
+    for (size_t d = 0; d < demands.size(); ++d) {
+      ElephantRoute& route = next->elephants[snapshot.workload_id(demands[d].workload)];
+      route.src = snapshot.facility_id(demands[d].src);
+      route.dst = snapshot.facility_id(demands[d].dst);
+      if (!built.elephants) continue;
+      route.carried_gbps = built.elephants->allocation.carried_gbps[d];
+      for (const auto& path : built.elephants->allocation.paths[d]) {
+        std::set<std::string> links;
+        for (int arc : path.arcs) links.insert(snapshot.link_id(arc));
+        route.paths.emplace_back(std::move(links), path.gbps);
+      }
+    }
+    uint32_t routes_changed = 0;
+    if (current_) {
+      std::map<std::string, const v1::SitePlan*> before;
+      for (const auto& site : current_->plan.sites()) before[site.facility_id()] = &site;
+      for (const auto& site : next->plan.sites()) {
+        auto it = before.find(site.facility_id());
+        routes_changed += pathcomp::CountChangedRoutes(it == before.end() ? v1::SitePlan() : *it->second, site);
+      }
+    }
+    current_ = std::move(next);
+    report_.set_plans(report_.plans() + 1);
+    report_.set_routes_changed(report_.routes_changed() + routes_changed);
+    report_.set_max_mlu(std::max(report_.max_mlu(), current_->plan.elephants().max_utilization()));
+
+    // Workloads follow the plan: placed ones on routes that survive are up.
+    std::vector<uint64_t> latencies;
+    uint32_t over_budget = 0;
+    std::vector<std::string> cut;
+    for (auto& [id, runtime] : runtime_) {
+      if (!runtime.counted()) continue;
+      bool placed = false;
+      if (runtime.chain) {
+        auto route = current_->chains.find(id);
+        placed = route != current_->chains.end() && route->second.placed && !Crosses(route->second.links);
+        if (placed) {
+          runtime.links = route->second.links;
+          latencies.push_back(route->second.latency_us);
+          over_budget += route->second.within_budget ? 0 : 1;
+        }
+      } else {
+        auto route = current_->elephants.find(id);
+        placed = route != current_->elephants.end() && route->second.carried_gbps > 0;
+        runtime.repaired = false;
+        if (placed) placed = !ElephantHit(id);
+      }
+      if (!placed && asking_event < 0) {
+        runtime.never_placed = true;
+        continue;
+      }
+      if (!placed) cut.push_back(id);
+      if (placed && !runtime.up) EndOutage(id, runtime, at_ms);
+      if (!placed && runtime.up) {
+        runtime.up = false;
+        runtime.down_since = at_ms;
+        runtime.down_event = asking_event;
+      }
+    }
+    report_.set_max_budget_violations(std::max(report_.max_budget_violations(), over_budget));
+    std::vector<std::string> new_deps;
+    if (asking_event < 0) baseline_deps_ = Dependencies(current_->plan);
+    for (const std::string& dependency : Dependencies(current_->plan)) {
+      if (!baseline_deps_.count(dependency)) {
+        new_deps.push_back(dependency);
+        all_new_deps_.insert(dependency);
+      }
+    }
+    last_cut_ = cut;
+    const double settled = CarriedRatio();
+    report_.set_min_settled_carried_ratio(report_.plans() == 1 ? settled
+                                                               : std::min(report_.min_settled_carried_ratio(), settled));
+    for (int index : plan_event_[at_ms]) {
+      v1::DrillEventOutcome& outcome = outcomes_[index];
+      outcome.set_replanned_at_ms(at_ms);
+      for (const auto& id : cut) outcome.add_cut_workload_ids(id);
+      outcome.set_carried_ratio_after(CarriedRatio());
+      outcome.set_mlu_after(current_->plan.elephants().max_utilization());
+      outcome.set_chain_latency_p50_us(Percentile(latencies, 0.5));
+      outcome.set_chain_latency_p99_us(Percentile(latencies, 0.99));
+      outcome.set_budget_violations_after(over_budget);
+      outcome.set_routes_changed(routes_changed);
+      for (const auto& dependency : new_deps) outcome.add_new_dependencies(dependency);
+    }
+    last_latencies_ = std::move(latencies);
+  }
+
+  void Finish() {
+    for (auto& [id, runtime] : runtime_) {
+      if (!runtime.up && runtime.counted()) EndOutage(id, runtime, spec_.duration_ms);
+      if (runtime.lost_with_facility) report_.add_lost_with_facility(id);
+    }
+    for (auto& outcome : outcomes_) *report_.add_events() = outcome;
+    for (uint64_t latency : last_latencies_) report_.add_chain_latency_after_us(latency);
+    for (const auto& id : last_cut_) report_.add_cut_workload_ids(id);
+    for (const auto& dependency : all_new_deps_) report_.add_new_dependencies(dependency);
+    Judge();
+  }
+
+  // --- Helpers ---
+  ChainRoute RouteOf(const Snapshot& snapshot, const pathcomp::Chain& chain,
+                     const pathcomp::ChainPlacement& placement) const {
+    ChainRoute route;
+    route.placed = placement.placed;
+    route.latency_us = placement.total_us;
+    route.within_budget = placement.placed && placement.total_us <= chain.budget_us;
+    for (int link : placement.Links()) route.links.insert(snapshot.link_id(link));
+    return route;
+  }
+
+  // The plan's backup of chain `id` for the failure of `event`.
+  const ChainRoute* BackupFor(const std::string& id, const TimelineEvent& event) const {
+    auto backups = current_->backups.find(id);
+    if (backups == current_->backups.end()) return nullptr;
+    std::set<std::pair<pathcomp::ChainFailure::Kind, std::string>> scopes;
+    using K = pathcomp::ChainFailure::Kind;
+    if (event.kind == "link") {
+      scopes.insert({K::kLink, event.id});
+      const v1::Link& named = *link_by_id_.at(event.id);
+      for (const auto& [other, link] : link_by_id_) {
+        if (link->src_node_id() == named.dst_node_id() && link->dst_node_id() == named.src_node_id()) {
+          scopes.insert({K::kLink, other});
+        }
+      }
+    } else if (event.kind == "srlg") {
+      scopes.insert({K::kSrlg, event.id});
+    } else if (event.kind == "facility" || event.kind == "partition") {
+      scopes.insert({K::kFacility, event.id});
+    } else if (event.kind == "node") {
+      auto facility = node_facility_.find(event.id);
+      if (facility != node_facility_.end()) scopes.insert({K::kFacility, facility->second});
+    }
+    // As routerd repairs: the backup protecting the failure, else any backup
+    // that avoids every link down now.
+    const ChainRoute* fallback = nullptr;
+    for (const auto& backup : backups->second) {
+      if (!backup.route.placed || Crosses(backup.route.links)) continue;
+      if (scopes.count({backup.kind, backup.id})) return &backup.route;
+      if (fallback == nullptr) fallback = &backup.route;
+    }
+    return fallback;
+  }
+
+  bool ElephantHit(const std::string& id) const {
+    auto route = current_->elephants.find(id);
+    if (route == current_->elephants.end()) return false;
+    for (const auto& [links, gbps] : route->second.paths) {
+      if (gbps > 0 && Crosses(links)) return true;
+    }
+    return false;
+  }
+
+  bool LostWithFacility(const std::string& id) const {
+    if (lost_facilities_.empty()) return false;
+    for (const auto& workload : spec_.topology.workloads) {
+      if (workload.id() != id) continue;
+      if (workload.has_chain()) return lost_facilities_.count(workload.chain().origin_facility_id()) > 0;
+      auto route = current_->elephants.find(id);
+      if (route == current_->elephants.end()) return lost_facilities_.count(workload.elephant().src_facility_id()) > 0;
+      return lost_facilities_.count(route->second.src) > 0 || lost_facilities_.count(route->second.dst) > 0;
+    }
+    return false;
+  }
+
+  double CarriedRatio() const {
+    double demand = 0, carried = 0;
+    for (const auto& workload : spec_.topology.workloads) {
+      if (!workload.has_elephant()) continue;
+      const Runtime& runtime = runtime_.at(workload.id());
+      if (!runtime.counted()) continue;
+      demand += workload.elephant().demand_gbps();
+      auto route = current_->elephants.find(workload.id());
+      if (route == current_->elephants.end()) continue;
+      double flowing = route->second.carried_gbps;
+      if (!runtime.repaired) {
+        for (const auto& [links, gbps] : route->second.paths) flowing -= Crosses(links) ? gbps : 0;
+      }
+      carried += std::max(0.0, flowing);
+    }
+    const double mlu = std::max(1.0, current_->plan.elephants().max_utilization());
+    return demand <= 0 ? 1.0 : std::min(1.0, carried / demand / mlu);
+  }
+
+  void EndOutage(const std::string& id, Runtime& runtime, uint64_t at_ms) {
+    const uint64_t outage = at_ms - runtime.down_since;
+    runtime.up = true;
+    const std::string cause = runtime.down_event >= 0 ? spec_.timeline[runtime.down_event].Describe() : "a plan";
+    if (runtime.down_event >= 0 && runtime.chain && runtime.counted()) {
+      v1::DrillEventOutcome& outcome = outcomes_[runtime.down_event];
+      outcome.set_max_chain_outage_ms(std::max(outcome.max_chain_outage_ms(), outage));
+    }
+    if (outage > runtime.max_outage_ms) {
+      runtime.max_outage_ms = outage;
+      runtime.worst = cause;
+    }
+    if (runtime.chain && runtime.counted() && outage > report_.max_chain_outage_ms()) {
+      report_.set_max_chain_outage_ms(outage);
+      report_.set_worst_chain(absl::StrCat(id, " at ", cause));
+    }
+  }
+
+  std::set<std::string> Dependencies(const v1::Plan& plan) const {
+    std::set<std::string> dependencies;
+    for (const auto& dependency : plan.single_facility_dependencies()) {
+      dependencies.insert(absl::StrCat(dependency.workload_id(), "@", dependency.facility_id()));
+    }
+    return dependencies;
+  }
+
+  void Sample(uint64_t at_ms) {
+    v1::DrillSample& sample = *report_.add_samples();
+    sample.set_at_ms(at_ms);
+    sample.set_carried_ratio(CarriedRatio());
+    sample.set_mlu(current_->plan.elephants().max_utilization());
+    uint32_t down = 0;
+    for (const auto& [id, runtime] : runtime_) down += runtime.chain && !runtime.up && runtime.counted();
+    sample.set_chains_down(down);
+    report_.set_min_carried_ratio(report_.samples_size() == 1 ? sample.carried_ratio()
+                                                              : std::min(report_.min_carried_ratio(), sample.carried_ratio()));
+  }
+
+  void Judge() {
+    const Expectations& e = spec_.expect;
+    bool passed = true;
+    auto verdict = [&](std::string name, bool ok, std::string detail) {
+      v1::DrillExpectation& expectation = *report_.add_expectations();
+      expectation.set_name(std::move(name));
+      expectation.set_ok(ok);
+      expectation.set_detail(std::move(detail));
+      passed = passed && ok;
+    };
+    if (e.max_chain_outage_ms) {
+      verdict(absl::StrCat("max_chain_outage_ms <= ", *e.max_chain_outage_ms),
+              report_.max_chain_outage_ms() <= *e.max_chain_outage_ms,
+              report_.max_chain_outage_ms() == 0
+                  ? "no chain lost connectivity"
+                  : absl::StrCat("longest: ", report_.max_chain_outage_ms(), " ms, ", report_.worst_chain()));
+    }
+    if (e.min_carried_ratio) {
+      verdict(absl::StrFormat("min_carried_ratio >= %g", *e.min_carried_ratio),
+              report_.min_carried_ratio() + 1e-9 >= *e.min_carried_ratio,
+              absl::StrFormat("lowest carried ratio %.4f", report_.min_carried_ratio()));
+    }
+    if (e.min_settled_carried_ratio) {
+      verdict(absl::StrFormat("min_settled_carried_ratio >= %g", *e.min_settled_carried_ratio),
+              report_.min_settled_carried_ratio() + 1e-9 >= *e.min_settled_carried_ratio,
+              absl::StrFormat("lowest carried ratio of a plan %.4f", report_.min_settled_carried_ratio()));
+    }
+    if (e.max_mlu) {
+      verdict(absl::StrFormat("max_mlu <= %g", *e.max_mlu), report_.max_mlu() <= *e.max_mlu + 1e-9,
+              absl::StrFormat("highest MLU of any plan %.4f", report_.max_mlu()));
+    }
+    if (e.max_budget_violations) {
+      verdict(absl::StrCat("max_budget_violations <= ", *e.max_budget_violations),
+              report_.max_budget_violations() <= *e.max_budget_violations,
+              absl::StrCat("at most ", report_.max_budget_violations(), " chains over budget in a plan"));
+    }
+    if (e.max_cut_workloads) {
+      verdict(absl::StrCat("max_cut_workloads <= ", *e.max_cut_workloads),
+              static_cast<uint64_t>(report_.cut_workload_ids_size()) <= *e.max_cut_workloads,
+              absl::StrCat(report_.cut_workload_ids_size(), " workloads without a path at the end"));
+    }
+    if (e.no_new_single_facility_dependencies) {
+      verdict("no_new_single_facility_dependencies", report_.new_dependencies().empty(),
+              report_.new_dependencies().empty()
+                  ? "none"
+                  : absl::StrCat(report_.new_dependencies_size(), " new, first ", report_.new_dependencies(0)));
+    }
+    report_.set_passed(passed);
+  }
+
+  const DrillSpec& spec_;
+  ModelView base_;
+  std::map<std::string, const v1::Link*> link_by_id_;
+  std::map<std::string, std::string> node_facility_;
+  pathcomp::ElephantAllocator allocator_;
+  uint64_t generation_ = 0;
+  std::unique_ptr<PlanState> current_;
+  std::map<std::string, Runtime> runtime_;
+  std::map<std::string, TimelineEvent> truth_;  // conditions in force, by key
+  std::set<std::string> restored_drain_;
+  std::multimap<uint64_t, int> detections_;  // detection time -> event
+  std::set<std::string> down_links_;
+  std::set<std::string> lost_facilities_;
+  Snapshot truth_snapshot_;
+  uint64_t leader_back_at_ = 0;
+  std::map<uint64_t, std::vector<int>> plan_event_;
+  std::vector<v1::DrillEventOutcome> outcomes_;
+  std::set<std::string> baseline_deps_, all_new_deps_;
+  std::vector<std::string> last_cut_;
+  std::vector<uint64_t> last_latencies_;
+  v1::DrillReport report_;
+};
+
+}  // namespace
+
+v1::DrillReport RunDrill(const DrillSpec& spec) { return Simulation(spec).Run(); }
+
+}  // namespace geodesic::sim

@@ -1,0 +1,103 @@
+// The drill simulator on the shipped drills (sim/drills/*.yaml, the example
+// backbone and the REPETITA networks of ../shared/data) and on drills that
+// must fail or must be refused.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "sim/drill/drill_charts.h"
+#include "sim/drill/simulator.h"
+
+namespace geodesic::sim {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+std::string SourceDir() {
+  const char* dir = std::getenv("GEODESIC_SOURCE_DIR");
+  return dir ? dir : ".";
+}
+
+TEST(DrillTest, ImpossibleExpectationsFailAndSayWhich) {
+  auto spec = LoadDrill(SourceDir() + "/tests/sim/drills/impossible.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const v1::DrillReport report = RunDrill(*spec);
+  EXPECT_FALSE(report.passed());
+  ASSERT_EQ(report.expectations_size(), 2);
+  EXPECT_FALSE(report.expectations(0).ok());
+  EXPECT_THAT(report.expectations(0).name(), HasSubstr("max_chain_outage_ms <= 0"));
+  EXPECT_THAT(report.expectations(0).detail(), HasSubstr("at fail facility chi"));
+  EXPECT_GT(report.max_chain_outage_ms(), 0u);
+}
+
+TEST(DrillTest, SameSeedSameReportAndAnotherSeedAnother) {
+  auto spec = LoadDrill(SourceDir() + "/sim/drills/backbone-facility-loss.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const std::string first = RunDrill(*spec).SerializeAsString();
+  auto again = LoadDrill(SourceDir() + "/sim/drills/backbone-facility-loss.yaml");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(RunDrill(*again).SerializeAsString(), first);
+  EXPECT_EQ(TimelineChart(RunDrill(*again)), TimelineChart(RunDrill(*spec)));
+
+  const std::string text = [&] {
+    std::ifstream in(SourceDir() + "/sim/drills/backbone-facility-loss.yaml");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  const fs::path other = fs::temp_directory_path() / "geodesic-drill-seed.yaml";
+  std::string reseeded = text;
+  reseeded.replace(reseeded.find("seed: 11"), 8, "seed: 12");
+  const std::string backbone = SourceDir() + "/deploy/examples/backbone.yaml";
+  reseeded.replace(reseeded.find("../../deploy/examples/backbone.yaml"), 35, backbone);
+  std::ofstream(other) << reseeded;
+  auto seeded = LoadDrill(other.string());
+  ASSERT_TRUE(seeded.ok()) << seeded.status();
+  EXPECT_NE(RunDrill(*seeded).SerializeAsString(), first);
+  fs::remove(other);
+}
+
+TEST(DrillTest, ReportsWhatHappenedAtEachEvent) {
+  auto spec = LoadDrill(SourceDir() + "/sim/drills/backbone-leader-loss.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const v1::DrillReport report = RunDrill(*spec);
+  ASSERT_EQ(report.events_size(), 3);
+  const auto& cut = report.events(1);  // the link fails while no leader publishes
+  EXPECT_EQ(cut.event(), "fail link chi-den");
+  EXPECT_EQ(cut.detected_at_ms(), 11'030u);           // 10 ms probes x 3
+  EXPECT_EQ(cut.repaired_at_ms(), 11'055u);           // + local repair
+  EXPECT_EQ(cut.replanned_at_ms(), 12'500u);          // the new leader, 2.5 s after the loss
+  EXPECT_GT(cut.affected_workload_ids_size(), 0);
+  EXPECT_LE(report.max_chain_outage_ms(), 55u) << report.worst_chain();  // routers repaired without a leader
+  EXPECT_THAT(TimelineChart(report), HasSubstr("<svg"));
+  EXPECT_THAT(ChainLatencyChart(report), HasSubstr("before ("));
+}
+
+TEST(DrillTest, BadDrillFilesAreRefusedWithTheirLines) {
+  const fs::path file = fs::temp_directory_path() / "geodesic-bad-drill.yaml";
+  const std::string backbone = SourceDir() + "/deploy/examples/backbone.yaml";
+  std::ofstream(file) << "name: bad\ntopology: " << backbone
+                      << "\nduration_s: 30\n"
+                         "timeline:\n"
+                         "  - {at_s: 5, fail: link, id: nowhere}\n"
+                         "  - {at_s: 50, fail: link, id: iad-nyc}\n"
+                         "  - {at_s: 6, fail: link, drain: link, id: iad-nyc}\n"
+                         "  - {at_s: 7, fail: plane, id: sjc, plane: 9}\n"
+                         "  - {at_s: 8, degrade: link, id: iad-nyc}\n"
+                         "expect: {max_mlu: -1, surprise: 1}\n";
+  auto spec = LoadDrill(file.string());
+  ASSERT_FALSE(spec.ok());
+  const std::string message(spec.status().message());
+  EXPECT_THAT(message, HasSubstr(":5: timeline[0].id: unknown link nowhere"));
+  EXPECT_THAT(message, HasSubstr(":6: timeline[1].at_s: after the drill's end"));
+  EXPECT_THAT(message, HasSubstr("exactly one of"));
+  EXPECT_THAT(message, HasSubstr("4 planes, not plane 9"));
+  EXPECT_THAT(message, HasSubstr("give loss and/or added_latency_ms"));
+  EXPECT_THAT(message, HasSubstr("surprise"));
+  fs::remove(file);
+}
+
+}  // namespace
+}  // namespace geodesic::sim
