@@ -1,6 +1,9 @@
 // tectl drill run FILE: a failure drill on the simulator (sim/drill), its
 // events and expectations as a table (or the whole report as JSON/YAML), the
 // report and SVG charts written where asked.
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +15,7 @@
 #include "cli/output.h"
 #include "cli/table.h"
 #include "sim/drill/drill_charts.h"
+#include "sim/drill/live_drill.h"
 #include "sim/drill/simulator.h"
 
 namespace geodesic::cli {
@@ -27,12 +31,33 @@ absl::Status WriteFile(const std::string& path, const std::string& text) {
 
 std::string Ms(uint64_t ms) { return ms == 0 ? "-" : absl::StrCat(ms); }
 
+// The daemons a live drill starts: this tectl's build tree (tectl is in its
+// bin/), and the checkout for the PKI script ($GEODESIC_SOURCE_DIR, else the
+// one tectl was built from).
+absl::StatusOr<v1::DrillReport> RunLive(const sim::DrillSpec& spec, const Options& options) {
+  sim::LiveDrillOptions live;
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return absl::UnavailableError(absl::StrCat("cannot find tectl's build tree: ", error.message()));
+  live.binary_dir = self.parent_path().parent_path().string();
+  const char* source = std::getenv("GEODESIC_SOURCE_DIR");
+  live.source_dir = source != nullptr && *source != '\0' ? source : GEODESIC_DEFAULT_SOURCE_DIR;
+  live.work_dir = options.work_dir.empty()
+                      ? (std::filesystem::temp_directory_path() / absl::StrCat("geodesic-drill-", spec.name, "-", ::getpid()))
+                            .string()
+                      : options.work_dir;
+  std::cerr << "tectl: live drill " << spec.name << " in " << live.work_dir << " (daemon logs in lab/logs)\n";
+  return sim::RunLiveDrill(spec, live);
+}
+
 }  // namespace
 
 int RunDrill(const Options& options) {
   auto spec = sim::LoadDrill(options.file);
   if (!spec.ok()) return PrintError(spec.status());
-  const v1::DrillReport report = sim::RunDrill(*spec);
+  absl::StatusOr<v1::DrillReport> ran = options.live ? RunLive(*spec, options) : sim::RunDrill(*spec);
+  if (!ran.ok()) return PrintError(ran.status());
+  const v1::DrillReport& report = *ran;
   if (!options.report_file.empty()) {
     if (auto status = WriteFile(options.report_file, ToJson(report)); !status.ok()) return PrintError(status);
   }
@@ -49,9 +74,12 @@ int RunDrill(const Options& options) {
   if (options.output != OutputFormat::kTable) {
     PrintStructured(report, options.output);
   } else {
-    std::cout << "drill " << report.name() << ": " << report.facilities() << " facilities, " << report.links()
+    std::cout << (options.live ? "live drill " : "drill ") << report.name() << ": " << report.facilities() << " facilities, " << report.links()
               << " links, " << report.elephant_flows() << " elephant flows, " << report.chains() << " chains, "
-              << report.duration_ms() / 1000 << " s simulated, " << report.plans() << " plans\n\n";
+              << (options.live ? absl::StrCat(report.duration_ms(), " ms of wall time, ")
+                               : absl::StrCat(report.duration_ms() / 1000, " s simulated, "))
+              << report.plans()
+              << " plans\n\n";
     Table events({"AT_MS", "EVENT", "AFFECTED", "REPAIRED_MS", "REPLANNED_MS", "MAX_OUTAGE_MS", "CARRIED", "MLU",
                   "P99_MS", "CUT", "ROUTES"});
     for (const auto& event : report.events()) {

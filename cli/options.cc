@@ -117,10 +117,11 @@ const std::vector<CommandInfo>& CommandTable() {
        "solve --graph FILE [--demands FILE] [--objective mlu|total-flow] [--scale S] [-o ...]\n"
        "    the elephant-flow allocation, offline (every link up; FILE in any import\n"
        "    format; S in (0, 1e6], default 1)\n"},
-      {"drill", {Command::kDrill, {"--report", "--charts", "-o"}, structured},
-       "drill run FILE [--report FILE.json] [--charts DIR] [-o table|json|yaml]\n"
+      {"drill", {Command::kDrill, {"--report", "--charts", "--live", "--work-dir", "-o"}, structured},
+       "drill run FILE [--live [--work-dir DIR]] [--report FILE.json] [--charts DIR] [-o table|json|yaml]\n"
        "    runs a failure drill (sim/drills/*.yaml) on the simulator with pathcomp's\n"
-       "    planning; exits 4 when an expectation fails, saying which and why\n"},
+       "    planning, or --live on real daemons started on loopback (pathcomp, agents,\n"
+       "    routerds, FRR); exits 4 when an expectation fails, saying which and why\n"},
       {"completion", {Command::kCompletion, {}, {}},
        "completion bash\n    a bash completion script: source <(tectl completion bash)\n"},
       {"help", {Command::kHelp, {}, {}}, "help [COMMAND]\n    this text, or one command's (also COMMAND --help)\n"},
@@ -186,6 +187,8 @@ const std::map<std::string, bool>& Flags() {
       {"--dry-run", false},
       {"--force", false},
       {"--clear", false},
+      {"--live", false},
+      {"--work-dir", true},
       {"--help", false},
   };
   return *flags;
@@ -775,6 +778,12 @@ absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args, c
       }
       if (const std::string* report = flag("--report")) options.report_file = *report;
       if (const std::string* charts = flag("--charts")) options.charts_dir = *charts;
+      options.live = flag("--live") != nullptr;
+      if (const std::string* work_dir = flag("--work-dir")) {
+        if (!options.live) return Usage("--work-dir is for --live");
+        if (work_dir->find_first_of("\r\n") != std::string::npos) return Usage("file names must be one line");
+        options.work_dir = *work_dir;
+      }
       break;
     }
     case Command::kHelp:

@@ -122,8 +122,11 @@ struct Options {
   uint64_t count = 0;
   // completion SHELL; help COMMAND
   std::string shell, help_topic;
-  // drill run FILE (`file`): the JSON report and SVG charts written to
+  // drill run FILE (`file`): the JSON report and SVG charts written to;
+  // --live: on the real daemons, in `work_dir` ("" = a fresh temporary one)
   std::string report_file, charts_dir;
+  bool live = false;
+  std::string work_dir;
 
   // solve (no server, no store: the solver runs here)
   std::string graph;    // any topology format import reads

@@ -442,7 +442,7 @@ class Simulation {
     for (uint64_t latency : last_latencies_) report_.add_chain_latency_after_us(latency);
     for (const auto& id : last_cut_) report_.add_cut_workload_ids(id);
     for (const auto& dependency : all_new_deps_) report_.add_new_dependencies(dependency);
-    Judge();
+    JudgeDrill(spec_.expect, report_);
   }
 
   // --- Helpers ---
@@ -567,56 +567,6 @@ class Simulation {
                                                               : std::min(report_.min_carried_ratio(), sample.carried_ratio()));
   }
 
-  void Judge() {
-    const Expectations& e = spec_.expect;
-    bool passed = true;
-    auto verdict = [&](std::string name, bool ok, std::string detail) {
-      v1::DrillExpectation& expectation = *report_.add_expectations();
-      expectation.set_name(std::move(name));
-      expectation.set_ok(ok);
-      expectation.set_detail(std::move(detail));
-      passed = passed && ok;
-    };
-    if (e.max_chain_outage_ms) {
-      verdict(absl::StrCat("max_chain_outage_ms <= ", *e.max_chain_outage_ms),
-              report_.max_chain_outage_ms() <= *e.max_chain_outage_ms,
-              report_.max_chain_outage_ms() == 0
-                  ? "no chain lost connectivity"
-                  : absl::StrCat("longest: ", report_.max_chain_outage_ms(), " ms, ", report_.worst_chain()));
-    }
-    if (e.min_carried_ratio) {
-      verdict(absl::StrFormat("min_carried_ratio >= %g", *e.min_carried_ratio),
-              report_.min_carried_ratio() + 1e-9 >= *e.min_carried_ratio,
-              absl::StrFormat("lowest carried ratio %.4f", report_.min_carried_ratio()));
-    }
-    if (e.min_settled_carried_ratio) {
-      verdict(absl::StrFormat("min_settled_carried_ratio >= %g", *e.min_settled_carried_ratio),
-              report_.min_settled_carried_ratio() + 1e-9 >= *e.min_settled_carried_ratio,
-              absl::StrFormat("lowest carried ratio of a plan %.4f", report_.min_settled_carried_ratio()));
-    }
-    if (e.max_mlu) {
-      verdict(absl::StrFormat("max_mlu <= %g", *e.max_mlu), report_.max_mlu() <= *e.max_mlu + 1e-9,
-              absl::StrFormat("highest MLU of any plan %.4f", report_.max_mlu()));
-    }
-    if (e.max_budget_violations) {
-      verdict(absl::StrCat("max_budget_violations <= ", *e.max_budget_violations),
-              report_.max_budget_violations() <= *e.max_budget_violations,
-              absl::StrCat("at most ", report_.max_budget_violations(), " chains over budget in a plan"));
-    }
-    if (e.max_cut_workloads) {
-      verdict(absl::StrCat("max_cut_workloads <= ", *e.max_cut_workloads),
-              static_cast<uint64_t>(report_.cut_workload_ids_size()) <= *e.max_cut_workloads,
-              absl::StrCat(report_.cut_workload_ids_size(), " workloads without a path at the end"));
-    }
-    if (e.no_new_single_facility_dependencies) {
-      verdict("no_new_single_facility_dependencies", report_.new_dependencies().empty(),
-              report_.new_dependencies().empty()
-                  ? "none"
-                  : absl::StrCat(report_.new_dependencies_size(), " new, first ", report_.new_dependencies(0)));
-    }
-    report_.set_passed(passed);
-  }
-
   const DrillSpec& spec_;
   ModelView base_;
   std::map<std::string, const v1::Link*> link_by_id_;
@@ -641,6 +591,55 @@ class Simulation {
 };
 
 }  // namespace
+
+void JudgeDrill(const Expectations& e, v1::DrillReport& report) {
+  bool passed = true;
+  auto verdict = [&](std::string name, bool ok, std::string detail) {
+    v1::DrillExpectation& expectation = *report.add_expectations();
+    expectation.set_name(std::move(name));
+    expectation.set_ok(ok);
+    expectation.set_detail(std::move(detail));
+    passed = passed && ok;
+  };
+  if (e.max_chain_outage_ms) {
+    verdict(absl::StrCat("max_chain_outage_ms <= ", *e.max_chain_outage_ms),
+            report.max_chain_outage_ms() <= *e.max_chain_outage_ms,
+            report.max_chain_outage_ms() == 0
+                ? "no chain lost connectivity"
+                : absl::StrCat("longest: ", report.max_chain_outage_ms(), " ms, ", report.worst_chain()));
+  }
+  if (e.min_carried_ratio) {
+    verdict(absl::StrFormat("min_carried_ratio >= %g", *e.min_carried_ratio),
+            report.min_carried_ratio() + 1e-9 >= *e.min_carried_ratio,
+            absl::StrFormat("lowest carried ratio %.4f", report.min_carried_ratio()));
+  }
+  if (e.min_settled_carried_ratio) {
+    verdict(absl::StrFormat("min_settled_carried_ratio >= %g", *e.min_settled_carried_ratio),
+            report.min_settled_carried_ratio() + 1e-9 >= *e.min_settled_carried_ratio,
+            absl::StrFormat("lowest carried ratio of a plan %.4f", report.min_settled_carried_ratio()));
+  }
+  if (e.max_mlu) {
+    verdict(absl::StrFormat("max_mlu <= %g", *e.max_mlu), report.max_mlu() <= *e.max_mlu + 1e-9,
+            absl::StrFormat("highest MLU of any plan %.4f", report.max_mlu()));
+  }
+  if (e.max_budget_violations) {
+    verdict(absl::StrCat("max_budget_violations <= ", *e.max_budget_violations),
+            report.max_budget_violations() <= *e.max_budget_violations,
+            absl::StrCat("at most ", report.max_budget_violations(), " chains over budget in a plan"));
+  }
+  if (e.max_cut_workloads) {
+    verdict(absl::StrCat("max_cut_workloads <= ", *e.max_cut_workloads),
+            static_cast<uint64_t>(report.cut_workload_ids_size()) <= *e.max_cut_workloads,
+            absl::StrCat(report.cut_workload_ids_size(), " workloads without a path at the end"));
+  }
+  if (e.no_new_single_facility_dependencies) {
+    verdict("no_new_single_facility_dependencies", report.new_dependencies().empty(),
+            report.new_dependencies().empty()
+                ? "none"
+                : absl::StrCat(report.new_dependencies_size(), " new, first ", report.new_dependencies(0)));
+  }
+  report.set_passed(passed);
+}
 
 v1::DrillReport RunDrill(const DrillSpec& spec) { return Simulation(spec).Run(); }
 

@@ -26,4 +26,8 @@ namespace geodesic::sim {
 
 v1::DrillReport RunDrill(const DrillSpec& spec);
 
+// Adds every expectation's verdict to `report` (from what it measured) and
+// sets `passed`. The simulator and the live runner judge alike.
+void JudgeDrill(const Expectations& expect, v1::DrillReport& report);
+
 }  // namespace geodesic::sim

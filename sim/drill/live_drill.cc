@@ -1,0 +1,462 @@
+#include "sim/drill/live_drill.h"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "pathcomp/solver/path_solver.h"
+#include "sim/drill/simulator.h"
+#include "sim/local_lab.h"
+#include "topology/topology_writer.h"
+
+namespace geodesic::sim {
+namespace {
+
+using Clock = std::chrono::system_clock;  // daemons log wall-clock times
+using Action = TimelineEvent::Action;
+
+int64_t Ms(Clock::time_point at) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(at.time_since_epoch()).count();
+}
+
+std::optional<v1::Plan> CurrentPlan(LocalLab& lab) {
+  auto stub = lab.OperatorClient("admin");
+  grpc::ClientContext context;
+  context.set_deadline(Clock::now() + std::chrono::seconds(5));
+  v1::GetPlanResponse response;
+  if (!stub->GetPlan(&context, {}, &response).ok()) return std::nullopt;
+  return response.plan();
+}
+
+std::map<std::string, v1::OperState> LinkStates(LocalLab& lab) {
+  auto stub = lab.OperatorClient("admin");
+  grpc::ClientContext context;
+  context.set_deadline(Clock::now() + std::chrono::seconds(5));
+  v1::ListLinksResponse response;
+  std::map<std::string, v1::OperState> states;
+  if (!stub->ListLinks(&context, {}, &response).ok()) return states;
+  for (const auto& link : response.links()) states[link.id()] = link.health().state();
+  return states;
+}
+
+// The links an event takes down (or degrades, drains, restores).
+std::set<std::string> LinksOf(const topology::Topology& topology, const TimelineEvent& event) {
+  std::set<std::string> links;
+  const v1::Link* named = nullptr;
+  for (const auto& link : topology.links) {
+    if (link.id() == event.id) named = &link;
+  }
+  for (const auto& link : topology.links) {
+    const bool hit =
+        (event.kind == "link" && named != nullptr &&
+         (link.id() == event.id ||
+          (link.src_node_id() == named->dst_node_id() && link.dst_node_id() == named->src_node_id()))) ||
+        (event.kind == "srlg" && std::find(link.srlgs().begin(), link.srlgs().end(), event.id) != link.srlgs().end()) ||
+        (event.kind == "node" && (link.src_node_id() == event.id || link.dst_node_id() == event.id)) ||
+        ((event.kind == "facility" || event.kind == "partition") &&
+         (link.src_facility_id() == event.id || link.dst_facility_id() == event.id));
+    if (hit) links.insert(link.id());
+  }
+  return links;
+}
+
+bool AvoidsLinks(const v1::Plan& plan, const std::set<std::string>& links) {
+  for (const auto& site : plan.sites()) {
+    for (const auto& route : site.routes()) {
+      for (const auto& hop : route.next_hops()) {
+        if (links.count(hop.link_id())) return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool InstalledEverywhere(const LocalLab& lab, uint64_t generation) {
+  for (const auto& facility : lab.topology().facilities) {
+    auto installed = lab.InstalledPlan(facility.id());
+    if (!installed || installed->generation() < generation) return false;
+  }
+  return true;
+}
+
+// When each facility's routerd logged a local repair naming one of `links`,
+// at or after `since` (wall-clock ms).
+std::map<std::string, int64_t> LocalRepairs(LocalLab& lab, const std::set<std::string>& links, int64_t since) {
+  std::map<std::string, int64_t> repaired;
+  for (const auto& facility : lab.topology().facilities) {
+    ChildProcess* routerd = lab.process("routerd/" + facility.id());
+    if (routerd == nullptr) continue;
+    std::ifstream log(routerd->log_path());
+    std::string line;
+    while (std::getline(log, line)) {
+      if (line.find("msg=\"local repair\"") == std::string::npos || line.rfind("ts=", 0) != 0) continue;
+      const size_t down = line.find("down_links=");
+      if (down == std::string::npos) continue;
+      bool names = false;
+      for (const auto& link : links) names = names || line.find(link, down) != std::string::npos;
+      absl::Time at;
+      std::string error;
+      if (!names || !absl::ParseTime("%Y-%m-%dT%H:%M:%E3SZ", line.substr(3, line.find(' ') - 3), &at, &error)) {
+        continue;
+      }
+      const int64_t ms = absl::ToUnixMillis(at);
+      if (ms >= since && !repaired.count(facility.id())) repaired[facility.id()] = ms;
+    }
+  }
+  return repaired;
+}
+
+uint64_t Percentile(std::vector<uint64_t> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t rank = static_cast<size_t>(p * static_cast<double>(values.size()) + 0.999999);
+  return values[std::min(values.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+double CarriedRatio(const v1::Plan& plan) {
+  const auto& elephants = plan.elephants();
+  if (elephants.demand_gbps() <= 0) return 1.0;
+  return std::min(1.0, elephants.carried_gbps() / elephants.demand_gbps() /
+                           std::max(1.0, elephants.max_utilization()));
+}
+
+std::set<std::string> Dependencies(const v1::Plan& plan) {
+  std::set<std::string> dependencies;
+  for (const auto& d : plan.single_facility_dependencies()) dependencies.insert(d.workload_id() + "@" + d.facility_id());
+  return dependencies;
+}
+
+// For each chain, the facility where its path first crosses one of `links`;
+// chains not crossing them are left out.
+std::map<std::string, std::string> ChainsCrossing(const v1::Plan& plan, const topology::Topology& topology,
+                                                  const std::set<std::string>& links) {
+  std::set<std::pair<std::string, std::string>> failed_hops;  // (src facility, dst facility)
+  for (const auto& link : topology.links) {
+    if (links.count(link.id())) failed_hops.insert({link.src_facility_id(), link.dst_facility_id()});
+  }
+  std::map<std::string, std::string> crossing;
+  for (const auto& chain : plan.chains()) {
+    if (!chain.primary().placed()) continue;
+    for (const auto& hop : chain.primary().hops()) {
+      for (const auto* path : {&hop.path_there_facility_ids(), &hop.path_back_facility_ids()}) {
+        for (int i = 0; i + 1 < path->size() && !crossing.count(chain.workload_id()); ++i) {
+          if (failed_hops.count({(*path)[i], (*path)[i + 1]})) crossing[chain.workload_id()] = (*path)[i];
+        }
+      }
+    }
+  }
+  return crossing;
+}
+
+class LiveRun {
+ public:
+  LiveRun(const DrillSpec& spec, const LiveDrillOptions& options, LocalLab& lab)
+      : spec_(spec), options_(options), lab_(lab) {}
+
+  absl::StatusOr<v1::DrillReport> Run() {
+    report_.set_name(spec_.name);
+    report_.set_seed(spec_.seed);
+    report_.set_facilities(static_cast<uint32_t>(spec_.topology.facilities.size()));
+    report_.set_links(static_cast<uint32_t>(spec_.topology.links.size()));
+    for (const auto& workload : spec_.topology.workloads) {
+      if (workload.has_chain()) report_.set_chains(report_.chains() + 1);
+      if (workload.has_elephant()) report_.set_elephant_flows(report_.elephant_flows() + 1);
+    }
+    // Settled: every link measured up, one plan installed everywhere.
+    const bool ready = LocalLab::WaitFor(
+        [&] {
+          const auto states = LinkStates(lab_);
+          if (states.size() != spec_.topology.links.size()) return false;
+          for (const auto& [id, state] : states) {
+            if (state != v1::OPER_STATE_UP) return false;
+          }
+          auto plan = CurrentPlan(lab_);
+          return plan && AvoidsLinks(*plan, {}) && InstalledEverywhere(lab_, plan->generation());
+        },
+        std::chrono::milliseconds(options_.settle_timeout_ms));
+    if (!ready) return absl::DeadlineExceededError("the lab did not settle: links up and one plan installed everywhere");
+    auto baseline = CurrentPlan(lab_);
+    if (!baseline) return absl::UnavailableError("pathcomp has no plan");
+    baseline_deps_ = Dependencies(*baseline);
+    for (const auto& chain : baseline->chains()) {
+      if (chain.primary().placed()) report_.add_chain_latency_before_us(chain.primary().total_latency_us());
+    }
+    start_ = Clock::now();
+    Sample(*baseline);
+    report_.set_min_settled_carried_ratio(CarriedRatio(*baseline));
+    for (const TimelineEvent& event : spec_.timeline) {
+      if (auto status = Drive(event); !status.ok()) return status;
+    }
+    report_.set_duration_ms(static_cast<uint64_t>(Ms(Clock::now()) - Ms(start_)));
+    if (auto plan = CurrentPlan(lab_)) {
+      for (const auto& chain : plan->chains()) {
+        if (chain.primary().placed()) report_.add_chain_latency_after_us(chain.primary().total_latency_us());
+      }
+      for (const auto& id : Cut(*plan)) report_.add_cut_workload_ids(id);
+    }
+    for (const auto& dependency : all_new_deps_) report_.add_new_dependencies(dependency);
+    JudgeDrill(spec_.expect, report_);
+    return report_;
+  }
+
+ private:
+  absl::Status Drive(const TimelineEvent& event) {
+    v1::DrillEventOutcome& outcome = *report_.add_events();
+    outcome.set_event(event.Describe());
+    auto before = CurrentPlan(lab_);
+    if (!before) return absl::UnavailableError("pathcomp has no plan");
+    const std::set<std::string> links =
+        event.action == Action::kLeaderLoss ? std::set<std::string>{} : LinksOf(spec_.topology, event);
+    const TimelineEvent* restored = nullptr;
+    if (event.action == Action::kRestore) {
+      auto it = active_.find(event.kind + "/" + event.id);
+      if (it != active_.end()) restored = &it->second;
+    }
+    const bool takes_down = event.action == Action::kFail;
+    std::map<std::string, std::string> crossing;
+    if (takes_down) crossing = ChainsCrossing(*before, spec_.topology, links);
+    for (const auto& [chain, facility] : crossing) outcome.add_affected_workload_ids(chain);
+
+    const Clock::time_point injected = Clock::now();
+    outcome.set_at_ms(static_cast<uint64_t>(Ms(injected) - Ms(start_)));
+    if (auto status = Inject(event, restored, links); !status.ok()) return status;
+
+    // Wait for the reaction: a plan avoiding what is down, installed everywhere.
+    std::optional<int64_t> detected_at, replanned_at;
+    const bool drain_or_restore_of_drain =
+        event.action == Action::kDrain || (restored != nullptr && restored->action == Action::kDrain);
+    const bool settled = LocalLab::WaitFor(
+        [&] {
+          if (!detected_at) {
+            if (drain_or_restore_of_drain || event.action == Action::kLeaderLoss) {
+              detected_at = Ms(injected);
+            } else {
+              const auto states = LinkStates(lab_);
+              bool seen = !links.empty();
+              for (const auto& link : links) {
+                auto it = states.find(link);
+                const v1::OperState want = takes_down ? v1::OPER_STATE_DOWN
+                                           : event.action == Action::kDegrade ? v1::OPER_STATE_DEGRADED
+                                                                              : v1::OPER_STATE_UP;
+                seen = seen && it != states.end() && it->second == want;
+              }
+              if (seen) detected_at = Ms(Clock::now());
+            }
+          }
+          if (!detected_at) return false;
+          // (A change that moves no route publishes no new generation.)
+          auto plan = CurrentPlan(lab_);
+          if (!plan) return false;
+          if (takes_down && !AvoidsLinks(*plan, links)) return false;
+          if (!InstalledEverywhere(lab_, plan->generation())) return false;
+          replanned_at = Ms(Clock::now());
+          after_ = *plan;
+          return true;
+        },
+        std::chrono::milliseconds(options_.settle_timeout_ms));
+    if (!settled) {
+      return absl::DeadlineExceededError(absl::StrCat("live drill ", spec_.name, ": no plan installed everywhere ",
+                                                      options_.settle_timeout_ms, " ms after ", event.Describe()));
+    }
+    const int64_t t0 = Ms(injected);
+    outcome.set_detected_at_ms(static_cast<uint64_t>(*detected_at - Ms(start_)));
+    outcome.set_replanned_at_ms(static_cast<uint64_t>(*replanned_at - Ms(start_)));
+    // Chains: back when the routerd where their path crosses the failure
+    // repaired locally, or else when the new plan was installed.
+    if (takes_down) {
+      const auto repairs = LocalRepairs(lab_, links, t0);
+      int64_t first_repair = 0;
+      for (const auto& [facility, at] : repairs) first_repair = first_repair == 0 ? at : std::min(first_repair, at);
+      if (first_repair != 0) outcome.set_repaired_at_ms(static_cast<uint64_t>(first_repair - Ms(start_)));
+      for (const auto& [chain, facility] : crossing) {
+        auto repaired = repairs.find(facility);
+        const int64_t back = repaired != repairs.end() ? std::min(repaired->second, *replanned_at) : *replanned_at;
+        const uint64_t outage = static_cast<uint64_t>(std::max<int64_t>(0, back - t0));
+        if (repaired != repairs.end() && repaired->second <= *replanned_at) {
+          outcome.set_chains_repaired_locally(outcome.chains_repaired_locally() + 1);
+        }
+        outcome.set_max_chain_outage_ms(std::max(outcome.max_chain_outage_ms(), outage));
+        if (outage > report_.max_chain_outage_ms()) {
+          report_.set_max_chain_outage_ms(outage);
+          report_.set_worst_chain(absl::StrCat(chain, " at ", event.Describe()));
+        }
+      }
+    }
+    Settle(*before, after_, outcome);
+    return absl::OkStatus();
+  }
+
+  absl::Status Inject(const TimelineEvent& event, const TimelineEvent* restored, const std::set<std::string>& links) {
+    const std::string key = event.kind + "/" + event.id;
+    switch (event.action) {
+      case Action::kFail:
+        if (event.kind == "plane") return absl::UnimplementedError("plane failures are not driven live");
+        for (const auto& link : links) {
+          if (auto status = lab_.SetLinkState(link, "down"); !status.ok()) return status;
+        }
+        active_[key] = event;
+        return absl::OkStatus();
+      case Action::kDegrade:
+        for (const auto& link : links) {
+          uint64_t rtt = 0;
+          for (const auto& l : spec_.topology.links) rtt = l.id() == link ? 2 * (l.latency_us() + event.added_latency_us) : rtt;
+          if (auto status = lab_.SetLinkHealth(link, absl::StrCat("state: degraded, rtt_us: ", rtt, ", loss_ratio: ", event.loss));
+              !status.ok()) {
+            return status;
+          }
+        }
+        active_[key] = event;
+        return absl::OkStatus();
+      case Action::kDrain: {
+        v1::AddIntentRequest request;
+        request.set_force(true);
+        v1::Intent& intent = *request.mutable_intent();
+        intent.set_id(absl::StrCat("drill-drain-", event.kind, "-", event.id));
+        intent.set_reason(absl::StrCat("drill ", spec_.name));
+        auto* target = intent.mutable_drain()->mutable_target();
+        if (event.kind == "link") target->set_link_id(event.id);
+        if (event.kind == "node") target->set_node_id(event.id);
+        if (event.kind == "facility") target->set_facility_id(event.id);
+        auto stub = lab_.OperatorClient("admin");
+        grpc::ClientContext context;
+        context.set_deadline(Clock::now() + std::chrono::seconds(30));
+        v1::AddIntentResponse response;
+        const grpc::Status status = stub->AddIntent(&context, request, &response);
+        if (!status.ok()) return absl::InternalError(absl::StrCat(event.Describe(), ": ", status.error_message()));
+        active_[key] = event;
+        return absl::OkStatus();
+      }
+      case Action::kRestore: {
+        if (restored == nullptr) return absl::FailedPreconditionError(absl::StrCat(event.Describe(), ": nothing to restore"));
+        if (restored->action == Action::kDrain) {
+          auto stub = lab_.OperatorClient("admin");
+          grpc::ClientContext context;
+          context.set_deadline(Clock::now() + std::chrono::seconds(30));
+          v1::DeleteIntentRequest request;
+          request.set_id(absl::StrCat("drill-drain-", event.kind, "-", event.id));
+          v1::DeleteIntentResponse response;
+          const grpc::Status status = stub->DeleteIntent(&context, request, &response);
+          if (!status.ok()) return absl::InternalError(absl::StrCat(event.Describe(), ": ", status.error_message()));
+        } else {
+          for (const auto& link : links) {
+            if (auto status = lab_.SetLinkHealth(link, ""); !status.ok()) return status;
+          }
+        }
+        active_.erase(key);
+        return absl::OkStatus();
+      }
+      case Action::kLeaderLoss:
+        lab_.Kill("pathcomp", SIGKILL);
+        std::this_thread::sleep_for(std::chrono::milliseconds(spec_.reaction.failover_ms));
+        return lab_.Restart("pathcomp");
+    }
+    return absl::OkStatus();
+  }
+
+  std::vector<std::string> Cut(const v1::Plan& plan) const {
+    std::vector<std::string> cut(plan.elephants().unroutable_workload_ids().begin(),
+                                 plan.elephants().unroutable_workload_ids().end());
+    for (const auto& chain : plan.chains()) {
+      if (!chain.primary().placed()) cut.push_back(chain.workload_id());
+    }
+    return cut;
+  }
+
+  void Settle(const v1::Plan& before, const v1::Plan& after, v1::DrillEventOutcome& outcome) {
+    std::vector<uint64_t> latencies;
+    uint32_t over_budget = 0;
+    for (const auto& chain : after.chains()) {
+      if (!chain.primary().placed()) continue;
+      latencies.push_back(chain.primary().total_latency_us());
+      over_budget += chain.primary().within_budget() ? 0 : 1;
+    }
+    for (const auto& id : Cut(after)) outcome.add_cut_workload_ids(id);
+    outcome.set_carried_ratio_after(CarriedRatio(after));
+    outcome.set_mlu_after(after.elephants().max_utilization());
+    outcome.set_chain_latency_p50_us(Percentile(latencies, 0.5));
+    outcome.set_chain_latency_p99_us(Percentile(latencies, 0.99));
+    outcome.set_budget_violations_after(over_budget);
+    uint32_t routes_changed = 0;
+    std::map<std::string, const v1::SitePlan*> sites;
+    for (const auto& site : before.sites()) sites[site.facility_id()] = &site;
+    for (const auto& site : after.sites()) {
+      auto it = sites.find(site.facility_id());
+      routes_changed += pathcomp::CountChangedRoutes(it == sites.end() ? v1::SitePlan() : *it->second, site);
+    }
+    outcome.set_routes_changed(routes_changed);
+    for (const auto& dependency : Dependencies(after)) {
+      if (baseline_deps_.count(dependency)) continue;
+      outcome.add_new_dependencies(dependency);
+      all_new_deps_.insert(dependency);
+    }
+    report_.set_plans(report_.plans() + (after.generation() != before.generation() ? 1 : 0));
+    report_.set_routes_changed(report_.routes_changed() + routes_changed);
+    report_.set_max_mlu(std::max(report_.max_mlu(), after.elephants().max_utilization()));
+    report_.set_max_budget_violations(std::max(report_.max_budget_violations(), over_budget));
+    report_.set_min_settled_carried_ratio(std::min(report_.min_settled_carried_ratio(), CarriedRatio(after)));
+    Sample(after);
+  }
+
+  void Sample(const v1::Plan& plan) {
+    v1::DrillSample& sample = *report_.add_samples();
+    sample.set_at_ms(static_cast<uint64_t>(std::max<int64_t>(0, Ms(Clock::now()) - Ms(start_))));
+    sample.set_carried_ratio(CarriedRatio(plan));
+    sample.set_mlu(plan.elephants().max_utilization());
+    report_.set_min_carried_ratio(report_.samples_size() == 1 ? sample.carried_ratio()
+                                                              : std::min(report_.min_carried_ratio(), sample.carried_ratio()));
+  }
+
+  const DrillSpec& spec_;
+  const LiveDrillOptions& options_;
+  LocalLab& lab_;
+  Clock::time_point start_;
+  v1::Plan after_;
+  std::map<std::string, TimelineEvent> active_;
+  std::set<std::string> baseline_deps_, all_new_deps_;
+  v1::DrillReport report_;
+};
+
+}  // namespace
+
+absl::StatusOr<v1::DrillReport> RunLiveDrill(const DrillSpec& spec, const LiveDrillOptions& options) {
+  std::error_code error;
+  std::filesystem::create_directories(options.work_dir, error);
+  if (error) return absl::UnavailableError(absl::StrCat(options.work_dir, ": ", error.message()));
+  const std::string topology_path = options.work_dir + "/topology.yaml";
+  {
+    std::ofstream out(topology_path, std::ios::trunc);
+    out << topology::WriteTopologyYaml(spec.topology);
+    if (!out) return absl::UnavailableError(absl::StrCat(topology_path, ": cannot write"));
+  }
+  LabOptions lab_options;
+  lab_options.source_dir = options.source_dir;
+  lab_options.binary_dir = options.binary_dir;
+  lab_options.work_dir = options.work_dir + "/lab";
+  lab_options.topology_path = topology_path;
+  lab_options.probe_interval_ms = static_cast<int>(spec.reaction.probe_interval_ms);
+  lab_options.bgp_facilities = options.frr_facilities;
+  if (lab_options.bgp_facilities.empty()) {
+    for (const TimelineEvent& event : spec.timeline) {
+      if (event.action != Action::kFail || event.kind != "link") continue;
+      for (const auto& link : spec.topology.links) {
+        if (link.id() == event.id) lab_options.bgp_facilities = {link.src_facility_id()};
+      }
+      break;
+    }
+  }
+  auto lab = LocalLab::Create(lab_options);
+  if (!lab.ok()) return lab.status();
+  if (auto status = (*lab)->StartAll(); !status.ok()) return status;
+  return LiveRun(spec, options, **lab).Run();
+}
+
+}  // namespace geodesic::sim

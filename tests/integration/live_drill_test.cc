@@ -1,0 +1,52 @@
+// A drill file driving the real daemons: pathcomp, an agent and a routerd per
+// facility of the example backbone, FRR bgpd behind iad's routerd; the fiber
+// cut of sim/drills/backbone-link-cut.yaml, its expectations checked against
+// what the daemons did.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "sim/drill/live_drill.h"
+
+namespace geodesic::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+TEST(LiveDrillTest, TheLinkCutDrillHoldsOnTheRealDaemons) {
+  auto spec = LoadDrill(Env("GEODESIC_SOURCE_DIR") + "/sim/drills/backbone-link-cut.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  LiveDrillOptions options;
+  options.source_dir = Env("GEODESIC_SOURCE_DIR");
+  options.binary_dir = Env("GEODESIC_BINARY_DIR");
+  options.work_dir = (fs::temp_directory_path() / ("geodesic-live-drill-" + std::to_string(::getpid()))).string();
+  fs::remove_all(options.work_dir);
+  auto report = RunLiveDrill(*spec, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  for (const auto& expectation : report->expectations()) {
+    EXPECT_TRUE(expectation.ok()) << expectation.name() << ": " << expectation.detail();
+  }
+  ASSERT_EQ(report->events_size(), 2);
+  const auto& cut = report->events(0);
+  EXPECT_EQ(cut.event(), "fail link iad-nyc");
+  EXPECT_GT(cut.affected_workload_ids_size(), 0);
+  EXPECT_LE(cut.at_ms(), cut.detected_at_ms());
+  EXPECT_LE(cut.detected_at_ms(), cut.replanned_at_ms());
+  EXPECT_GT(cut.repaired_at_ms(), 0u) << "iad's routerd logged no local repair";
+  std::cout << "live: cut at " << cut.at_ms() << " ms, seen by pathcomp at " << cut.detected_at_ms()
+            << " ms, repaired locally at " << cut.repaired_at_ms() << " ms, new plan everywhere at "
+            << cut.replanned_at_ms() << " ms; longest chain outage " << report->max_chain_outage_ms() << " ms ("
+            << report->worst_chain() << ")\n";
+  if (!HasFailure()) fs::remove_all(options.work_dir);
+}
+
+}  // namespace
+}  // namespace geodesic::sim
