@@ -12,7 +12,7 @@
 
 #include "bench/bench_report.h"
 #include "sim/drill/simulator.h"
-#include "sim/drill/workload_generator.h"
+#include "sim/drill/drill_generator.h"
 #include "topology/import.h"
 
 namespace {

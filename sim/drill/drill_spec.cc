@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "config/config_reader.h"
-#include "sim/drill/workload_generator.h"
+#include "sim/drill/drill_generator.h"
 #include "topology/import.h"
 
 namespace geodesic::sim {
@@ -155,6 +155,14 @@ absl::StatusOr<DrillSpec> LoadDrill(const std::string& path) {
       generated.budget_us = static_cast<uint64_t>(chains->RequiredDouble("budget_ms", 0.001, 600'000) * 1000);
       chains->RejectUnknownKeys();
       if (generated.max_hops >= generated.min_hops) AddChains(generated, spec.seed, spec.topology);
+    }
+    if (auto fabrics = generate->OptionalMap("fabrics")) {
+      GeneratedFabrics generated;
+      generated.planes = static_cast<uint32_t>(fabrics->RequiredUint("planes", 1, 64));
+      generated.rails = static_cast<uint32_t>(fabrics->RequiredUint("rails", 1, 64));
+      generated.uplink_gbps = fabrics->OptionalDouble("uplink_gbps", 0, 0, 1e9);
+      fabrics->RejectUnknownKeys();
+      AddFabrics(generated, spec.topology);
     }
     generate->RejectUnknownKeys();
   }

@@ -12,6 +12,7 @@
 //     gravity: {flows: 40, total_gbps: 800}  # elephant flows between facilities, gravity model
 //     chains: {count: 30, services: 6, replicas: 2, min_hops: 3, max_hops: 5,
 //              service_time_us: 2000, budget_ms: 120}
+//     fabrics: {planes: 4, rails: 8, uplink_gbps: 3200}  # for facilities without one
 //   reaction:                                # optional; the defaults shown
 //     {probe_interval_ms: 10, detect_multiplier: 3, gray_detect_ms: 1000, local_repair_ms: 25,
 //      debounce_ms: 50, solve_ms: 200, failover_ms: 2500}
@@ -83,6 +84,11 @@ struct GravityFlows {
 struct GeneratedChains {
   uint32_t count = 0, services = 0, replicas = 0, min_hops = 0, max_hops = 0;
   uint64_t service_time_us = 0, budget_us = 0;
+};
+
+struct GeneratedFabrics {
+  uint32_t planes = 0, rails = 0;
+  double uplink_gbps = 0;  // 0: the facility's backbone capacity
 };
 
 struct DrillSpec {

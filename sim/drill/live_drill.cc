@@ -204,6 +204,7 @@ class LiveRun {
       for (const auto& id : Cut(*plan)) report_.add_cut_workload_ids(id);
     }
     for (const auto& dependency : all_new_deps_) report_.add_new_dependencies(dependency);
+    for (const auto& [id, outage] : outages_) *report_.add_outages() = outage;
     JudgeDrill(spec_.expect, report_);
     return report_;
   }
@@ -285,6 +286,12 @@ class LiveRun {
           outcome.set_chains_repaired_locally(outcome.chains_repaired_locally() + 1);
         }
         outcome.set_max_chain_outage_ms(std::max(outcome.max_chain_outage_ms(), outage));
+        v1::WorkloadOutage& recorded = outages_[chain];
+        if (outage > recorded.outage_ms()) {
+          recorded.set_workload_id(chain);
+          recorded.set_outage_ms(outage);
+          recorded.set_event(event.Describe());
+        }
         if (outage > report_.max_chain_outage_ms()) {
           report_.set_max_chain_outage_ms(outage);
           report_.set_worst_chain(absl::StrCat(chain, " at ", event.Describe()));
@@ -422,6 +429,7 @@ class LiveRun {
   v1::Plan after_;
   std::map<std::string, TimelineEvent> active_;
   std::set<std::string> baseline_deps_, all_new_deps_;
+  std::map<std::string, v1::WorkloadOutage> outages_;
   v1::DrillReport report_;
 };
 

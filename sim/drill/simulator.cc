@@ -437,6 +437,12 @@ class Simulation {
     for (auto& [id, runtime] : runtime_) {
       if (!runtime.up && runtime.counted()) EndOutage(id, runtime, spec_.duration_ms);
       if (runtime.lost_with_facility) report_.add_lost_with_facility(id);
+      if (runtime.counted() && runtime.max_outage_ms > 0) {
+        v1::WorkloadOutage& outage = *report_.add_outages();
+        outage.set_workload_id(id);
+        outage.set_outage_ms(runtime.max_outage_ms);
+        outage.set_event(runtime.worst);
+      }
     }
     for (auto& outcome : outcomes_) *report_.add_events() = outcome;
     for (uint64_t latency : last_latencies_) report_.add_chain_latency_after_us(latency);

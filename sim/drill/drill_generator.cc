@@ -1,8 +1,9 @@
-#include "sim/drill/workload_generator.h"
+#include "sim/drill/drill_generator.h"
 
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,36 @@ void AddChains(const GeneratedChains& chains, uint64_t seed, topology::Topology&
       chain.add_service_ids(topology.services[first_service + Below(rng, chains.services)].id());
     }
     chain.set_latency_budget_us(chains.budget_us);
+  }
+}
+
+void AddFabrics(const GeneratedFabrics& fabrics, topology::Topology& topology) {
+  constexpr uint32_t kServersPerRail = 32;
+  constexpr double kPortGbps = 400;
+  std::map<std::string, double> capacity;
+  for (const auto& link : topology.links) capacity[link.src_facility_id()] += link.capacity_gbps();
+  std::set<std::string> have;
+  for (const auto& fabric : topology.fabrics) have.insert(fabric.facility_id());
+  for (const auto& facility : topology.facilities) {
+    if (have.count(facility.id())) continue;
+    v1::Fabric& fabric = topology.fabrics.emplace_back();
+    fabric.set_facility_id(facility.id());
+    fabric.set_planes(fabrics.planes);
+    fabric.set_rails(fabrics.rails);
+    fabric.set_gpus(fabrics.rails * kServersPerRail);
+    fabric.set_nic_speed_gbps(kPortGbps);
+    fabric.set_backbone_uplink_gbps(fabrics.uplink_gbps > 0 ? fabrics.uplink_gbps : capacity[facility.id()]);
+    v1::FabricLayer& leaf = *fabric.add_layers();
+    leaf.set_name("leaf");
+    leaf.set_switch_count(fabrics.rails);
+    leaf.set_downlink_ports(kServersPerRail);
+    leaf.set_uplink_ports(kServersPerRail);
+    leaf.set_port_speed_gbps(kPortGbps);
+    v1::FabricLayer& spine = *fabric.add_layers();
+    spine.set_name("spine");
+    spine.set_switch_count(kServersPerRail / 2);
+    spine.set_downlink_ports(2 * fabrics.rails);
+    spine.set_port_speed_gbps(kPortGbps);
   }
 }
 
