@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "pathcomp/solver/path_solver.h"
+#include "sim/drill/plan_measures.h"
 #include "sim/drill/simulator.h"
 #include "sim/local_lab.h"
 #include "topology/topology_writer.h"
@@ -115,12 +116,6 @@ std::map<std::string, int64_t> LocalRepairs(LocalLab& lab, const std::set<std::s
   return repaired;
 }
 
-uint64_t Percentile(std::vector<uint64_t> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t rank = static_cast<size_t>(p * static_cast<double>(values.size()) + 0.999999);
-  return values[std::min(values.size() - 1, rank == 0 ? 0 : rank - 1)];
-}
 
 double CarriedRatio(const v1::Plan& plan) {
   const auto& elephants = plan.elephants();
@@ -129,11 +124,6 @@ double CarriedRatio(const v1::Plan& plan) {
                            std::max(1.0, elephants.max_utilization()));
 }
 
-std::set<std::string> Dependencies(const v1::Plan& plan) {
-  std::set<std::string> dependencies;
-  for (const auto& d : plan.single_facility_dependencies()) dependencies.insert(d.workload_id() + "@" + d.facility_id());
-  return dependencies;
-}
 
 // For each chain, the facility where its path first crosses one of `links`;
 // chains not crossing them are left out.
@@ -186,7 +176,7 @@ class LiveRun {
     if (!ready) return absl::DeadlineExceededError("the lab did not settle: links up and one plan installed everywhere");
     auto baseline = CurrentPlan(lab_);
     if (!baseline) return absl::UnavailableError("pathcomp has no plan");
-    baseline_deps_ = Dependencies(*baseline);
+    baseline_deps_ = DependencyKeys(*baseline);
     for (const auto& chain : baseline->chains()) {
       if (chain.primary().placed()) report_.add_chain_latency_before_us(chain.primary().total_latency_us());
     }
@@ -400,7 +390,7 @@ class LiveRun {
       routes_changed += pathcomp::CountChangedRoutes(it == sites.end() ? v1::SitePlan() : *it->second, site);
     }
     outcome.set_routes_changed(routes_changed);
-    for (const auto& dependency : Dependencies(after)) {
+    for (const auto& dependency : DependencyKeys(after)) {
       if (baseline_deps_.count(dependency)) continue;
       outcome.add_new_dependencies(dependency);
       all_new_deps_.insert(dependency);

@@ -12,6 +12,7 @@
 #include "pathcomp/service/impact.h"
 #include "pathcomp/solver/plan_builder.h"
 #include "pathcomp/solver/shortest_paths.h"
+#include "sim/drill/plan_measures.h"
 
 namespace geodesic::sim {
 namespace {
@@ -81,12 +82,6 @@ struct Moment {
   }
 };
 
-uint64_t Percentile(std::vector<uint64_t> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(values.size())));
-  return values[std::min(values.size() - 1, rank == 0 ? 0 : rank - 1)];
-}
 
 class Simulation {
  public:
@@ -407,8 +402,8 @@ class Simulation {
     }
     report_.set_max_budget_violations(std::max(report_.max_budget_violations(), over_budget));
     std::vector<std::string> new_deps;
-    if (asking_event < 0) baseline_deps_ = Dependencies(current_->plan);
-    for (const std::string& dependency : Dependencies(current_->plan)) {
+    if (asking_event < 0) baseline_deps_ = DependencyKeys(current_->plan);
+    for (const std::string& dependency : DependencyKeys(current_->plan)) {
       if (!baseline_deps_.count(dependency)) {
         new_deps.push_back(dependency);
         all_new_deps_.insert(dependency);
@@ -553,13 +548,6 @@ class Simulation {
     }
   }
 
-  std::set<std::string> Dependencies(const v1::Plan& plan) const {
-    std::set<std::string> dependencies;
-    for (const auto& dependency : plan.single_facility_dependencies()) {
-      dependencies.insert(absl::StrCat(dependency.workload_id(), "@", dependency.facility_id()));
-    }
-    return dependencies;
-  }
 
   void Sample(uint64_t at_ms) {
     v1::DrillSample& sample = *report_.add_samples();
