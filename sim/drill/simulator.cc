@@ -105,6 +105,7 @@ class Simulation {
     for (const auto& workload : t.workloads) {
       Runtime& runtime = runtime_[workload.id()];
       runtime.chain = workload.has_chain();
+      workload_by_id_[workload.id()] = &workload;
     }
     truth_snapshot_ = Snapshot::Build(base_);
   }
@@ -141,7 +142,10 @@ class Simulation {
           Happen(moment.event, moment.at_ms);
           const uint64_t detected = DetectedAt(*event);
           outcomes_[moment.event].set_detected_at_ms(detected);
-          if (event->action == Action::kFail) moments.push({detected + spec_.reaction.local_repair_ms, Moment::Kind::kRepair, moment.event});
+          // Routers repair what takes links down (a plane is inside a facility).
+          if (event->action == Action::kFail && event->kind != "plane") {
+            moments.push({detected + spec_.reaction.local_repair_ms, Moment::Kind::kRepair, moment.event});
+          }
           uint64_t plan_at = detected + spec_.reaction.debounce_ms + spec_.reaction.solve_ms;
           if (event->action == Action::kLeaderLoss) {
             leader_back_at_ = moment.at_ms + spec_.reaction.failover_ms;
@@ -501,14 +505,13 @@ class Simulation {
 
   bool LostWithFacility(const std::string& id) const {
     if (lost_facilities_.empty()) return false;
-    for (const auto& workload : spec_.topology.workloads) {
-      if (workload.id() != id) continue;
-      if (workload.has_chain()) return lost_facilities_.count(workload.chain().origin_facility_id()) > 0;
-      auto route = current_->elephants.find(id);
-      if (route == current_->elephants.end()) return lost_facilities_.count(workload.elephant().src_facility_id()) > 0;
-      return lost_facilities_.count(route->second.src) > 0 || lost_facilities_.count(route->second.dst) > 0;
-    }
-    return false;
+    auto found = workload_by_id_.find(id);
+    if (found == workload_by_id_.end()) return false;
+    const v1::Workload& workload = *found->second;
+    if (workload.has_chain()) return lost_facilities_.count(workload.chain().origin_facility_id()) > 0;
+    auto route = current_->elephants.find(id);
+    if (route == current_->elephants.end()) return lost_facilities_.count(workload.elephant().src_facility_id()) > 0;
+    return lost_facilities_.count(route->second.src) > 0 || lost_facilities_.count(route->second.dst) > 0;
   }
 
   double CarriedRatio() const {
@@ -565,6 +568,7 @@ class Simulation {
   ModelView base_;
   std::map<std::string, const v1::Link*> link_by_id_;
   std::map<std::string, std::string> node_facility_;
+  std::map<std::string, const v1::Workload*> workload_by_id_;
   pathcomp::ElephantAllocator allocator_;
   uint64_t generation_ = 0;
   std::unique_ptr<PlanState> current_;
