@@ -42,6 +42,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "bench/bench_report.h"
+#include "daemon/allocator.h"
 #include "bench/scratch_dir.h"
 #include "geodesic/v1/operator.grpc.pb.h"
 #include "pathcomp/service/pathcomp_server.h"
@@ -331,6 +332,7 @@ void Run() {
 }  // namespace geodesic::bench
 
 int main() {
+  geodesic::daemon::KeepFreedMemoryForReuse();  // as pathcomp's main does (both phases run in this process)
   geodesic::bench::Run();
   return 0;
 }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "daemon/allocator.h"
 #include "daemon/log.h"
 #include "daemon/signals.h"
 #include "pathcomp/service/pathcomp_config.h"
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: pathcomp --config FILE\n");
     return 2;
   }
+  daemon::KeepFreedMemoryForReuse();
   daemon::BlockTerminationSignals();
   daemon::SetLogDaemonName("pathcomp");
   auto config = pathcomp::LoadPathcompConfig(argv[2]);
