@@ -335,8 +335,9 @@ grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
     if (generation.ok()) response->set_plan_generation(*generation);
     result = generation.status();
   }
-  Audit(*identity, request->force() ? "add intent (forced)" : "add intent", request->ShortDebugString(), result,
-        response->plan_generation());
+  Audit(*identity,
+        request->dry_run() ? "add intent (dry run)" : request->force() ? "add intent (forced)" : "add intent",
+        request->ShortDebugString(), result, response->plan_generation());
   return ToGrpcStatus(result);
 }
 
