@@ -274,6 +274,10 @@ grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
                                         v1::AddIntentResponse* response) {
   GEODESIC_AUTHORIZE_MUTATION(identity, context, tls::Role::kOperator, "add intent", *request);
   const v1::Intent& intent = request->intent();
+  const std::string action = request->force() && request->dry_run() ? "add intent (forced, dry run)"
+                             : request->force()                     ? "add intent (forced)"
+                             : request->dry_run()                   ? "add intent (dry run)"
+                                                                    : "add intent";
   absl::Status result = model_.CheckIntent(intent);
   if (result.ok() && intent.has_metric_override()) {
     const int64_t expires = intent.metric_override().expires_at_unix_ms();
@@ -315,7 +319,7 @@ grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
     // Nothing changed; a pre-check that refuses is audited all the same (what
     // was tried, and why it did not go ahead).
     if (!response->impact().refusals().empty() && !request->force()) {
-      Audit(*identity, "add intent (dry run)", request->ShortDebugString(),
+      Audit(*identity, action, request->ShortDebugString(),
             absl::FailedPreconditionError(absl::StrJoin(response->impact().refusals(), "; ")));
     }
     return grpc::Status::OK;
@@ -335,9 +339,7 @@ grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
     if (generation.ok()) response->set_plan_generation(*generation);
     result = generation.status();
   }
-  Audit(*identity,
-        request->dry_run() ? "add intent (dry run)" : request->force() ? "add intent (forced)" : "add intent",
-        request->ShortDebugString(), result, response->plan_generation());
+  Audit(*identity, action, request->ShortDebugString(), result, response->plan_generation());
   return ToGrpcStatus(result);
 }
 

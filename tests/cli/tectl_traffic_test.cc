@@ -215,7 +215,7 @@ TEST_F(TectlTrafficTest, DrainIsPreCheckedAndAStrandingDrainNeedsAnAdminsForce) 
   }
   EXPECT_THAT(lines, Contains("spiffe://geodesic/operator/viewer viewer add intent PERMISSION_DENIED"));
   EXPECT_THAT(lines, Contains("spiffe://geodesic/operator/ops operator add intent (dry run) FAILED_PRECONDITION"));
-  EXPECT_THAT(lines, Contains("spiffe://geodesic/operator/ops operator add intent (forced) PERMISSION_DENIED"));
+  EXPECT_THAT(lines, Contains("spiffe://geodesic/operator/ops operator add intent (forced, dry run) PERMISSION_DENIED"));
   EXPECT_THAT(lines, Contains("spiffe://geodesic/operator/admin admin add intent (forced) ok"));
   EXPECT_EQ(log.records(log.records_size() - 1).plan_generation(), Plan().generation());
   run = Online({"audit-log", "--limit", "3", "-o", "wide"}, "viewer");
