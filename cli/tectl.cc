@@ -3,7 +3,7 @@
 //   tectl [where] COMMAND ...   (tectl help lists every command; tectl COMMAND --help one)
 //
 //   reads:    get, describe, export, journal, plan history|diff, explain chain,
-//             audit, events watch, audit-log
+//             audit, events watch, audit-log, whatif fail (changes nothing)
 //   changes:  drain/undrain (pre-checked), workload add|remove, pin/unpin,
 //             override, import
 //   offline:  solve, drill run, completion
@@ -16,7 +16,7 @@
 //                                           read-only beside a running pathcomp;
 //                                           import only when none has it open
 // Exit codes: 0 ok, 1 the server or the store refused or failed, 2 bad usage
-// (with a one-line error and the usage text), 3 audit found single-facility
+// (with a one-line error and the command's usage), 3 audit found single-facility
 // dependencies, 4 a drill expectation failed.
 //
 // Flag parsing is cli/options.h; each command is one file (cli/*_command.cc)

@@ -440,7 +440,9 @@ absl::StatusOr<v1::DrillReport> RunLiveDrill(const DrillSpec& spec, const LiveDr
   lab_options.binary_dir = options.binary_dir;
   lab_options.work_dir = options.work_dir + "/lab";
   lab_options.topology_path = topology_path;
-  lab_options.probe_interval_ms = static_cast<int>(spec.reaction.probe_interval_ms);
+  // Link health comes from the drill (the agents' health files), not from
+  // probes over a loaded loopback: what a link does is the drill's to say.
+  lab_options.probe_interval_ms = 0;
   lab_options.bgp_facilities = options.frr_facilities;
   if (lab_options.bgp_facilities.empty()) {
     for (const TimelineEvent& event : spec.timeline) {

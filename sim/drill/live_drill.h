@@ -2,7 +2,8 @@
 // A live drill: the same drill file drives the real daemons on loopback (a
 // LocalLab: pathcomp, one site agent and one routerd per facility, real FRR
 // bgpd behind the routerds of `frr_facilities`) and the same expectations are
-// checked against what actually happened.
+// checked against what actually happened. The agents' link health comes from
+// the drill (their health files), not from probes.
 //
 // Events are injected one after the other; the timeline is compressed (the
 // runner goes on once the system settled, not at the file's times). Per event:
