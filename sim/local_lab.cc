@@ -234,12 +234,19 @@ absl::Status LocalLab::StartAgent(const std::string& facility_id) {
                          "  accept_from: [", absl::StrJoin(accept, ", "), "]\n");
   }
   if (auto status = WriteHealthFile(facility_id); !status.ok()) return status;
+  std::string fabric_health;
+  for (const auto& fabric : topology_.fabrics) {
+    if (!options_.fabric_health_files || fabric.facility_id() != facility_id) continue;
+    if (auto status = WriteFabricFile(fabric); !status.ok()) return status;
+    fabric_health = absl::StrCat("fabric_health:\n  source: ", FabricFilePath(facility_id), "\n  planes: ",
+                                 fabric.planes(), "\n  rails: ", fabric.rails(), "\n");
+  }
   const std::string config = absl::StrCat(
       "facility: ", facility_id, "\npathcomp:\n", PathcompList(),
       "poll_interval_ms: ", options_.agent_poll_interval_ms,
       "\nreport_interval_ms: ", options_.agent_report_interval_ms, "\nhealth_file: ",
       options_.work_dir, "/health-", facility_id, ".yaml\n",
-      TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), probe, "routerd_socket: ", LocalSocket(facility_id),
+      TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), probe, fabric_health, "routerd_socket: ", LocalSocket(facility_id),
       "\nlinks:\n", links);
   const std::string name = "agent/" + facility_id;
   if (auto status = WriteFile(config_path(name), config); !status.ok()) return status;
@@ -364,6 +371,40 @@ absl::Status LocalLab::SetLinkHealth(const std::string& link_id, const std::stri
     return WriteHealthFile(link.src_facility_id());
   }
   return absl::NotFoundError(absl::StrCat("unknown link ", link_id));
+}
+
+std::string LocalLab::FabricFilePath(const std::string& facility_id) const {
+  return absl::StrCat(options_.work_dir, "/fabric-", facility_id, ".yaml");
+}
+
+absl::Status LocalLab::WriteFabricFile(const v1::Fabric& fabric) {
+  std::string content = "planes:\n";
+  for (uint32_t plane = 0; plane < fabric.planes(); ++plane) {
+    auto forced = plane_states_[fabric.facility_id()].find(plane);
+    absl::StrAppend(&content, "  - {plane: ", plane, ", state: ",
+                    forced == plane_states_[fabric.facility_id()].end() ? "up" : forced->second, "}\n");
+  }
+  return WriteFile(FabricFilePath(fabric.facility_id()), content);
+}
+
+absl::Status LocalLab::SetPlaneState(const std::string& facility_id, uint32_t plane, const std::string& state) {
+  if (!options_.fabric_health_files) return absl::FailedPreconditionError("the lab writes no fabric health files");
+  if (state != "up" && state != "degraded" && state != "down") {
+    return absl::InvalidArgumentError(absl::StrCat("a plane is up, degraded or down, not ", state));
+  }
+  for (const auto& fabric : topology_.fabrics) {
+    if (fabric.facility_id() != facility_id) continue;
+    if (plane >= fabric.planes()) {
+      return absl::InvalidArgumentError(absl::StrCat(facility_id, " has ", fabric.planes(), " planes, not plane ", plane));
+    }
+    if (state == "up") {
+      plane_states_[facility_id].erase(plane);
+    } else {
+      plane_states_[facility_id][plane] = state;
+    }
+    return WriteFabricFile(fabric);
+  }
+  return absl::NotFoundError(absl::StrCat("facility ", facility_id, " has no fabric"));
 }
 
 std::unique_ptr<v1::Operator::Stub> LocalLab::OperatorClient(const std::string& operator_name, int replica) {

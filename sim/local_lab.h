@@ -45,6 +45,9 @@ struct LabOptions {
   // (started with the routerd, on loopback); the others only log routes.
   std::vector<std::string> bgp_facilities;
   double bgp_bandwidth_per_weight_mbps = 1;  // link bandwidth per unit of plan weight
+  // The agents of facilities with a fabric read its plane health from a file
+  // the lab writes (every plane up until SetPlaneState), as from a fabric manager.
+  bool fabric_health_files = false;
 };
 
 class LocalLab {
@@ -93,6 +96,9 @@ class LocalLab {
   // Overrides one link's health fields, e.g. "state: up, rtt_us: 9000"
   // (health file syntax); empty removes the override.
   [[nodiscard]] absl::Status SetLinkHealth(const std::string& link_id, const std::string& fields);
+  // Sets one fabric plane's state ("up", "degraded", "down") in its facility's
+  // fabric health file (fabric_health_files only).
+  [[nodiscard]] absl::Status SetPlaneState(const std::string& facility_id, uint32_t plane, const std::string& state);
 
   const topology::Topology& topology() const { return topology_; }
   const std::string& pathcomp_address() const { return pathcomp_addresses_[0]; }
@@ -122,6 +128,8 @@ class LocalLab {
   absl::Status WritePathcompConfig(int replica, const std::string& listen_address);
   std::string PathcompList() const;  // the agents' and routerds' "pathcomp:" entries
   absl::Status WriteHealthFile(const std::string& facility_id);
+  absl::Status WriteFabricFile(const v1::Fabric& fabric);
+  std::string FabricFilePath(const std::string& facility_id) const;
   // The routerd's bgp: section, starting the facility's FRR first if needed.
   absl::StatusOr<std::string> BgpBlock(const std::string& facility_id);
   absl::Status Spawn(const std::string& name, const std::string& binary,
@@ -134,9 +142,10 @@ class LocalLab {
   std::map<std::string, ChildProcessPtr> processes_;
   std::map<std::string, std::unique_ptr<FrrRouter>> frr_;  // per facility
   std::map<std::string, int> probe_ports_;  // per facility: its agent's UDP probe port
-  // facility -> link -> state written to that agent's health file
   // Per facility, per link: the health file fields forced on it.
   std::map<std::string, std::map<std::string, std::string>> link_overrides_;
+  // Per facility, per plane: a state other than up written to its fabric file.
+  std::map<std::string, std::map<uint32_t, std::string>> plane_states_;
 };
 
 }  // namespace geodesic::sim

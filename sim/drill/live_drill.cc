@@ -147,6 +147,28 @@ std::map<std::string, std::string> ChainsCrossing(const v1::Plan& plan, const to
   return crossing;
 }
 
+// What a restore finds its condition by.
+std::string Key(const TimelineEvent& event) {
+  return absl::StrCat(event.kind, "/", event.id, "/", event.kind == "plane" ? event.plane : 0);
+}
+
+// The state pathcomp holds for one fabric plane (UNKNOWN when none is reported).
+v1::OperState PlaneState(LocalLab& lab, const std::string& facility_id, uint32_t plane) {
+  auto stub = lab.OperatorClient("admin");
+  grpc::ClientContext context;
+  context.set_deadline(Clock::now() + std::chrono::seconds(5));
+  v1::ListFabricsRequest request;
+  request.set_facility_id(facility_id);
+  v1::ListFabricsResponse response;
+  if (!stub->ListFabrics(&context, request, &response).ok()) return v1::OPER_STATE_UNKNOWN;
+  for (const auto& fabric : response.fabrics()) {
+    for (const auto& health : fabric.plane_health()) {
+      if (health.plane() == plane) return health.state();
+    }
+  }
+  return v1::OPER_STATE_UNKNOWN;
+}
+
 class LiveRun {
  public:
   LiveRun(const DrillSpec& spec, const LiveDrillOptions& options, LocalLab& lab)
@@ -174,6 +196,22 @@ class LiveRun {
         },
         std::chrono::milliseconds(options_.settle_timeout_ms));
     if (!ready) return absl::DeadlineExceededError("the lab did not settle: links up and one plan installed everywhere");
+    // The first reports (links, fabric planes) trickle in: the baseline is a
+    // plan that stayed the same for a second, installed everywhere.
+    uint64_t generation = 0;
+    auto stable_since = Clock::now();
+    const bool quiet = LocalLab::WaitFor(
+        [&] {
+          auto plan = CurrentPlan(lab_);
+          if (!plan || !InstalledEverywhere(lab_, plan->generation())) return false;
+          if (plan->generation() != generation) {
+            generation = plan->generation();
+            stable_since = Clock::now();
+          }
+          return Clock::now() - stable_since >= std::chrono::seconds(1);
+        },
+        std::chrono::milliseconds(options_.settle_timeout_ms));
+    if (!quiet) return absl::DeadlineExceededError("the lab's plan did not settle");
     auto baseline = CurrentPlan(lab_);
     if (!baseline) return absl::UnavailableError("pathcomp has no plan");
     baseline_deps_ = DependencyKeys(*baseline);
@@ -209,7 +247,7 @@ class LiveRun {
         event.action == Action::kLeaderLoss ? std::set<std::string>{} : LinksOf(spec_.topology, event);
     const TimelineEvent* restored = nullptr;
     if (event.action == Action::kRestore) {
-      auto it = active_.find(event.kind + "/" + event.id);
+      auto it = active_.find(Key(event));
       if (it != active_.end()) restored = &it->second;
     }
     const bool takes_down = event.action == Action::kFail;
@@ -230,6 +268,9 @@ class LiveRun {
           if (!detected_at) {
             if (drain_or_restore_of_drain || event.action == Action::kLeaderLoss) {
               detected_at = Ms(injected);
+            } else if (event.kind == "plane") {
+              const v1::OperState want = takes_down ? v1::OPER_STATE_DOWN : v1::OPER_STATE_UP;
+              if (PlaneState(lab_, event.id, event.plane) == want) detected_at = Ms(Clock::now());
             } else {
               const auto states = LinkStates(lab_);
               bool seen = !links.empty();
@@ -293,10 +334,12 @@ class LiveRun {
   }
 
   absl::Status Inject(const TimelineEvent& event, const TimelineEvent* restored, const std::set<std::string>& links) {
-    const std::string key = event.kind + "/" + event.id;
+    const std::string key = Key(event);
     switch (event.action) {
       case Action::kFail:
-        if (event.kind == "plane") return absl::UnimplementedError("plane failures are not driven live");
+        if (event.kind == "plane") {
+          if (auto status = lab_.SetPlaneState(event.id, event.plane, "down"); !status.ok()) return status;
+        }
         for (const auto& link : links) {
           if (auto status = lab_.SetLinkState(link, "down"); !status.ok()) return status;
         }
@@ -343,6 +386,8 @@ class LiveRun {
           v1::DeleteIntentResponse response;
           const grpc::Status status = stub->DeleteIntent(&context, request, &response);
           if (!status.ok()) return absl::InternalError(absl::StrCat(event.Describe(), ": ", status.error_message()));
+        } else if (event.kind == "plane") {
+          if (auto status = lab_.SetPlaneState(event.id, event.plane, "up"); !status.ok()) return status;
         } else {
           for (const auto& link : links) {
             if (auto status = lab_.SetLinkHealth(link, ""); !status.ok()) return status;
@@ -443,6 +488,7 @@ absl::StatusOr<v1::DrillReport> RunLiveDrill(const DrillSpec& spec, const LiveDr
   // Link health comes from the drill (the agents' health files), not from
   // probes over a loaded loopback: what a link does is the drill's to say.
   lab_options.probe_interval_ms = 0;
+  lab_options.fabric_health_files = true;  // plane failures through the agents' fabric source
   lab_options.bgp_facilities = options.frr_facilities;
   if (lab_options.bgp_facilities.empty()) {
     for (const TimelineEvent& event : spec.timeline) {

@@ -11,10 +11,10 @@
 //    agents' health files (a facility loss is driven as its partition: its
 //    daemons keep running); degrade: the links report loss and latency;
 //    drain: an operator's intent (forced, as the drill asks for it);
-//    restore: the reverse; leader loss: pathcomp is SIGKILLed and restarted
-//    after failover_ms (routers keep forwarding meanwhile). Plane failures
-//    are not driven live (Unimplemented).
-//  - measured: when pathcomp saw it (its model), when the routerd of a
+//    a plane fails in its facility's fabric health file (the agent's fabric
+//    source); restore: the reverse; leader loss: pathcomp is SIGKILLed and
+//    restarted after failover_ms (routers keep forwarding meanwhile).
+//  - measured: when pathcomp saw it (its model: links, fabric planes), when the routerd of a
 //    facility at the failed links' ends logged its local repair, when a plan
 //    avoiding the failed links was installed by every routerd. A chain whose
 //    path used a failed link is cut off until the routerd where its path

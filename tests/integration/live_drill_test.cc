@@ -48,5 +48,26 @@ TEST(LiveDrillTest, TheLinkCutDrillHoldsOnTheRealDaemons) {
   if (!HasFailure()) fs::remove_all(options.work_dir);
 }
 
+TEST(LiveDrillTest, PlaneLossesGoThroughTheAgentsFabricSource) {
+  auto spec = LoadDrill(Env("GEODESIC_SOURCE_DIR") + "/sim/drills/backbone-plane-loss.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  LiveDrillOptions options;
+  options.source_dir = Env("GEODESIC_SOURCE_DIR");
+  options.binary_dir = Env("GEODESIC_BINARY_DIR");
+  options.work_dir = (fs::temp_directory_path() / ("geodesic-live-plane-" + std::to_string(::getpid()))).string();
+  fs::remove_all(options.work_dir);
+  auto report = RunLiveDrill(*spec, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  for (const auto& expectation : report->expectations()) {
+    EXPECT_TRUE(expectation.ok()) << expectation.name() << ": " << expectation.detail();
+  }
+  ASSERT_EQ(report->events_size(), 3);
+  for (const auto& event : report->events()) {
+    EXPECT_LE(event.at_ms(), event.detected_at_ms()) << event.event();  // pathcomp saw the plane's state
+    EXPECT_LE(event.detected_at_ms(), event.replanned_at_ms()) << event.event();
+  }
+  if (!HasFailure()) fs::remove_all(options.work_dir);
+}
+
 }  // namespace
 }  // namespace geodesic::sim
