@@ -60,6 +60,35 @@ std::map<std::string, double> Utilizations(const v1::Plan& plan) {
 
 }  // namespace
 
+std::set<std::string> LinksTakenDown(const std::vector<v1::Link>& links, const v1::FailureScope& scope) {
+  std::set<std::string> down;
+  const std::string& id = scope.id();
+  const v1::Link* named = nullptr;
+  if (scope.kind() == v1::FAILURE_KIND_LINK) {
+    for (const auto& link : links) {
+      if (link.id() == id) named = &link;
+    }
+    if (named == nullptr) return down;
+  }
+  for (const auto& link : links) {
+    bool hit = false;
+    switch (scope.kind()) {
+      case v1::FAILURE_KIND_LINK:  // the link and its reverse: one fiber
+        hit = link.id() == id ||
+              (link.src_node_id() == named->dst_node_id() && link.dst_node_id() == named->src_node_id());
+        break;
+      case v1::FAILURE_KIND_SRLG:
+        hit = std::find(link.srlgs().begin(), link.srlgs().end(), id) != link.srlgs().end();
+        break;
+      case v1::FAILURE_KIND_NODE: hit = link.src_node_id() == id || link.dst_node_id() == id; break;
+      case v1::FAILURE_KIND_FACILITY: hit = link.src_facility_id() == id || link.dst_facility_id() == id; break;
+      default: break;
+    }
+    if (hit) down.insert(link.id());
+  }
+  return down;
+}
+
 std::string DescribeFailure(const v1::FailureScope& failure) {
   switch (failure.kind()) {
     case v1::FAILURE_KIND_LINK: return absl::StrCat("link ", failure.id());
@@ -82,43 +111,27 @@ absl::Status ApplyFailures(const std::vector<v1::FailureScope>& failures, ModelV
     if (id.empty()) return absl::InvalidArgumentError(absl::StrCat(DescribeFailure(failure), ": no id"));
     bool found = false;
     switch (failure.kind()) {
-      case v1::FAILURE_KIND_LINK: {
-        const v1::Link* named = nullptr;
-        for (const auto& link : changed.links) {
-          if (link.id() == id) named = &link;
-        }
-        if (named == nullptr) break;
-        const std::string src = named->src_node_id(), dst = named->dst_node_id();
-        for (auto& link : changed.links) {  // the link and its reverse: one fiber
-          if (link.id() == id || (link.src_node_id() == dst && link.dst_node_id() == src)) MarkDown(link);
-        }
-        found = true;
-        break;
-      }
+      case v1::FAILURE_KIND_LINK:
       case v1::FAILURE_KIND_SRLG:
+      case v1::FAILURE_KIND_NODE:
+      case v1::FAILURE_KIND_FACILITY: {
+        const std::set<std::string> down = LinksTakenDown(changed.links, failure);
         for (auto& link : changed.links) {
-          if (std::find(link.srlgs().begin(), link.srlgs().end(), id) != link.srlgs().end()) {
-            MarkDown(link);
-            found = true;
+          if (down.count(link.id())) MarkDown(link);
+        }
+        found = !down.empty();
+        if (failure.kind() == v1::FAILURE_KIND_NODE) {
+          for (const auto& node : changed.nodes) found = found || node.id() == id;
+        }
+        if (failure.kind() == v1::FAILURE_KIND_FACILITY) {
+          for (const auto& facility : changed.facilities) found = found || facility.id() == id;
+          for (auto& service : changed.services) {
+            auto* replicas = service.mutable_replica_facility_ids();
+            replicas->erase(std::remove(replicas->begin(), replicas->end(), id), replicas->end());
           }
         }
         break;
-      case v1::FAILURE_KIND_NODE:
-        for (const auto& node : changed.nodes) found = found || node.id() == id;
-        for (auto& link : changed.links) {
-          if (link.src_node_id() == id || link.dst_node_id() == id) MarkDown(link);
-        }
-        break;
-      case v1::FAILURE_KIND_FACILITY:
-        for (const auto& facility : changed.facilities) found = found || facility.id() == id;
-        for (auto& link : changed.links) {
-          if (link.src_facility_id() == id || link.dst_facility_id() == id) MarkDown(link);
-        }
-        for (auto& service : changed.services) {
-          auto* replicas = service.mutable_replica_facility_ids();
-          replicas->erase(std::remove(replicas->begin(), replicas->end(), id), replicas->end());
-        }
-        break;
+      }
       case v1::FAILURE_KIND_PLANE:
         for (const auto& fabric : changed.fabrics) {
           if (fabric.facility_id() != id) continue;

@@ -4,6 +4,7 @@
 // view, both views are planned the same way (Planner::Hypothetical), and the
 // two plans are compared workload by workload and link by link.
 // Pure: no I/O, no clock, no threads.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,11 @@ inline constexpr int kMaxWhatIfFailures = 64;
 // id the view does not have, InvalidArgument for a scope without kind or id,
 // or a plane the fabric does not have; `view` is then unchanged.
 [[nodiscard]] absl::Status ApplyFailures(const std::vector<v1::FailureScope>& failures, ModelView& view);
+
+// The ids of the links `scope` takes down: a link and its reverse (one
+// fiber), every link of an SRLG, of a node or touching a facility; none for a
+// plane, or for an id no link has.
+std::set<std::string> LinksTakenDown(const std::vector<v1::Link>& links, const v1::FailureScope& scope);
 
 // "link iad-ord-1", "plane iad:2", ...: how a failure scope reads in messages.
 std::string DescribeFailure(const v1::FailureScope& failure);

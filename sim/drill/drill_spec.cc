@@ -117,6 +117,18 @@ std::string TimelineEvent::Describe() const {
   return "?";
 }
 
+v1::FailureScope TimelineEvent::Scope() const {
+  v1::FailureScope scope;
+  scope.set_id(id);
+  scope.set_plane(plane);
+  if (kind == "link") scope.set_kind(v1::FAILURE_KIND_LINK);
+  if (kind == "srlg") scope.set_kind(v1::FAILURE_KIND_SRLG);
+  if (kind == "node") scope.set_kind(v1::FAILURE_KIND_NODE);
+  if (kind == "facility" || kind == "partition") scope.set_kind(v1::FAILURE_KIND_FACILITY);
+  if (kind == "plane") scope.set_kind(v1::FAILURE_KIND_PLANE);
+  return scope;
+}
+
 absl::StatusOr<DrillSpec> LoadDrill(const std::string& path) {
   auto root = ConfigReader::OpenFile(path);
   if (!root.ok()) return root.status();

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "geodesic/v1/plan.pb.h"
 #include "topology/inventory.h"
 
 namespace geodesic::sim {
@@ -65,6 +66,9 @@ struct TimelineEvent {
   double loss = 0;               // degrade
   uint64_t added_latency_us = 0; // degrade
   std::string Describe() const;  // "fail link iad-nyc", "leader loss", ...
+  // What the event names as a failure scope (a partition as its facility:
+  // the same links go down; the caller keeps its replicas).
+  v1::FailureScope Scope() const;
 };
 
 struct Expectations {

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "pathcomp/service/impact.h"
 #include "pathcomp/solver/path_solver.h"
 #include "sim/drill/plan_measures.h"
 #include "sim/drill/simulator.h"
@@ -51,23 +52,7 @@ std::map<std::string, v1::OperState> LinkStates(LocalLab& lab) {
 
 // The links an event takes down (or degrades, drains, restores).
 std::set<std::string> LinksOf(const topology::Topology& topology, const TimelineEvent& event) {
-  std::set<std::string> links;
-  const v1::Link* named = nullptr;
-  for (const auto& link : topology.links) {
-    if (link.id() == event.id) named = &link;
-  }
-  for (const auto& link : topology.links) {
-    const bool hit =
-        (event.kind == "link" && named != nullptr &&
-         (link.id() == event.id ||
-          (link.src_node_id() == named->dst_node_id() && link.dst_node_id() == named->src_node_id()))) ||
-        (event.kind == "srlg" && std::find(link.srlgs().begin(), link.srlgs().end(), event.id) != link.srlgs().end()) ||
-        (event.kind == "node" && (link.src_node_id() == event.id || link.dst_node_id() == event.id)) ||
-        ((event.kind == "facility" || event.kind == "partition") &&
-         (link.src_facility_id() == event.id || link.dst_facility_id() == event.id));
-    if (hit) links.insert(link.id());
-  }
-  return links;
+  return pathcomp::LinksTakenDown(topology.links, event.Scope());
 }
 
 bool AvoidsLinks(const v1::Plan& plan, const std::set<std::string>& links) {

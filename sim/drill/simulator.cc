@@ -98,7 +98,6 @@ class Simulation {
     base_.services = t.services;
     base_.workloads = t.workloads;
     for (const auto& link : t.links) {
-      link_by_id_[link.id()] = &link;
       node_facility_[link.src_node_id()] = link.src_facility_id();
       node_facility_[link.dst_node_id()] = link.dst_facility_id();
     }
@@ -179,32 +178,21 @@ class Simulation {
         if (event.kind == "node") target->set_node_id(event.id);
         if (event.kind == "facility") target->set_facility_id(event.id);
       } else if (event.action == Action::kDegrade) {
-        const v1::Link& named = *link_by_id_.at(event.id);
+        const std::set<std::string> degraded = pathcomp::LinksTakenDown(view.links, event.Scope());
         for (auto& link : view.links) {
-          if (link.id() != event.id &&
-              !(link.src_node_id() == named.dst_node_id() && link.dst_node_id() == named.src_node_id())) {
-            continue;
-          }
+          if (!degraded.count(link.id())) continue;
           v1::LinkHealth& health = *link.mutable_health();
           health.set_state(v1::OPER_STATE_DEGRADED);
           health.set_loss_ratio(event.loss);
           health.set_rtt_us(health.rtt_us() + 2 * event.added_latency_us);
         }
       } else if (event.kind == "partition") {  // cut off, but alive: its replicas stay
+        const std::set<std::string> down = pathcomp::LinksTakenDown(view.links, event.Scope());
         for (auto& link : view.links) {
-          if (link.src_facility_id() == event.id || link.dst_facility_id() == event.id) {
-            link.mutable_health()->set_state(v1::OPER_STATE_DOWN);
-          }
+          if (down.count(link.id())) link.mutable_health()->set_state(v1::OPER_STATE_DOWN);
         }
       } else {
-        v1::FailureScope& scope = failures.emplace_back();
-        scope.set_id(event.id);
-        scope.set_plane(event.plane);
-        if (event.kind == "link") scope.set_kind(v1::FAILURE_KIND_LINK);
-        if (event.kind == "srlg") scope.set_kind(v1::FAILURE_KIND_SRLG);
-        if (event.kind == "node") scope.set_kind(v1::FAILURE_KIND_NODE);
-        if (event.kind == "facility") scope.set_kind(v1::FAILURE_KIND_FACILITY);
-        if (event.kind == "plane") scope.set_kind(v1::FAILURE_KIND_PLANE);
+        failures.push_back(event.Scope());
       }
     }
     // The spec was checked against the topology: the scopes exist.
@@ -467,13 +455,9 @@ class Simulation {
     if (backups == current_->backups.end()) return nullptr;
     std::set<std::pair<pathcomp::ChainFailure::Kind, std::string>> scopes;
     using K = pathcomp::ChainFailure::Kind;
-    if (event.kind == "link") {
-      scopes.insert({K::kLink, event.id});
-      const v1::Link& named = *link_by_id_.at(event.id);
-      for (const auto& [other, link] : link_by_id_) {
-        if (link->src_node_id() == named.dst_node_id() && link->dst_node_id() == named.src_node_id()) {
-          scopes.insert({K::kLink, other});
-        }
+    if (event.kind == "link") {  // the fiber: the link and its reverse
+      for (const std::string& link : pathcomp::LinksTakenDown(spec_.topology.links, event.Scope())) {
+        scopes.insert({K::kLink, link});
       }
     } else if (event.kind == "srlg") {
       scopes.insert({K::kSrlg, event.id});
@@ -566,7 +550,6 @@ class Simulation {
 
   const DrillSpec& spec_;
   ModelView base_;
-  std::map<std::string, const v1::Link*> link_by_id_;
   std::map<std::string, std::string> node_facility_;
   std::map<std::string, const v1::Workload*> workload_by_id_;
   pathcomp::ElephantAllocator allocator_;
