@@ -13,7 +13,7 @@ constexpr double kNoFabricLimitGbps = 1e12;
 
 // The links of a commodity's paths with their shares, rounded so that
 // re-solves that only move flow by a hair do not count as moves.
-std::string PathSignature(const std::vector<McfPathFlow>& paths, double demand_gbps) {
+std::string PathSignature(McfPaths::Range paths, double demand_gbps) {
   std::vector<std::string> parts;
   for (const auto& path : paths) {
     const double share = demand_gbps > 0 ? path.gbps / demand_gbps : 0;

@@ -49,6 +49,7 @@ struct internal::SolverState {
   double gbps_per_unit = 1;  // the LPs see capacities as fractions of the largest
   internal::Graph graph;
   std::vector<FlowGroup> groups;  // sorted by (priority, src, dst)
+  std::vector<int> group_of;      // per commodity: its group
   struct Class {
     uint32_t priority = 0;
     std::vector<int> groups;  // indices into groups, demand > 0
@@ -134,14 +135,15 @@ class ClassSequence {
     spec.phase = internal::kUtilizationPhase;
     spec.freeze_routed_groups = true;
     spec.arc_scale = graph.arc_capacity;
+    spec.arc_upper.resize(load_.size());
+    spec.arc_open.resize(load_.size());
     for (size_t a = 0; a < load_.size(); ++a) {
-      spec.arc_upper.push_back(-load_[a]);
-      spec.arc_open.push_back(graph.arc_capacity[a] > 0);
+      spec.arc_upper[a] = -load_[a];
+      spec.arc_open[a] = graph.arc_capacity[a] > 0;
     }
-    for (const FlowGroup* group : groups) {
-      spec.group_lower.push_back(group->demand);
-      spec.group_upper.push_back(group->demand);
-    }
+    spec.group_upper.resize(groups.size());
+    for (size_t i = 0; i < groups.size(); ++i) spec.group_upper[i] = groups[i]->demand;
+    spec.group_lower = spec.group_upper;
     absl::StatusOr<PhaseOutcome> outcome = Run(spec, groups, cls.bases[internal::kUtilizationPhase]);
     if (!outcome.ok()) return outcome.status();
     result.utilization_lower_bound = outcome->lower_bound;
@@ -241,24 +243,29 @@ class ClassSequence {
   void Fill(McfAllocation& allocation) const {
     const McfProblem& problem = state_.problem;
     const double unit = state_.gbps_per_unit;
-    allocation.paths.assign(problem.commodities.size(), {});
+    allocation.paths = McfPaths(problem.commodities.size());
     allocation.carried_gbps.assign(problem.commodities.size(), 0);
     std::sort(allocation.unroutable.begin(), allocation.unroutable.end());
+    // Sized first, so the paths go in without a reallocation.
+    size_t path_count = 0, arc_count = 0;
     for (const FlowGroup& group : state_.groups) {
       stats_.columns += static_cast<int>(group.paths.size());
-      const auto carrying = std::count_if(group.paths.begin(), group.paths.end(),
-                                          [](const internal::PathColumn& path) { return path.flow > kNegligibleFlow; });
-      if (carrying == 0) continue;
-      for (int commodity : group.commodities) {
-        // Gbps per solver unit of the group's flow (a group with flow has demand).
-        const double gbps = problem.commodities[commodity].demand_gbps / group.demand;
-        std::vector<McfPathFlow>& paths = allocation.paths[commodity];
-        paths.reserve(carrying);
-        for (const internal::PathColumn& path : group.paths) {
-          if (path.flow <= kNegligibleFlow) continue;
-          paths.push_back(McfPathFlow{.arcs = path.arcs, .gbps = path.flow * gbps});
-          allocation.carried_gbps[commodity] += path.flow * gbps;
-        }
+      for (const internal::PathColumn& path : group.paths) {
+        if (path.flow <= kNegligibleFlow) continue;
+        path_count += group.commodities.size();
+        arc_count += path.arcs.size() * group.commodities.size();
+      }
+    }
+    allocation.paths.Reserve(path_count, arc_count);
+    for (size_t commodity = 0; commodity < problem.commodities.size(); ++commodity) {
+      const FlowGroup& group = state_.groups[state_.group_of[commodity]];
+      if (group.demand <= 0) continue;
+      // Gbps per solver unit of the group's flow.
+      const double gbps = problem.commodities[commodity].demand_gbps / group.demand;
+      for (const internal::PathColumn& path : group.paths) {
+        if (path.flow <= kNegligibleFlow) continue;
+        allocation.paths.Add(commodity, path.arcs, path.flow * gbps);
+        allocation.carried_gbps[commodity] += path.flow * gbps;
       }
     }
     allocation.arc_load_gbps.resize(load_.size());
@@ -276,6 +283,28 @@ class ClassSequence {
 
 }  // namespace
 
+McfPaths::Range McfPaths::operator[](size_t commodity) const {
+  if (commodity > last_ || entries_.empty()) return {this, entries_.size(), entries_.size()};
+  return {this, first_[commodity], commodity == last_ ? entries_.size() : first_[commodity + 1]};
+}
+
+void McfPaths::Add(size_t commodity, std::span<const int> arcs, double gbps) {
+  // Commodities between the last one with a path and this one have none.
+  if (entries_.empty()) {
+    for (size_t c = 0; c <= commodity; ++c) first_[c] = 0;
+  } else {
+    for (size_t c = last_ + 1; c <= commodity; ++c) first_[c] = entries_.size();
+  }
+  last_ = commodity;
+  entries_.push_back({arcs_.size(), arcs.size(), gbps});
+  arcs_.insert(arcs_.end(), arcs.begin(), arcs.end());
+}
+
+void McfPaths::Reserve(size_t paths, size_t arcs) {
+  entries_.reserve(paths);
+  arcs_.reserve(arcs);
+}
+
 McfSolver::McfSolver(McfSolverConfig config) : config_(config) {}
 McfSolver::~McfSolver() = default;
 
@@ -289,6 +318,7 @@ absl::StatusOr<McfAllocation> McfSolver::Solve(const McfProblem& problem) {
   state->LoadGraph(problem);
 
   // One group per (priority, src, dst) with demand.
+  state->group_of.resize(problem.commodities.size());
   std::map<std::tuple<uint32_t, int, int>, std::vector<int>> members;
   for (size_t i = 0; i < problem.commodities.size(); ++i) {
     const McfCommodity& commodity = problem.commodities[i];
@@ -300,6 +330,7 @@ absl::StatusOr<McfAllocation> McfSolver::Solve(const McfProblem& problem) {
     group.src = src;
     group.dst = dst;
     group.commodities = commodities;
+    for (int commodity : commodities) state->group_of[commodity] = static_cast<int>(state->groups.size());
     for (int commodity : commodities) group.demand += problem.commodities[commodity].demand_gbps;
     group.demand /= state->gbps_per_unit;
     if (state->classes.empty() || state->classes.back().priority != priority) {

@@ -15,8 +15,11 @@
 //
 // Pure: no I/O, no clock, no threads. Not thread-safe (it holds the warm
 // state); use one solver per thread.
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -37,9 +40,79 @@ struct McfSolverConfig {
   int max_new_paths_per_round = 100;
 };
 
+// One path of a commodity: a view into the McfPaths it came from.
 struct McfPathFlow {
-  std::vector<int> arcs;  // arc indices from the commodity's src to its dst
+  std::span<const int> arcs;  // arc indices from the commodity's src to its dst
   double gbps = 0;
+};
+
+// The paths with flow of every commodity, held in one block of memory: a
+// re-solve of a small network would otherwise spend most of its time
+// allocating a vector per commodity and path. Copies are independent.
+class McfPaths {
+ public:
+  // The paths of one commodity, in the order they were added.
+  class Range {
+   public:
+    class Iterator {
+     public:
+      using iterator_category = std::forward_iterator_tag;
+      using value_type = McfPathFlow;
+      using difference_type = std::ptrdiff_t;
+      using pointer = void;
+      using reference = McfPathFlow;
+      Iterator() = default;
+      McfPathFlow operator*() const { return paths_->At(entry_); }
+      Iterator& operator++() { ++entry_; return *this; }
+      Iterator operator++(int) { Iterator before = *this; ++entry_; return before; }
+      bool operator==(const Iterator&) const = default;
+
+     private:
+      friend class Range;
+      Iterator(const McfPaths* paths, size_t entry) : paths_(paths), entry_(entry) {}
+      const McfPaths* paths_ = nullptr;
+      size_t entry_ = 0;
+    };
+    Iterator begin() const { return {paths_, begin_}; }
+    Iterator end() const { return {paths_, end_}; }
+    size_t size() const { return end_ - begin_; }
+    bool empty() const { return begin_ == end_; }
+    McfPathFlow operator[](size_t i) const { return paths_->At(begin_ + i); }
+
+   private:
+    friend class McfPaths;
+    Range(const McfPaths* paths, size_t begin, size_t end) : paths_(paths), begin_(begin), end_(end) {}
+    const McfPaths* paths_;
+    size_t begin_, end_;
+  };
+
+  McfPaths() = default;
+  // `commodities` commodities, none with a path yet.
+  explicit McfPaths(size_t commodities) : first_(commodities + 1, 0) {}
+
+  size_t size() const { return first_.empty() ? 0 : first_.size() - 1; }  // commodities
+  Range operator[](size_t commodity) const;
+  // Appends a path to `commodity` (< size()); paths are added commodity by
+  // commodity in increasing order.
+  void Add(size_t commodity, std::span<const int> arcs, double gbps);
+  void Reserve(size_t paths, size_t arcs);
+
+ private:
+  struct Entry {
+    size_t first_arc;
+    size_t arc_count;
+    double gbps;
+  };
+  McfPathFlow At(size_t entry) const {
+    const Entry& e = entries_[entry];
+    return {std::span<const int>(arcs_).subspan(e.first_arc, e.arc_count), e.gbps};
+  }
+  std::vector<int> arcs_;
+  std::vector<Entry> entries_;
+  // first_[c]: c's first entry, for c up to last_ (the last commodity with a
+  // path); the commodities after it have none yet.
+  std::vector<size_t> first_;
+  size_t last_ = 0;
 };
 
 struct McfClassResult {
@@ -69,7 +142,7 @@ struct McfSolveStats {
 
 struct McfAllocation {
   // Per commodity of the problem, same index.
-  std::vector<std::vector<McfPathFlow>> paths;  // paths with flow > 0
+  McfPaths paths;  // paths with flow > 0
   std::vector<double> carried_gbps;
   // Per arc: the load of every class.
   std::vector<double> arc_load_gbps;

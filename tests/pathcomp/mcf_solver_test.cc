@@ -103,7 +103,8 @@ TEST(McfSolverTest, PrefersTheLowLatencyPathOffTheBottleneck) {
   ASSERT_TRUE(allocation.ok()) << allocation.status();
   EXPECT_NEAR(allocation->max_utilization, 1, kTolerance);
   ASSERT_EQ(allocation->paths[0].size(), 1u);
-  EXPECT_THAT(allocation->paths[0][0].arcs, ElementsAre(1, 2));
+  const std::span<const int> arcs = allocation->paths[0][0].arcs;
+  EXPECT_THAT(std::vector<int>(arcs.begin(), arcs.end()), ElementsAre(1, 2));
 }
 
 TEST(McfSolverTest, CommoditiesOfOnePairShareTheirPathsByDemand) {
@@ -314,6 +315,34 @@ TEST(McfSolverTest, ResolveAbsorbsAFailureThatFitsBelowTheOptimum) {
   EXPECT_GT(raised->stats.lp_solves, 0);
   EXPECT_EQ(FlowProblem(failed, *raised), "");
   EXPECT_NEAR(raised->max_utilization, 8.0 / 5.0, kTolerance);
+}
+
+// A failure on the bottleneck raises the optimum: the last LP's link prices,
+// with the failed arc gone, prove the new one, and the failure is absorbed
+// at it without an LP.
+TEST(McfSolverTest, ResolveAbsorbsABottleneckFailureAtThePriceBound) {
+  // 0 -> 1 direct (arc 0) or over 2 (arcs 1, 2), 18 Gbps: 0.9 on both
+  // routes; with arc 0 gone, everything crosses arcs 1 and 2 at 1.8.
+  McfProblem problem = Diamond();
+  problem.commodities = {Flow(0, 1, 18)};
+  McfSolver solver;
+  absl::StatusOr<McfAllocation> intact = solver.Solve(problem);
+  ASSERT_TRUE(intact.ok()) << intact.status();
+  ASSERT_NEAR(intact->max_utilization, 0.9, kTolerance);
+
+  McfProblem failed = problem;
+  failed.arcs[0].capacity_gbps = 0;
+  absl::StatusOr<McfAllocation> absorbed = solver.Resolve(failed);
+  ASSERT_TRUE(absorbed.ok()) << absorbed.status();
+  EXPECT_EQ(absorbed->stats.absorbed_phases, 1);
+  EXPECT_EQ(absorbed->stats.lp_solves, 0);
+  EXPECT_EQ(FlowProblem(failed, *absorbed), "");
+  EXPECT_EQ(UnroutedDemand(failed, *absorbed), "");
+  EXPECT_NEAR(absorbed->max_utilization, 1.8, kTolerance);
+  EXPECT_NEAR(absorbed->classes[0].utilization_lower_bound, 1.8, kTolerance);
+  absl::StatusOr<EdgeLpResult> exact = SolveEdgeLp(failed, McfObjective::kMinMaxUtilization);
+  ASSERT_TRUE(exact.ok()) << exact.status();
+  EXPECT_NEAR(absorbed->max_utilization, exact->max_utilization, kTolerance);
 }
 
 TEST(McfSolverTest, ResolveOfAnotherProblemSolvesCold) {

@@ -75,19 +75,18 @@ class WcmpTest : public ::testing::Test {
   using Paths = std::map<int, std::vector<std::pair<std::vector<std::string>, double>>>;
   static McfAllocation Allocation(const Snapshot& snapshot, const Paths& paths) {
     McfAllocation allocation;
-    allocation.paths.resize(snapshot.demands().size());
+    allocation.paths = McfPaths(snapshot.demands().size());
     allocation.carried_gbps.assign(snapshot.demands().size(), 0);
     allocation.arc_load_gbps.assign(snapshot.link_count(), 0);
     for (const auto& [demand, flows] : paths) {
       for (const auto& [links, gbps] : flows) {
-        McfPathFlow path;
-        path.gbps = gbps;
+        std::vector<int> arcs;
         for (const auto& id : links) {
-          path.arcs.push_back(snapshot.LinkIndex(id));
-          allocation.arc_load_gbps[path.arcs.back()] += gbps;
+          arcs.push_back(snapshot.LinkIndex(id));
+          allocation.arc_load_gbps[arcs.back()] += gbps;
         }
         allocation.carried_gbps[demand] += gbps;
-        allocation.paths[demand].push_back(std::move(path));
+        allocation.paths.Add(demand, arcs, gbps);
       }
     }
     return allocation;
@@ -313,7 +312,7 @@ TEST_F(WcmpTest, RejectsAnAllocationThatDoesNotFitTheSnapshot) {
   McfAllocation allocation = Allocation(snapshot, {{0, {{{"b-c"}, 1}}}});
   EXPECT_EQ(BuildWcmp(snapshot, allocation).status().code(), absl::StatusCode::kInvalidArgument);
   allocation = Allocation(snapshot, {{0, {{{"a-b", "b-c"}, 1}}}});
-  allocation.paths.pop_back();
+  allocation.paths = McfPaths(snapshot.demands().size() - 1);
   EXPECT_EQ(BuildWcmp(snapshot, allocation).status().code(), absl::StatusCode::kInvalidArgument);
   allocation = Allocation(snapshot, {{0, {{{"a-b", "b-c"}, 1}}}});
   EXPECT_EQ(BuildWcmp(snapshot, allocation, WcmpConfig{.weight_resolution = 0}).status().code(),

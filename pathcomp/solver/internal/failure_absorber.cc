@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <utility>
 
 #include "pathcomp/solver/internal/priced_shortest_paths.h"
 
@@ -57,27 +59,54 @@ std::optional<std::vector<double>> AbsorbAtUtilization(const Graph& graph, const
     has_room[a] = room[a] > kNoRoom;
   }
 
-  PricedShortestPaths paths(graph);
-  std::vector<Placement> placements;
+  // The groups missing flow, by source: one search serves a source's groups
+  // for as long as the path it found for the next one still has room (room
+  // only shrinks, so such a path is still a cheapest one with room).
+  std::vector<std::pair<int, int>> short_groups;  // (src, position)
   for (size_t g = 0; g < groups.size(); ++g) {
-    const FlowGroup& group = *groups[g];
-    double left = missing[g];
-    for (int tries = 0; left > 0; ++tries) {
-      if (tries == kMaxPathsPerGroup) return std::nullopt;
-      const int target[] = {group.dst};
-      paths.Run(group.src, arc_weight, has_room, target);
-      if (!paths.Reached(group.dst)) return std::nullopt;
-      std::vector<int> path = paths.PathTo(group.dst);
-      double flow = left;
-      for (int arc : path) flow = std::min(flow, room[arc]);
-      for (int arc : path) {
-        room[arc] -= flow;
-        load[arc] += flow;
-        has_room[arc] = room[arc] > kNoRoom;
+    if (missing[g] > 0) short_groups.emplace_back(groups[g]->src, static_cast<int>(g));
+  }
+  std::sort(short_groups.begin(), short_groups.end());
+  PricedShortestPaths paths(graph);
+  std::vector<int> targets;
+  std::vector<Placement> placements;
+  for (size_t begin = 0; begin < short_groups.size();) {
+    const int source = short_groups[begin].first;
+    size_t end = begin;
+    while (end < short_groups.size() && short_groups[end].first == source) ++end;
+    bool searched = false;  // the last search still holds
+    for (size_t i = begin; i < end; ++i) {
+      const int g = short_groups[i].second;
+      const int dst = groups[g]->dst;
+      double left = missing[g];
+      for (int placed = 0; left > 0;) {
+        if (placed == kMaxPathsPerGroup) return std::nullopt;
+        if (!searched) {
+          targets.clear();
+          for (size_t j = i; j < end; ++j) targets.push_back(groups[short_groups[j].second]->dst);
+          paths.Run(source, arc_weight, has_room, targets);
+          searched = true;
+        }
+        if (!paths.Reached(dst)) return std::nullopt;
+        std::vector<int> path = paths.PathTo(dst);
+        if (!std::all_of(path.begin(), path.end(), [&](int arc) { return has_room[arc] != 0; })) {
+          searched = false;  // an earlier group filled part of it
+          continue;
+        }
+        double flow = left;
+        for (int arc : path) flow = std::min(flow, room[arc]);
+        for (int arc : path) {
+          room[arc] -= flow;
+          load[arc] += flow;
+          has_room[arc] = room[arc] > kNoRoom;
+          if (!has_room[arc]) searched = false;
+        }
+        left = left - flow <= kMissingTolerance * spec.group_upper[g] ? 0 : left - flow;
+        placements.push_back({g, std::move(path), flow});
+        ++placed;
       }
-      left = left - flow <= kMissingTolerance * spec.group_upper[g] ? 0 : left - flow;
-      placements.push_back({static_cast<int>(g), std::move(path), flow});
     }
+    begin = end;
   }
 
   for (Placement& placement : placements) {
@@ -94,6 +123,68 @@ std::optional<std::vector<double>> AbsorbAtUtilization(const Graph& graph, const
     group.row_status[spec.phase] = kNoStatus;
   }
   return load;
+}
+
+double PriceBound(const Graph& graph, const PhaseSpec& spec, std::span<FlowGroup* const> groups,
+                  const std::vector<double>& arc_weight) {
+  double scale = 0, numerator = 0;
+  uint64_t priced_bits = 0;
+  for (size_t a = 0; a < arc_weight.size(); ++a) {
+    if (!spec.arc_open[a] || arc_weight[a] <= 0) continue;
+    scale += arc_weight[a] * spec.arc_scale[a];
+    numerator -= arc_weight[a] * spec.arc_upper[a];
+    priced_bits |= ArcBit(static_cast<int>(a));
+  }
+  if (scale <= 0) return spec.utilization_floor;
+  // Only groups with no open path of length 0 add to the sum; prices sit on
+  // a few bottleneck links, so most groups need no search.
+  auto length = [&](const PathColumn& path) {
+    if ((path.arc_bits & priced_bits) == 0) return 0.0;
+    double sum = 0;
+    for (int arc : path.arcs) sum += arc_weight[arc];
+    return sum;
+  };
+  const OpenArcs open_arcs(spec.arc_open);
+  std::vector<std::pair<int, int>> searched;  // (src, position) of the groups that need a distance
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const bool free_path = std::any_of(groups[g]->paths.begin(), groups[g]->paths.end(), [&](const PathColumn& path) {
+      return open_arcs.Allow(path) && length(path) == 0;
+    });
+    if (!free_path && spec.group_upper[g] > 0) searched.emplace_back(groups[g]->src, static_cast<int>(g));
+  }
+  std::sort(searched.begin(), searched.end());
+  // Plain Dijkstra on the prices alone (no paths, no latency ties): the
+  // bound needs distances only.
+  std::vector<double> distance(graph.node_count);
+  std::vector<std::pair<double, int>> heap;  // (distance, node), a min-heap by std::greater
+  for (size_t begin = 0; begin < searched.size();) {
+    const int source = searched[begin].first;
+    std::fill(distance.begin(), distance.end(), kInfinity);
+    distance[source] = 0;
+    heap.assign(1, {0.0, source});
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+      const auto [at, node] = heap.back();
+      heap.pop_back();
+      if (at != distance[node]) continue;  // stale
+      for (int i = graph.out_offsets[node]; i < graph.out_offsets[node + 1]; ++i) {
+        const int arc = graph.out_arcs[i];
+        if (!spec.arc_open[arc]) continue;
+        const double next = at + arc_weight[arc];
+        if (next < distance[graph.arc_dst[arc]]) {
+          distance[graph.arc_dst[arc]] = next;
+          heap.emplace_back(next, graph.arc_dst[arc]);
+          std::push_heap(heap.begin(), heap.end(), std::greater<>());
+        }
+      }
+    }
+    for (; begin < searched.size() && searched[begin].first == source; ++begin) {
+      const int g = searched[begin].second;
+      // Unreachable: the group has no open path and is left out of the phase.
+      if (std::isfinite(distance[groups[g]->dst])) numerator += spec.group_upper[g] * distance[groups[g]->dst];
+    }
+  }
+  return std::max(spec.utilization_floor, numerator / scale);
 }
 
 }  // namespace geodesic::pathcomp::internal

@@ -6,6 +6,11 @@
 // single-link failures in a well-provisioned backbone are of that kind: only
 // a failure on or next to the bottleneck needs the column generation.
 //
+// When it does not fit, the failure moved the optimum; the last LP's link
+// prices, with the failed arcs closed, often prove the new one outright
+// (PriceBound): a failed link of the bottleneck cut leaves its price to the
+// cut's survivors, and the absorber then routes at that bound.
+//
 // Internal to pathcomp/solver. Pure; thread-compatible.
 #include <optional>
 #include <span>
@@ -27,5 +32,12 @@ namespace geodesic::pathcomp::internal {
                                                                      std::span<FlowGroup* const> groups,
                                                                      const std::vector<double>& arc_weight,
                                                                      double utilization);
+
+// The Lagrangian lower bound on a utilization phase's optimum under link
+// prices w >= 0 (arc_weight; closed arcs are left out):
+//   U* >= (sum_g demand_g * dist_w(g) - sum_a w_a * arc_upper_a) / sum_a w_a * arc_scale_a
+// and never below spec.utilization_floor. 0 when no open arc is priced.
+[[nodiscard]] double PriceBound(const Graph& graph, const PhaseSpec& spec, std::span<FlowGroup* const> groups,
+                                const std::vector<double>& arc_weight);
 
 }  // namespace geodesic::pathcomp::internal

@@ -480,13 +480,31 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
   const int arcs = static_cast<int>(graph.arc_src.size());
   if (basis.arc_weights.size() != static_cast<size_t>(arcs)) basis.arc_weights.assign(arcs, 0);
 
-  // After a failure: route what it broke at the bound still proven, if it fits.
+  // After a failure: route what it broke at the bound still proven, or else
+  // at the bound the last prices prove without the failed arcs, if it fits.
   if (const double inherited = InheritedLowerBound(spec, basis); spec.freeze_routed_groups && inherited > 0) {
+    // A priced arc that closed was a bottleneck: the optimum most likely
+    // rose, and what the prices prove is the place to start.
+    bool bottleneck_closed = false;
+    for (int a = 0; a < arcs; ++a) bottleneck_closed |= !spec.arc_open[a] && basis.arc_weights[a] > 0;
+    double bound = std::max(spec.utilization_floor, inherited);
+    bool repriced = false;
+    auto reprice = [&] {
+      repriced = true;
+      const double proven = PriceBound(graph, spec, groups, basis.arc_weights);
+      if (proven <= bound * (1 + limits.relative_gap)) return false;
+      bound = proven;
+      return true;
+    };
+    if (bottleneck_closed) reprice();
     std::optional<std::vector<double>> load =
-        AbsorbAtUtilization(graph, spec, groups, basis.arc_weights, inherited * (1 + limits.relative_gap));
+        AbsorbAtUtilization(graph, spec, groups, basis.arc_weights, bound * (1 + limits.relative_gap));
+    if (!load.has_value() && !repriced && reprice()) {
+      load = AbsorbAtUtilization(graph, spec, groups, basis.arc_weights, bound * (1 + limits.relative_gap));
+    }
     if (load.has_value()) {
       outcome.absorbed = true;
-      outcome.lower_bound = std::max(spec.utilization_floor, inherited);
+      outcome.lower_bound = bound;
       outcome.objective = outcome.lower_bound;
       for (int a = 0; a < arcs; ++a) {
         if (!spec.arc_open[a] || spec.arc_scale[a] <= 0) continue;
