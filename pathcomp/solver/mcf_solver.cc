@@ -50,6 +50,7 @@ struct internal::SolverState {
   internal::Graph graph;
   std::vector<FlowGroup> groups;  // sorted by (priority, src, dst)
   std::vector<int> group_of;      // per commodity: its group
+  size_t filled_paths = 0, filled_arcs = 0;  // in the last allocation
   struct Class {
     uint32_t priority = 0;
     std::vector<int> groups;  // indices into groups, demand > 0
@@ -62,15 +63,24 @@ struct internal::SolverState {
     graph.node_count = updated.node_count;
     graph.arc_src.clear();
     graph.arc_dst.clear();
-    graph.arc_capacity.clear();
-    graph.arc_cost_us.clear();
     for (const McfArc& arc : updated.arcs) {
       graph.arc_src.push_back(arc.src);
       graph.arc_dst.push_back(arc.dst);
-      graph.arc_capacity.push_back(std::max(0.0, arc.capacity_gbps) / gbps_per_unit);
-      graph.arc_cost_us.push_back(arc.cost_us);
     }
     graph.Index();
+    LoadArcValues(problem);
+  }
+
+  // Same nodes and arc endpoints as the loaded problem: only capacities,
+  // costs and the rest of the problem change.
+  void LoadArcValues(const McfProblem& updated) {
+    if (&updated != &problem) problem = updated;
+    graph.arc_capacity.resize(updated.arcs.size());
+    graph.arc_cost_us.resize(updated.arcs.size());
+    for (size_t a = 0; a < updated.arcs.size(); ++a) {
+      graph.arc_capacity[a] = std::max(0.0, updated.arcs[a].capacity_gbps) / gbps_per_unit;
+      graph.arc_cost_us[a] = updated.arcs[a].cost_us;
+    }
   }
 };
 
@@ -94,6 +104,7 @@ class ClassSequence {
     McfAllocation allocation;
     for (SolverState::Class& cls : state_.classes) {
       std::vector<FlowGroup*> groups;
+      groups.reserve(cls.groups.size());
       for (int g : cls.groups) groups.push_back(&state_.groups[g]);
       const McfObjective objective = state_.problem.ObjectiveOf(cls.priority);
       McfClassResult result{.priority = cls.priority, .objective = objective};
@@ -246,17 +257,9 @@ class ClassSequence {
     allocation.paths = McfPaths(problem.commodities.size());
     allocation.carried_gbps.assign(problem.commodities.size(), 0);
     std::sort(allocation.unroutable.begin(), allocation.unroutable.end());
-    // Sized first, so the paths go in without a reallocation.
-    size_t path_count = 0, arc_count = 0;
-    for (const FlowGroup& group : state_.groups) {
-      stats_.columns += static_cast<int>(group.paths.size());
-      for (const internal::PathColumn& path : group.paths) {
-        if (path.flow <= kNegligibleFlow) continue;
-        path_count += group.commodities.size();
-        arc_count += path.arcs.size() * group.commodities.size();
-      }
-    }
-    allocation.paths.Reserve(path_count, arc_count);
+    for (const FlowGroup& group : state_.groups) stats_.columns += static_cast<int>(group.paths.size());
+    // A re-solve moves a few paths: sized as the last allocation, a little more.
+    allocation.paths.Reserve(state_.filled_paths + state_.filled_paths / 8, state_.filled_arcs + state_.filled_arcs / 8);
     for (size_t commodity = 0; commodity < problem.commodities.size(); ++commodity) {
       const FlowGroup& group = state_.groups[state_.group_of[commodity]];
       if (group.demand <= 0) continue;
@@ -268,6 +271,8 @@ class ClassSequence {
         allocation.carried_gbps[commodity] += path.flow * gbps;
       }
     }
+    state_.filled_paths = allocation.paths.path_count();
+    state_.filled_arcs = allocation.paths.arc_count();
     allocation.arc_load_gbps.resize(load_.size());
     for (size_t a = 0; a < load_.size(); ++a) allocation.arc_load_gbps[a] = load_[a] * unit;
     allocation.max_utilization = MaxUtilization();
@@ -351,7 +356,7 @@ absl::StatusOr<McfAllocation> McfSolver::Resolve(const McfProblem& problem) {
   if (state_ == nullptr || !SameStructure(state_->problem, problem)) return Solve(problem);
   if (absl::Status valid = ValidateMcfProblem(problem); !valid.ok()) return valid;
   SolverState& state = *state_;
-  state.LoadGraph(problem);
+  state.LoadArcValues(problem);
   // Paths over a dead arc are gone for good; the rest keep their statuses.
   // The bases stay as they are: CLP repairs a basis that lost columns.
   std::vector<char> usable(state.graph.arc_capacity.size());

@@ -12,6 +12,8 @@
 // solve. Resolve() after capacities changed (a link failed, was drained or
 // came back) drops the paths that cross a dead arc, restarts each LP from its
 // last basis and prices only what changed, which is far cheaper than Solve().
+// Most single failures need no LP at all: what they broke is routed at a
+// utilization already proven optimal (internal/failure_absorber.h).
 //
 // Pure: no I/O, no clock, no threads. Not thread-safe (it holds the warm
 // state); use one solver per thread.
@@ -96,6 +98,8 @@ class McfPaths {
   // commodity in increasing order.
   void Add(size_t commodity, std::span<const int> arcs, double gbps);
   void Reserve(size_t paths, size_t arcs);
+  size_t path_count() const { return entries_.size(); }  // over every commodity
+  size_t arc_count() const { return arcs_.size(); }
 
  private:
   struct Entry {
@@ -135,7 +139,8 @@ struct McfSolveStats {
   int pricing_rounds = 0;   // over every class and phase
   int lp_solves = 0;
   // Phases a re-solve finished without an LP: what the failure broke fit
-  // below the utilization already proven optimal.
+  // below a utilization proven optimal (the old optimum, or the one the
+  // last link prices prove without the failed arcs).
   int absorbed_phases = 0;
   int columns = 0;          // paths held at the end
 };

@@ -345,6 +345,29 @@ TEST(McfSolverTest, ResolveAbsorbsABottleneckFailureAtThePriceBound) {
   EXPECT_NEAR(absorbed->max_utilization, exact->max_utilization, kTolerance);
 }
 
+// A failure that cuts off the flow that set the optimum lowers it: the old
+// bound no longer holds, and the re-solve finds the new optimum.
+TEST(McfSolverTest, ResolveAfterAFailureCutsOffTheBottleneckFlow) {
+  McfProblem problem;
+  problem.node_count = 5;
+  // 0 -> 1 has one arc (0.9 with 9 Gbps); 2 -> 3 direct or over 4 (12 Gbps: 0.6 split).
+  problem.arcs = {Arc(0, 1, 10), Arc(2, 3, 10), Arc(2, 4, 10), Arc(4, 3, 10)};
+  problem.commodities = {Flow(0, 1, 9), Flow(2, 3, 12)};
+  McfSolver solver;
+  absl::StatusOr<McfAllocation> intact = solver.Solve(problem);
+  ASSERT_TRUE(intact.ok()) << intact.status();
+  ASSERT_NEAR(intact->max_utilization, 0.9, kTolerance);
+
+  McfProblem failed = problem;
+  failed.arcs[0].capacity_gbps = 0;
+  absl::StatusOr<McfAllocation> resolved = solver.Resolve(failed);
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_THAT(resolved->unroutable, ElementsAre(0));
+  EXPECT_NEAR(resolved->max_utilization, 0.6, kTolerance);
+  EXPECT_LE(resolved->classes[0].utilization_lower_bound, resolved->max_utilization * (1 + 1e-9));
+  EXPECT_EQ(FlowProblem(failed, *resolved), "");
+}
+
 TEST(McfSolverTest, ResolveOfAnotherProblemSolvesCold) {
   McfProblem problem = Diamond();
   problem.commodities = {Flow(0, 1, 10)};

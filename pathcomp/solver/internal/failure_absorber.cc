@@ -28,25 +28,97 @@ struct Placement {
 
 }  // namespace
 
-std::optional<std::vector<double>> AbsorbAtUtilization(const Graph& graph, const PhaseSpec& spec,
-                                                       std::span<FlowGroup* const> groups,
-                                                       const std::vector<double>& arc_weight,
-                                                       double utilization) {
+FailureAbsorber::FailureAbsorber(const Graph& graph, const PhaseSpec& spec, std::span<FlowGroup* const> groups,
+                                 const std::vector<double>& arc_weight)
+    : graph_(graph), spec_(spec), groups_(groups), arc_weight_(arc_weight) {
   const int arcs = static_cast<int>(graph.arc_src.size());
+  for (int a = 0; a < arcs; ++a) {
+    if (spec.arc_open[a] && arc_weight[a] > 0) priced_bits_ |= ArcBit(a);
+  }
+  auto price_of = [&](const PathColumn& path) {
+    if ((path.arc_bits & priced_bits_) == 0) return 0.0;
+    double sum = 0;
+    for (int arc : path.arcs) sum += arc_weight[arc];
+    return sum;
+  };
   const OpenArcs open_arcs(spec.arc_open);
-  std::vector<double> load(arcs, 0);
-  std::vector<double> missing(groups.size(), 0);
+  load_.assign(arcs, 0);
+  missing_.assign(groups.size(), 0);
+  free_path_.assign(groups.size(), 0);
   for (size_t g = 0; g < groups.size(); ++g) {
     double routed = 0;
     for (const PathColumn& path : groups[g]->paths) {
+      const bool open = open_arcs.Allow(path);
+      if (open && !free_path_[g] && price_of(path) == 0) free_path_[g] = 1;
       if (path.flow <= 0) continue;
-      if (!open_arcs.Allow(path)) return std::nullopt;  // flow on a closed arc: not a failure's leftover
+      if (!open) {
+        flow_on_closed_arc_ = true;
+        continue;
+      }
       routed += path.flow;
-      for (int arc : path.arcs) load[arc] += path.flow;
+      for (int arc : path.arcs) load_[arc] += path.flow;
     }
     const double short_by = spec.group_upper[g] - routed;
-    if (short_by > kMissingTolerance * spec.group_upper[g]) missing[g] = short_by;
+    if (short_by > kMissingTolerance * spec.group_upper[g]) missing_[g] = short_by;
   }
+}
+
+double FailureAbsorber::PriceBound() const {
+  double scale = 0, numerator = 0;
+  for (size_t a = 0; a < arc_weight_.size(); ++a) {
+    if (!spec_.arc_open[a] || arc_weight_[a] <= 0) continue;
+    scale += arc_weight_[a] * spec_.arc_scale[a];
+    numerator -= arc_weight_[a] * spec_.arc_upper[a];
+  }
+  if (scale <= 0) return spec_.utilization_floor;
+  // Only groups without an open path of price 0 add to the sum; prices sit
+  // on a few bottleneck links, so most groups need no search.
+  std::vector<std::pair<int, int>> searched;  // (src, position)
+  searched.reserve(groups_.size());
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    if (!free_path_[g] && spec_.group_upper[g] > 0) searched.emplace_back(groups_[g]->src, static_cast<int>(g));
+  }
+  std::sort(searched.begin(), searched.end());
+  // Plain Dijkstra on the prices alone (no paths, no latency ties): the
+  // bound needs distances only.
+  std::vector<double> distance(graph_.node_count);
+  std::vector<std::pair<double, int>> heap;  // (distance, node), a min-heap by std::greater
+  for (size_t begin = 0; begin < searched.size();) {
+    const int source = searched[begin].first;
+    std::fill(distance.begin(), distance.end(), kInfinity);
+    distance[source] = 0;
+    heap.assign(1, {0.0, source});
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+      const auto [at, node] = heap.back();
+      heap.pop_back();
+      if (at != distance[node]) continue;  // stale
+      for (int i = graph_.out_offsets[node]; i < graph_.out_offsets[node + 1]; ++i) {
+        const int arc = graph_.out_arcs[i];
+        if (!spec_.arc_open[arc]) continue;
+        const double next = at + arc_weight_[arc];
+        if (next < distance[graph_.arc_dst[arc]]) {
+          distance[graph_.arc_dst[arc]] = next;
+          heap.emplace_back(next, graph_.arc_dst[arc]);
+          std::push_heap(heap.begin(), heap.end(), std::greater<>());
+        }
+      }
+    }
+    for (; begin < searched.size() && searched[begin].first == source; ++begin) {
+      const int g = searched[begin].second;
+      // Unreachable: the group has no open path and is left out of the phase.
+      if (std::isfinite(distance[groups_[g]->dst])) numerator += spec_.group_upper[g] * distance[groups_[g]->dst];
+    }
+  }
+  return std::max(spec_.utilization_floor, numerator / scale);
+}
+
+std::optional<std::vector<double>> FailureAbsorber::AbsorbAt(double utilization) {
+  if (flow_on_closed_arc_) return std::nullopt;
+  const Graph& graph = graph_;
+  const PhaseSpec& spec = spec_;
+  const int arcs = static_cast<int>(graph.arc_src.size());
+  std::vector<double> load = load_;
 
   // Room per arc below the utilization; what is already there must fit.
   std::vector<double> room(arcs, 0);
@@ -63,13 +135,17 @@ std::optional<std::vector<double>> AbsorbAtUtilization(const Graph& graph, const
   // for as long as the path it found for the next one still has room (room
   // only shrinks, so such a path is still a cheapest one with room).
   std::vector<std::pair<int, int>> short_groups;  // (src, position)
-  for (size_t g = 0; g < groups.size(); ++g) {
-    if (missing[g] > 0) short_groups.emplace_back(groups[g]->src, static_cast<int>(g));
+  short_groups.reserve(groups_.size());
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    if (missing_[g] > 0) short_groups.emplace_back(groups_[g]->src, static_cast<int>(g));
   }
   std::sort(short_groups.begin(), short_groups.end());
+  if (short_groups.empty()) return load;  // nothing was broken
   PricedShortestPaths paths(graph);
   std::vector<int> targets;
+  targets.reserve(short_groups.size());
   std::vector<Placement> placements;
+  placements.reserve(short_groups.size());
   for (size_t begin = 0; begin < short_groups.size();) {
     const int source = short_groups[begin].first;
     size_t end = begin;
@@ -77,14 +153,14 @@ std::optional<std::vector<double>> AbsorbAtUtilization(const Graph& graph, const
     bool searched = false;  // the last search still holds
     for (size_t i = begin; i < end; ++i) {
       const int g = short_groups[i].second;
-      const int dst = groups[g]->dst;
-      double left = missing[g];
+      const int dst = groups_[g]->dst;
+      double left = missing_[g];
       for (int placed = 0; left > 0;) {
         if (placed == kMaxPathsPerGroup) return std::nullopt;
         if (!searched) {
           targets.clear();
-          for (size_t j = i; j < end; ++j) targets.push_back(groups[short_groups[j].second]->dst);
-          paths.Run(source, arc_weight, has_room, targets);
+          for (size_t j = i; j < end; ++j) targets.push_back(groups_[short_groups[j].second]->dst);
+          paths.Run(source, arc_weight_, has_room, targets);
           searched = true;
         }
         if (!paths.Reached(dst)) return std::nullopt;
@@ -110,7 +186,7 @@ std::optional<std::vector<double>> AbsorbAtUtilization(const Graph& graph, const
   }
 
   for (Placement& placement : placements) {
-    FlowGroup& group = *groups[placement.group];
+    FlowGroup& group = *groups_[placement.group];
     auto known = std::find_if(group.paths.begin(), group.paths.end(),
                               [&](const PathColumn& column) { return column.arcs == placement.arcs; });
     if (known == group.paths.end()) {
@@ -123,68 +199,6 @@ std::optional<std::vector<double>> AbsorbAtUtilization(const Graph& graph, const
     group.row_status[spec.phase] = kNoStatus;
   }
   return load;
-}
-
-double PriceBound(const Graph& graph, const PhaseSpec& spec, std::span<FlowGroup* const> groups,
-                  const std::vector<double>& arc_weight) {
-  double scale = 0, numerator = 0;
-  uint64_t priced_bits = 0;
-  for (size_t a = 0; a < arc_weight.size(); ++a) {
-    if (!spec.arc_open[a] || arc_weight[a] <= 0) continue;
-    scale += arc_weight[a] * spec.arc_scale[a];
-    numerator -= arc_weight[a] * spec.arc_upper[a];
-    priced_bits |= ArcBit(static_cast<int>(a));
-  }
-  if (scale <= 0) return spec.utilization_floor;
-  // Only groups with no open path of length 0 add to the sum; prices sit on
-  // a few bottleneck links, so most groups need no search.
-  auto length = [&](const PathColumn& path) {
-    if ((path.arc_bits & priced_bits) == 0) return 0.0;
-    double sum = 0;
-    for (int arc : path.arcs) sum += arc_weight[arc];
-    return sum;
-  };
-  const OpenArcs open_arcs(spec.arc_open);
-  std::vector<std::pair<int, int>> searched;  // (src, position) of the groups that need a distance
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const bool free_path = std::any_of(groups[g]->paths.begin(), groups[g]->paths.end(), [&](const PathColumn& path) {
-      return open_arcs.Allow(path) && length(path) == 0;
-    });
-    if (!free_path && spec.group_upper[g] > 0) searched.emplace_back(groups[g]->src, static_cast<int>(g));
-  }
-  std::sort(searched.begin(), searched.end());
-  // Plain Dijkstra on the prices alone (no paths, no latency ties): the
-  // bound needs distances only.
-  std::vector<double> distance(graph.node_count);
-  std::vector<std::pair<double, int>> heap;  // (distance, node), a min-heap by std::greater
-  for (size_t begin = 0; begin < searched.size();) {
-    const int source = searched[begin].first;
-    std::fill(distance.begin(), distance.end(), kInfinity);
-    distance[source] = 0;
-    heap.assign(1, {0.0, source});
-    while (!heap.empty()) {
-      std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-      const auto [at, node] = heap.back();
-      heap.pop_back();
-      if (at != distance[node]) continue;  // stale
-      for (int i = graph.out_offsets[node]; i < graph.out_offsets[node + 1]; ++i) {
-        const int arc = graph.out_arcs[i];
-        if (!spec.arc_open[arc]) continue;
-        const double next = at + arc_weight[arc];
-        if (next < distance[graph.arc_dst[arc]]) {
-          distance[graph.arc_dst[arc]] = next;
-          heap.emplace_back(next, graph.arc_dst[arc]);
-          std::push_heap(heap.begin(), heap.end(), std::greater<>());
-        }
-      }
-    }
-    for (; begin < searched.size() && searched[begin].first == source; ++begin) {
-      const int g = searched[begin].second;
-      // Unreachable: the group has no open path and is left out of the phase.
-      if (std::isfinite(distance[groups[g]->dst])) numerator += spec.group_upper[g] * distance[groups[g]->dst];
-    }
-  }
-  return std::max(spec.utilization_floor, numerator / scale);
 }
 
 }  // namespace geodesic::pathcomp::internal

@@ -12,6 +12,7 @@
 // cut's survivors, and the absorber then routes at that bound.
 //
 // Internal to pathcomp/solver. Pure; thread-compatible.
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
@@ -20,24 +21,42 @@
 
 namespace geodesic::pathcomp::internal {
 
-// For a utilization phase (`spec`): routes the flow every group is missing
-// (its demand less what its open paths carry) so that no open arc carries
-// more than arc_upper + arc_scale * `utilization`, one path at a time along
-// the cheapest path with room under `arc_weight` (the last link prices, so
-// the bottlenecks are avoided; latency breaks the ties). On success the
-// groups hold the new flows (a changed group's basis statuses for this
-// phase are forgotten) and the result is the per-arc load of all groups;
-// otherwise nothing changed and the result is empty.
-[[nodiscard]] std::optional<std::vector<double>> AbsorbAtUtilization(const Graph& graph, const PhaseSpec& spec,
-                                                                     std::span<FlowGroup* const> groups,
-                                                                     const std::vector<double>& arc_weight,
-                                                                     double utilization);
+// One utilization phase (`spec`) after a failure: the groups' flows over
+// open paths as they are, and what each group misses of its demand. Reads
+// the groups once; both questions below reuse that.
+class FailureAbsorber {
+ public:
+  // `arc_weight`: the last LP's link prices (>= 0); all must outlive this.
+  FailureAbsorber(const Graph& graph, const PhaseSpec& spec, std::span<FlowGroup* const> groups,
+                  const std::vector<double>& arc_weight);
 
-// The Lagrangian lower bound on a utilization phase's optimum under link
-// prices w >= 0 (arc_weight; closed arcs are left out):
-//   U* >= (sum_g demand_g * dist_w(g) - sum_a w_a * arc_upper_a) / sum_a w_a * arc_scale_a
-// and never below spec.utilization_floor. 0 when no open arc is priced.
-[[nodiscard]] double PriceBound(const Graph& graph, const PhaseSpec& spec, std::span<FlowGroup* const> groups,
-                                const std::vector<double>& arc_weight);
+  // The Lagrangian lower bound on the phase's optimum under the prices
+  // (closed arcs are left out):
+  //   U* >= (sum_g demand_g * dist_w(g) - sum_a w_a * arc_upper_a) / sum_a w_a * arc_scale_a
+  // and never below spec.utilization_floor.
+  [[nodiscard]] double PriceBound() const;
+
+  // Routes the flow every group misses so that no open arc carries more
+  // than arc_upper + arc_scale * `utilization`, one path at a time along the
+  // cheapest path with room under the prices (the last LP's, so the
+  // bottlenecks are avoided; latency breaks the ties). On success the groups
+  // hold the new flows (a changed group's basis statuses for this phase are
+  // forgotten) and the result is the per-arc load of all groups; otherwise
+  // nothing changed and the result is empty. Call at most once with success.
+  [[nodiscard]] std::optional<std::vector<double>> AbsorbAt(double utilization);
+
+ private:
+  const Graph& graph_;
+  const PhaseSpec& spec_;
+  std::span<FlowGroup* const> groups_;
+  const std::vector<double>& arc_weight_;
+  // Flow sits on a closed arc: not a failure's leftover, nothing to absorb.
+  bool flow_on_closed_arc_ = false;
+  std::vector<double> load_;     // per arc, of the flows over open paths
+  std::vector<double> missing_;  // per group
+  // Per group: it has an open path of price 0 (its distance is 0).
+  std::vector<char> free_path_;
+  uint64_t priced_bits_ = 0;  // ArcBit of the open arcs with a price
+};
 
 }  // namespace geodesic::pathcomp::internal

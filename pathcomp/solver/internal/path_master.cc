@@ -462,12 +462,31 @@ double InheritedLowerBound(const PhaseSpec& spec, const MasterBasis& basis) {
   return basis.proven_lower_bound;
 }
 
-void RememberLowerBound(const PhaseSpec& spec, double bound, MasterBasis& basis) {
+void RememberLowerBound(const PhaseSpec& spec, double bound, const std::vector<int>& left_out, MasterBasis& basis) {
   basis.proven_lower_bound = bound;
+  basis.bound_left_out = left_out;
   basis.bound_arc_capacity = OpenCapacity(spec);
   basis.bound_arc_upper = spec.arc_upper;
   basis.bound_group_demand = spec.group_upper;
   basis.bound_floor = spec.utilization_floor;
+}
+
+// The bound the remembered prices prove for `spec` without a search (see
+// MasterBasis::price_weights); 0 when none are remembered. Holds where the
+// inherited bound holds: nothing grew since, and no group is left out.
+double RememberedPriceBound(const PhaseSpec& spec, const MasterBasis& basis) {
+  if (basis.price_weights.size() != spec.arc_open.size()) return 0;
+  double numerator = basis.price_numerator, scale = 0;
+  for (size_t a = 0; a < basis.price_weights.size(); ++a) {
+    const double weight = basis.price_weights[a];
+    if (weight <= 0) continue;
+    if (spec.arc_open[a]) {
+      scale += weight * spec.arc_scale[a];
+    } else {
+      numerator += weight * basis.price_arc_upper[a];  // its term no longer counts
+    }
+  }
+  return scale > 0 ? std::max(spec.utilization_floor, numerator / scale) : 0;
 }
 
 }  // namespace
@@ -484,24 +503,23 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
   // at the bound the last prices prove without the failed arcs, if it fits.
   if (const double inherited = InheritedLowerBound(spec, basis); spec.freeze_routed_groups && inherited > 0) {
     // A priced arc that closed was a bottleneck: the optimum most likely
-    // rose, and what the prices prove is the place to start.
+    // rose, so the old one is not worth a try. Each proof is tried in order
+    // of cost while it proves more than the attempts that failed.
     bool bottleneck_closed = false;
     for (int a = 0; a < arcs; ++a) bottleneck_closed |= !spec.arc_open[a] && basis.arc_weights[a] > 0;
     double bound = std::max(spec.utilization_floor, inherited);
-    bool repriced = false;
-    auto reprice = [&] {
-      repriced = true;
-      const double proven = PriceBound(graph, spec, groups, basis.arc_weights);
-      if (proven <= bound * (1 + limits.relative_gap)) return false;
-      bound = proven;
-      return true;
+    FailureAbsorber absorber(graph, spec, groups, basis.arc_weights);
+    std::optional<std::vector<double>> load;
+    bool attempted = false;
+    auto absorb_at = [&](double proven) {
+      if (attempted && proven <= bound * (1 + limits.relative_gap)) return;
+      bound = std::max(bound, proven);
+      load = absorber.AbsorbAt(bound * (1 + limits.relative_gap));
+      attempted = true;
     };
-    if (bottleneck_closed) reprice();
-    std::optional<std::vector<double>> load =
-        AbsorbAtUtilization(graph, spec, groups, basis.arc_weights, bound * (1 + limits.relative_gap));
-    if (!load.has_value() && !repriced && reprice()) {
-      load = AbsorbAtUtilization(graph, spec, groups, basis.arc_weights, bound * (1 + limits.relative_gap));
-    }
+    if (!bottleneck_closed) absorb_at(bound);
+    if (!load.has_value()) absorb_at(RememberedPriceBound(spec, basis));
+    if (!load.has_value()) absorb_at(absorber.PriceBound());
     if (load.has_value()) {
       outcome.absorbed = true;
       outcome.lower_bound = bound;
@@ -510,7 +528,7 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
         if (!spec.arc_open[a] || spec.arc_scale[a] <= 0) continue;
         outcome.objective = std::max(outcome.objective, ((*load)[a] - spec.arc_upper[a]) / spec.arc_scale[a]);
       }
-      RememberLowerBound(spec, outcome.lower_bound, basis);
+      RememberLowerBound(spec, outcome.lower_bound, {}, basis);
       outcome.arc_load = *std::move(load);
       for (int a = 0; a < arcs; ++a) {
         if (!spec.arc_open[a] || outcome.arc_load[a] < kLoadRounding) outcome.arc_load[a] = 0;
@@ -581,7 +599,15 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
   }
   Master master(graph, spec, groups, roles, free_groups, frozen_load, basis);
   const bool mlu = master.minimizing_utilization();
-  outcome.lower_bound = std::max(spec.utilization_floor, InheritedLowerBound(spec, basis));
+  // A group the failure cut off is left out, which can lower the optimum:
+  // the old bound holds only for the same groups.
+  outcome.lower_bound = spec.utilization_floor;
+  if (outcome.unroutable == basis.bound_left_out) {
+    outcome.lower_bound = std::max(outcome.lower_bound, InheritedLowerBound(spec, basis));
+  }
+  // This run's prices replace the remembered ones once it proves a bound.
+  basis.price_weights.clear();
+  double best_price_bound = 0;
   // While some groups are frozen, a round prices only the free groups'
   // sources (what a change touched); all groups are priced, and the bound
   // computed, once that finds nothing, so the result is still optimal over
@@ -682,6 +708,15 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
         bound_numerator -= weight[a] * spec.arc_upper[a];
       }
       const double bound = scale > 0 ? bound_numerator / scale : 0;
+      if (bound > best_price_bound) {
+        best_price_bound = bound;
+        basis.price_weights.assign(arcs, 0);
+        for (int a = 0; a < arcs; ++a) {
+          if (spec.arc_open[a]) basis.price_weights[a] = weight[a];
+        }
+        basis.price_arc_upper = spec.arc_upper;
+        basis.price_numerator = bound_numerator;
+      }
       outcome.lower_bound = std::max({outcome.lower_bound, bound, spec.utilization_floor});
       if (outcome.objective - outcome.lower_bound <= limits.relative_gap * outcome.objective) break;
     }
@@ -691,7 +726,7 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
       break;
     }
   }
-  if (mlu) RememberLowerBound(spec, outcome.lower_bound, basis);
+  if (mlu) RememberLowerBound(spec, outcome.lower_bound, outcome.unroutable, basis);
   // The frozen groups' load is already summed: add the free groups' flows.
   // (Unfreezing subtracted from it, so clear the rounding left behind.)
   outcome.arc_load = std::move(frozen_load);

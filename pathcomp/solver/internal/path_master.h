@@ -129,6 +129,16 @@ struct MasterBasis {
   std::vector<double> bound_arc_upper;
   std::vector<double> bound_group_demand;
   double bound_floor = 0;
+  std::vector<int> bound_left_out;  // positions of the groups the bound left out
+  // The link prices of the last run's best Lagrangian bound (0 on arcs closed
+  // then), with its numerator sum(demand * distance) - sum(price * arc_upper)
+  // and the arc_upper it subtracted. After a failure the numerator still
+  // bounds the new one (distances only grow), so over the prices of the arcs
+  // still open it bounds the new optimum without a search. Empty when the
+  // last run proved no bound of its own.
+  std::vector<double> price_weights;
+  std::vector<double> price_arc_upper;
+  double price_numerator = 0;
 };
 
 struct PhaseOutcome {
@@ -136,7 +146,7 @@ struct PhaseOutcome {
   double lower_bound = 0;  // utilization phase: proven bound on the optimal U
   int pricing_rounds = 0;
   int lp_solves = 0;
-  bool absorbed = false;  // routed around a failure at the old bound, no LP
+  bool absorbed = false;  // routed around a failure at a proven bound, no LP
   std::vector<int> unroutable;  // positions in `groups` with no open path (left out)
   // Per arc: what the groups' flows put on it at the end (solver units).
   std::vector<double> arc_load;
