@@ -2,7 +2,6 @@
 // pathcomp's model of the backbone: the store is the source of truth and this
 // class its only writer; an in-memory copy serves reads and solves.
 // Thread-safe: every method may be called from any thread.
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -205,7 +204,6 @@ class Model {
   // being committed wait and go into the next, one store commit (one fsync)
   // for all of them.
   std::mutex group_mu_;
-  std::condition_variable group_cv_;
   std::vector<PendingReport*> group_queue_;
   bool group_committing_ = false;
 };
