@@ -75,21 +75,20 @@ class StoreModelSource final : public ModelSource {
   }
 
   absl::StatusOr<v1::GetPlanResponse> GetPlan(const v1::GetPlanRequest& request) override {
-    std::optional<v1::Plan> plan = model_->CurrentPlan();
+    std::shared_ptr<const v1::Plan> plan = model_->CurrentPlan();
     if (!plan) return absl::NotFoundError(absl::StrCat("no plan in ", where(), " yet"));
+    v1::GetPlanResponse response;
+    v1::Plan& out = *response.mutable_plan();
+    out = *plan;
     if (!request.facility_id().empty()) {
-      v1::Plan filtered = *plan;
-      filtered.clear_sites();
+      out.clear_sites();
       for (const auto& site : plan->sites()) {
-        if (site.facility_id() == request.facility_id()) *filtered.add_sites() = site;
+        if (site.facility_id() == request.facility_id()) *out.add_sites() = site;
       }
-      if (filtered.sites().empty()) {
+      if (out.sites().empty()) {
         return absl::NotFoundError(absl::StrCat("unknown facility \"", request.facility_id(), "\""));
       }
-      plan = std::move(filtered);
     }
-    v1::GetPlanResponse response;
-    *response.mutable_plan() = *std::move(plan);
     return response;
   }
 

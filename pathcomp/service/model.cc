@@ -96,7 +96,7 @@ absl::Status Model::Load() {
   }
   auto plan = state::Get<v1::Plan>(*store_, Kind::kPlan, kCurrentPlanId);
   if (plan.ok()) {
-    plan_ = *std::move(plan);
+    plan_ = std::make_shared<const v1::Plan>(*std::move(plan));
   } else if (!absl::IsNotFound(plan.status())) {
     return plan.status();
   }
@@ -414,16 +414,22 @@ absl::Status Model::DeleteWorkload(const std::string& id, const std::string& act
   return absl::OkStatus();
 }
 
-std::optional<v1::Plan> Model::CurrentPlan() const {
+std::shared_ptr<const v1::Plan> Model::CurrentPlan() const {
   std::lock_guard lock(mu_);
   return plan_;
 }
 
-absl::Status Model::CommitPlan(const v1::Plan& plan) {
+absl::Status Model::CommitPlan(std::shared_ptr<const v1::Plan> committed_plan) {
+  const v1::Plan& plan = *committed_plan;
+  // Serialized once and before the lock: a large network's plan is megabytes,
+  // and telemetry waits for this lock.
+  std::string bytes;
+  if (!plan.SerializeToString(&bytes)) return absl::InternalError("cannot serialize the plan");
+  v1::PlanSummary summary = SummaryOf(plan);
   std::lock_guard lock(mu_);
   state::ChangeSet changes(absl::StrCat("plan generation ", plan.generation(), ": ", plan.reason()));
-  changes.Put(Kind::kPlan, kCurrentPlanId, plan);
-  changes.Put(Kind::kPlanHistory, PaddedId(plan.generation()), plan);
+  changes.PutRaw(Kind::kPlan, kCurrentPlanId, bytes);
+  changes.PutRaw(Kind::kPlanHistory, PaddedId(plan.generation()), std::move(bytes));
   std::vector<uint64_t> dropped;
   for (auto it = plan_history_.begin();
        plan_history_.size() + 1 - dropped.size() > kPlanHistoryDepth && it != plan_history_.end(); ++it) {
@@ -432,9 +438,9 @@ absl::Status Model::CommitPlan(const v1::Plan& plan) {
     dropped.push_back(it->first);
   }
   if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
-  plan_ = plan;
+  plan_ = std::move(committed_plan);
   for (uint64_t generation : dropped) plan_history_.erase(generation);
-  plan_history_[plan.generation()] = SummaryOf(plan);
+  plan_history_[plan.generation()] = std::move(summary);
   return absl::OkStatus();
 }
 

@@ -133,11 +133,11 @@ class Model {
   [[nodiscard]] absl::Status DeleteWorkload(const std::string& id, const std::string& actor);
 
   // --- Plans ---
-  // The last committed plan, if any.
-  std::optional<v1::Plan> CurrentPlan() const;
-  // Stores `plan` as the current one and in the history, which keeps the
-  // newest kPlanHistoryDepth generations.
-  [[nodiscard]] absl::Status CommitPlan(const v1::Plan& plan);
+  // The last committed plan; null before the first.
+  std::shared_ptr<const v1::Plan> CurrentPlan() const;
+  // Stores `plan` (not null) as the current one and in the history, which
+  // keeps the newest kPlanHistoryDepth generations.
+  [[nodiscard]] absl::Status CommitPlan(std::shared_ptr<const v1::Plan> plan);
   static constexpr size_t kPlanHistoryDepth = 100;
   // The plans of the history, newest first, at most `limit` (0: all).
   std::vector<v1::PlanSummary> PlanHistory(size_t limit = 0) const;
@@ -193,7 +193,7 @@ class Model {
   std::map<std::string, v1::Workload> workloads_;
   std::map<std::string, v1::Intent> intents_;
   std::map<std::string, v1::AgentSession> sessions_;  // key: facility/agent
-  std::optional<v1::Plan> plan_;
+  std::shared_ptr<const v1::Plan> plan_;
   std::map<uint64_t, v1::PlanSummary> plan_history_;  // by generation
   std::map<uint64_t, v1::AuditRecord> audit_;          // by seq
   uint64_t last_audit_seq_ = 0;

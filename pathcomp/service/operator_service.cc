@@ -178,26 +178,25 @@ grpc::Status OperatorService::GetPlan(grpc::ServerContext* context,
                                       const v1::GetPlanRequest* request,
                                       v1::GetPlanResponse* response) {
   GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
-  std::optional<v1::Plan> plan = planner_.CurrentPlan();
+  std::shared_ptr<const v1::Plan> plan = planner_.CurrentPlan();
   if (request->generation() != 0 && (!plan || plan->generation() != request->generation())) {
     auto old = model_.PlanAt(request->generation());
     if (!old.ok()) return ToGrpcStatus(old.status());
-    plan = *std::move(old);
+    plan = std::make_shared<const v1::Plan>(*std::move(old));
   }
   if (!plan) return grpc::Status(grpc::StatusCode::NOT_FOUND, "no plan computed yet");
+  v1::Plan& out = *response->mutable_plan();
+  out = *plan;
   if (!request->facility_id().empty()) {
-    v1::Plan filtered = *plan;
-    filtered.clear_sites();
+    out.clear_sites();
     for (const auto& site : plan->sites()) {
-      if (site.facility_id() == request->facility_id()) *filtered.add_sites() = site;
+      if (site.facility_id() == request->facility_id()) *out.add_sites() = site;
     }
-    if (filtered.sites().empty()) {
+    if (out.sites().empty()) {
       return grpc::Status(grpc::StatusCode::NOT_FOUND,
                           absl::StrCat("unknown facility \"", request->facility_id(), "\""));
     }
-    plan = std::move(filtered);
   }
-  *response->mutable_plan() = std::move(*plan);
   for (auto& status : planner_.InstallStatus()) {
     if (request->facility_id().empty() || status.facility_id() == request->facility_id()) {
       *response->add_sites() = std::move(status);

@@ -129,18 +129,19 @@ absl::StatusOr<uint64_t> Planner::SolveNow(std::string reason) {
 absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
   const std::shared_ptr<const Snapshot> current = model_.CurrentSnapshot();
   const Snapshot& snapshot = *current;
-  std::optional<v1::Plan> previous = CurrentPlan();
+  const std::shared_ptr<const v1::Plan> previous = CurrentPlan();
   PlanStamp stamp;
   stamp.generation = previous ? previous->generation() + 1 : 1;
   stamp.epoch = CurrentEpoch();
   stamp.replica_id = config_.replica_id;
   stamp.computed_at_unix_ms = daemon::UnixNowMs();
   stamp.reason = reason;
-  v1::Plan plan = ComputePlan(snapshot, stamp, elephants_, previous ? &*previous : nullptr);
+  auto computed = std::make_shared<const v1::Plan>(ComputePlan(snapshot, stamp, elephants_, previous.get()));
+  const v1::Plan& plan = *computed;
   if (previous && previous->epoch() == stamp.epoch && SameRouting(*previous, plan)) {
     return previous->generation();  // nothing moved: no new generation
   }
-  if (auto status = model_.CommitPlan(plan); !status.ok()) return status;
+  if (auto status = model_.CommitPlan(computed); !status.ok()) return status;
 
   uint32_t routes_changed = 0;
   for (int i = 0; i < plan.sites_size(); ++i) {
@@ -168,7 +169,7 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
                    {"reason", reason}});
   {
     std::lock_guard lock(mu_);
-    plan_ = plan;
+    plan_ = computed;
   }
   cv_.notify_all();
   v1::Event event;
@@ -203,7 +204,7 @@ std::optional<v1::SitePlan> Planner::WaitForSitePlan(
   return site;
 }
 
-std::optional<v1::Plan> Planner::CurrentPlan() const {
+std::shared_ptr<const v1::Plan> Planner::CurrentPlan() const {
   std::lock_guard lock(mu_);
   return plan_;
 }

@@ -56,7 +56,9 @@ class Planner {
   std::optional<v1::SitePlan> WaitForSitePlan(const std::string& facility_id,
                                               uint64_t known_generation,
                                               std::chrono::steady_clock::time_point deadline);
-  std::optional<v1::Plan> CurrentPlan() const;
+  // Shared and never changed: the next solve replaces it (a plan of a large
+  // network is megabytes; nothing copies it to read it).
+  std::shared_ptr<const v1::Plan> CurrentPlan() const;
   bool stopping() const;
 
   // The plan `view` would get, solved cold apart from the published one:
@@ -83,7 +85,7 @@ class Planner {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::optional<v1::Plan> plan_;
+  std::shared_ptr<const v1::Plan> plan_;
   std::vector<std::string> pending_reasons_;
   bool stopping_ = false;
   std::map<std::string, v1::SiteInstallStatus> installed_;

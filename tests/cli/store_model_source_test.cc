@@ -75,7 +75,7 @@ class StoreModelSourceTest : public ::testing::Test {
     plan.set_generation(3);
     plan.add_sites()->set_facility_id("iad");
     plan.add_sites()->set_facility_id("chi");
-    ASSERT_TRUE(writer_->CommitPlan(plan).ok());
+    ASSERT_TRUE(writer_->CommitPlan(std::make_shared<const v1::Plan>(plan)).ok());
   }
 
   TempDir temp_;
