@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -294,6 +296,11 @@ McfPaths::Range McfPaths::operator[](size_t commodity) const {
 }
 
 void McfPaths::Add(size_t commodity, std::span<const int> arcs, double gbps) {
+  if (commodity >= size() || (!entries_.empty() && commodity < last_)) {
+    // A caller's bug, and the ranges would silently be wrong: stop here.
+    std::fprintf(stderr, "McfPaths::Add: commodity %zu out of order (last %zu, size %zu)\n", commodity, last_, size());
+    std::abort();
+  }
   // Commodities between the last one with a path and this one have none.
   if (entries_.empty()) {
     for (size_t c = 0; c <= commodity; ++c) first_[c] = 0;

@@ -95,7 +95,7 @@ class McfPaths {
   size_t size() const { return first_.empty() ? 0 : first_.size() - 1; }  // commodities
   Range operator[](size_t commodity) const;
   // Appends a path to `commodity` (< size()); paths are added commodity by
-  // commodity in increasing order.
+  // commodity in increasing order (anything else aborts: a caller's bug).
   void Add(size_t commodity, std::span<const int> arcs, double gbps);
   void Reserve(size_t paths, size_t arcs);
   size_t path_count() const { return entries_.size(); }  // over every commodity
