@@ -121,9 +121,10 @@ struct MasterBasis {
   std::vector<uint8_t> send_rows, receive_rows;
   uint8_t utilization = kNoStatus;
   // Utilization phase: the lower bound the last run proved and what it held
-  // for. Still a bound when no capacity grew and the demands are the same
-  // (less capacity never lowers the optimum), so a re-solve after a failure
-  // stops as soon as it routes around it at the old utilization.
+  // for. Still a bound when no capacity grew, the demands are the same and
+  // the same groups are routed (less capacity never lowers the optimum, but
+  // a group cut off and left out can), so a re-solve after a failure stops
+  // as soon as it routes around it at the old utilization.
   double proven_lower_bound = 0;
   std::vector<double> bound_arc_capacity;  // arc_scale, 0 where closed
   std::vector<double> bound_arc_upper;
