@@ -51,6 +51,26 @@ bool LocalLab::WaitFor(const std::function<bool()>& condition, std::chrono::mill
   }
 }
 
+bool LocalLab::WaitForQuietPlan(std::chrono::milliseconds quiet, std::chrono::milliseconds timeout) {
+  std::optional<uint64_t> generation;
+  auto held_since = std::chrono::steady_clock::now();
+  return WaitFor(
+      [&] {
+        auto stub = OperatorClient("admin");
+        grpc::ClientContext context;
+        context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+        v1::GetPlanResponse response;
+        if (!stub->GetPlan(&context, {}, &response).ok()) return false;
+        const auto now = std::chrono::steady_clock::now();
+        if (response.plan().generation() != generation) {
+          generation = response.plan().generation();
+          held_since = now;
+        }
+        return now - held_since >= quiet;
+      },
+      timeout);
+}
+
 absl::StatusOr<std::unique_ptr<LocalLab>> LocalLab::Create(LabOptions options) {
   std::unique_ptr<LocalLab> lab(new LocalLab(std::move(options)));
   auto topology = topology::LoadTopologyFile(lab->options_.topology_path);

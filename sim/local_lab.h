@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,11 @@ class LocalLab {
 
   // An Operator API client with the named operator's certificate, to a replica.
   std::unique_ptr<v1::Operator::Stub> OperatorClient(const std::string& operator_name = "admin", int replica = 0);
+
+  // Waits until replica 0's plan generation has held for `quiet` (a change
+  // just made may still be re-planning behind the debounce); false when it
+  // kept changing until `timeout`.
+  bool WaitForQuietPlan(std::chrono::milliseconds quiet, std::chrono::milliseconds timeout);
 
   // Polls `condition` every 20 ms until it holds or `timeout` passes.
   static bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout);

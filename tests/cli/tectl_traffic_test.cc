@@ -73,6 +73,10 @@ class TectlTrafficTest : public ::testing::Test {
       ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the backbone's links are not all measured up";
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+    // The import and the links coming up re-plan behind the debounce: tests
+    // that compare generations start from a plan that holds.
+    ASSERT_TRUE(lab_->WaitForQuietPlan(std::chrono::milliseconds(500), std::chrono::seconds(30)))
+        << "the plan kept changing";
   }
   void TearDown() override { failed_ = failed_ || HasFailure(); }
 
