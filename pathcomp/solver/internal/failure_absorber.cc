@@ -22,7 +22,7 @@ constexpr int kMaxPathsPerGroup = 16;
 
 struct Placement {
   int group;  // position in the run's groups
-  std::vector<int> arcs;
+  size_t first_arc, arc_count;  // its path, in the placed arcs
   double flow;
 };
 
@@ -146,6 +146,8 @@ std::optional<std::vector<double>> FailureAbsorber::AbsorbAt(double utilization)
   targets.reserve(short_groups.size());
   std::vector<Placement> placements;
   placements.reserve(short_groups.size());
+  std::vector<int> placed_arcs;  // the placements' paths, one after another
+  std::vector<int> path;
   for (size_t begin = 0; begin < short_groups.size();) {
     const int source = short_groups[begin].first;
     size_t end = begin;
@@ -164,9 +166,11 @@ std::optional<std::vector<double>> FailureAbsorber::AbsorbAt(double utilization)
           searched = true;
         }
         if (!paths.Reached(dst)) return std::nullopt;
-        std::vector<int> path = paths.PathTo(dst);
+        paths.PathTo(dst, path);
+        // Filled arcs only remove paths, so the search's path is still a
+        // cheapest one with room as long as all of its arcs have room.
         if (!std::all_of(path.begin(), path.end(), [&](int arc) { return has_room[arc] != 0; })) {
-          searched = false;  // an earlier group filled part of it
+          searched = false;  // an earlier placement filled part of it
           continue;
         }
         double flow = left;
@@ -175,22 +179,24 @@ std::optional<std::vector<double>> FailureAbsorber::AbsorbAt(double utilization)
           room[arc] -= flow;
           load[arc] += flow;
           has_room[arc] = room[arc] > kNoRoom;
-          if (!has_room[arc]) searched = false;
         }
         left = left - flow <= kMissingTolerance * spec.group_upper[g] ? 0 : left - flow;
-        placements.push_back({g, std::move(path), flow});
+        placements.push_back({g, placed_arcs.size(), path.size(), flow});
+        placed_arcs.insert(placed_arcs.end(), path.begin(), path.end());
         ++placed;
       }
     }
     begin = end;
   }
 
-  for (Placement& placement : placements) {
+  for (const Placement& placement : placements) {
     FlowGroup& group = *groups_[placement.group];
-    auto known = std::find_if(group.paths.begin(), group.paths.end(),
-                              [&](const PathColumn& column) { return column.arcs == placement.arcs; });
+    const std::span<const int> arcs(placed_arcs.data() + placement.first_arc, placement.arc_count);
+    auto known = std::find_if(group.paths.begin(), group.paths.end(), [&](const PathColumn& column) {
+      return std::equal(column.arcs.begin(), column.arcs.end(), arcs.begin(), arcs.end());
+    });
     if (known == group.paths.end()) {
-      group.paths.emplace_back(std::move(placement.arcs));
+      group.paths.emplace_back(std::vector<int>(arcs.begin(), arcs.end()));
       known = group.paths.end() - 1;
     }
     known->flow += placement.flow;

@@ -71,9 +71,14 @@ class PricedShortestPaths {
 
   std::vector<int> PathTo(int node) const {
     std::vector<int> arcs;
+    PathTo(node, arcs);
+    return arcs;
+  }
+  // The same into `arcs` (cleared first), reusing its memory.
+  void PathTo(int node, std::vector<int>& arcs) const {
+    arcs.clear();
     for (int at = node; at != source_; at = graph_.arc_src[pred_[at]]) arcs.push_back(pred_[at]);
     std::reverse(arcs.begin(), arcs.end());
-    return arcs;
   }
 
  private:
