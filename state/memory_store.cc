@@ -35,6 +35,8 @@ class MemoryStore final : public Store {
     entry.changes = changes.changes();
     return entry.seq;
   }
+  absl::StatusOr<uint64_t> CommitUnsynced(const ChangeSet& changes) override { return Commit(changes); }
+  absl::Status Sync() override { return absl::OkStatus(); }
 
   absl::StatusOr<std::string> GetRaw(Kind kind, std::string_view id) const override {
     absl::MutexLock lock(&mu_);

@@ -116,36 +116,15 @@ class RocksStore final : public Store {
     journal_cf_ = db_.cf(kJournalColumnFamily);
   }
 
-  absl::StatusOr<uint64_t> Commit(const ChangeSet& changes) override {
-    if (read_only_) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("commit \"", changes.cause(), "\": the state store in ", dir_, " is open read-only"));
-    }
-    if (absl::Status valid = changes.Validate(); !valid.ok()) return valid;
-    rocksdb::WriteBatch batch;
-    for (const Change& change : changes.changes()) {
-      rocksdb::ColumnFamilyHandle* cf = KindCf(change.kind);
-      if (cf == nullptr) {  // a nullptr would mean the default column family
-        return absl::InvalidArgumentError(absl::StrCat("unknown kind ", static_cast<int>(change.kind)));
-      }
-      const std::string key = EntityKey(change.kind, change.id);
-      rocksdb::Status s = change.value.has_value() ? batch.Put(cf, key, *change.value) : batch.Delete(cf, key);
-      if (!s.ok()) return RocksError(absl::StrCat("commit \"", changes.cause(), "\""), dir_, s);
-    }
+  absl::StatusOr<uint64_t> Commit(const ChangeSet& changes) override { return Write(changes, sync_writes_); }
+  absl::StatusOr<uint64_t> CommitUnsynced(const ChangeSet& changes) override { return Write(changes, false); }
 
-    absl::MutexLock lock(&commit_mu_);
-    const uint64_t seq = last_seq_.load() + 1;
-    rocksdb::Status s = batch.Put(
-        journal_cf_, internal::EncodeJournalKey(seq),
-        internal::EncodeJournalValue(absl::ToUnixMillis(absl::Now()), changes.cause(), changes.changes()));
-    if (s.ok()) {
-      rocksdb::WriteOptions options;
-      options.sync = sync_writes_;
-      s = db_.db->Write(options, &batch);
-    }
-    if (!s.ok()) return RocksError(absl::StrCat("commit \"", changes.cause(), "\""), dir_, s);
-    last_seq_.store(seq);
-    return seq;
+  absl::Status Sync() override {
+    if (!sync_writes_) return absl::OkStatus();
+    // Syncs the write-ahead log up to at least every write made before the call.
+    rocksdb::Status s = db_.db->SyncWAL();
+    if (!s.ok()) return RocksError("sync the write-ahead log", dir_, s);
+    return absl::OkStatus();
   }
 
   absl::StatusOr<std::string> GetRaw(Kind kind, std::string_view id) const override {
@@ -207,6 +186,39 @@ class RocksStore final : public Store {
   uint64_t LastJournalSeq() const override { return last_seq_.load(); }
 
  private:
+  // One commit; `sync`: durable before it returns.
+  absl::StatusOr<uint64_t> Write(const ChangeSet& changes, bool sync) {
+    if (read_only_) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("commit \"", changes.cause(), "\": the state store in ", dir_, " is open read-only"));
+    }
+    if (absl::Status valid = changes.Validate(); !valid.ok()) return valid;
+    rocksdb::WriteBatch batch;
+    for (const Change& change : changes.changes()) {
+      rocksdb::ColumnFamilyHandle* cf = KindCf(change.kind);
+      if (cf == nullptr) {  // a nullptr would mean the default column family
+        return absl::InvalidArgumentError(absl::StrCat("unknown kind ", static_cast<int>(change.kind)));
+      }
+      const std::string key = EntityKey(change.kind, change.id);
+      rocksdb::Status s = change.value.has_value() ? batch.Put(cf, key, *change.value) : batch.Delete(cf, key);
+      if (!s.ok()) return RocksError(absl::StrCat("commit \"", changes.cause(), "\""), dir_, s);
+    }
+
+    absl::MutexLock lock(&commit_mu_);
+    const uint64_t seq = last_seq_.load() + 1;
+    rocksdb::Status s = batch.Put(
+        journal_cf_, internal::EncodeJournalKey(seq),
+        internal::EncodeJournalValue(absl::ToUnixMillis(absl::Now()), changes.cause(), changes.changes()));
+    if (s.ok()) {
+      rocksdb::WriteOptions options;
+      options.sync = sync;
+      s = db_.db->Write(options, &batch);
+    }
+    if (!s.ok()) return RocksError(absl::StrCat("commit \"", changes.cause(), "\""), dir_, s);
+    last_seq_.store(seq);
+    return seq;
+  }
+
   static bool IsKnown(Kind kind) { return static_cast<size_t>(kind) < kAllKinds.size(); }
   rocksdb::ColumnFamilyHandle* KindCf(Kind kind) const {
     return IsKnown(kind) ? kind_cfs_[static_cast<size_t>(kind)] : nullptr;

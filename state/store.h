@@ -33,6 +33,15 @@ class Store {
   // Other errors (I/O) also leave the store unchanged.
   [[nodiscard]] virtual absl::StatusOr<uint64_t> Commit(const ChangeSet& changes) = 0;
 
+  // As Commit, but durable only once a Sync() called after it returns OK:
+  // readers see it at once, and a crash before that may lose it. For a
+  // writer that overlaps one commit's sync with its next commit and answers
+  // nobody about a commit before its Sync().
+  [[nodiscard]] virtual absl::StatusOr<uint64_t> CommitUnsynced(const ChangeSet& changes) = 0;
+  // Makes every commit returned before this call durable (OK at once for a
+  // store that does not sync its writes). Concurrent commits may go on.
+  [[nodiscard]] virtual absl::Status Sync() = 0;
+
   // The bytes of one entity; NotFound when absent.
   [[nodiscard]] virtual absl::StatusOr<std::string> GetRaw(Kind kind, std::string_view id) const = 0;
 

@@ -172,13 +172,20 @@ std::vector<v1::Intent> Model::Intents() const { return Values(mu_, intents_); }
 absl::StatusOr<v1::AgentSession> Model::OpenSession(const std::string& facility_id,
                                                     const std::string& agent_id,
                                                     uint64_t incarnation) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   if (!facilities_.count(facility_id)) {
     return absl::InvalidArgumentError(absl::StrCat("unknown facility ", facility_id));
   }
   const std::string key = SessionKey(facility_id, agent_id);
   auto it = sessions_.find(key);
-  if (it != sessions_.end() && it->second.incarnation() == incarnation) return it->second;
+  if (it != sessions_.end() && it->second.incarnation() == incarnation) {
+    v1::AgentSession session = it->second;
+    lock.unlock();
+    // The agent forgets what this session says is applied: it must be
+    // durable, and the last telemetry group may still be syncing.
+    if (absl::Status synced = store_->Sync(); !synced.ok()) return synced;
+    return session;
+  }
   v1::AgentSession session;
   session.set_facility_id(facility_id);
   session.set_agent_id(agent_id);

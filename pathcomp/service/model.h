@@ -181,7 +181,10 @@ class Model {
   // Validates a report and says what it would change; changes nothing (the
   // link pointers it returns are for applying it, under the same lock).
   absl::StatusOr<PreparedReport> PrepareReportLocked(const PendingReport& report);
-  void ApplyReportGroup(const std::vector<PendingReport*>& group);
+  // Prepares, commits (not yet synced) and applies a group; true when some
+  // report's answer rests on the store (written, or a duplicate of what an
+  // earlier group wrote), so the group must sync before it answers.
+  bool ApplyReportGroup(const std::vector<PendingReport*>& group);
 
   state::StorePtr store_;
   mutable std::mutex mu_;
@@ -202,7 +205,8 @@ class Model {
 
   // Group commit of telemetry: the reports that arrive while one group is
   // being committed wait and go into the next, one store commit (one fsync)
-  // for all of them.
+  // for all of them. A group is answered after its sync, while the next one
+  // is already being written.
   std::mutex group_mu_;
   std::vector<PendingReport*> group_queue_;
   bool group_committing_ = false;

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
+#include <cstdlib>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "daemon/log.h"
 #include "fabric/fabric_validation.h"
 #include "pathcomp/service/entity_key.h"
 #include "pathcomp/service/model.h"
@@ -50,9 +52,10 @@ struct Model::PendingReport {
   const v1::AgentMessage& message;
   const std::string& reporter;
   absl::StatusOr<ReportResult> result = absl::UnknownError("not applied");
-  bool done = false;
+  bool grouped = false;  // taken into a group by its leader
+  bool done = false;     // its group committed (and synced)
   // Woken (under group_mu_) when its group committed, or to lead the next.
-  std::condition_variable wake;
+  std::condition_variable wake{};
 };
 
 // What one report changes, validated against the model, not yet applied.
@@ -71,11 +74,12 @@ struct Model::PreparedReport {
 absl::StatusOr<ReportResult> Model::ApplyReport(const std::string& facility_id, const std::string& agent_id,
                                                 uint64_t incarnation, const v1::AgentMessage& message,
                                                 const std::string& reporter) {
-  PendingReport report{facility_id, agent_id, incarnation, message, reporter};
+  PendingReport report{
+      .facility_id = facility_id, .agent_id = agent_id, .incarnation = incarnation, .message = message, .reporter = reporter};
   std::unique_lock lock(group_mu_);
   group_queue_.push_back(&report);
   while (!report.done) {
-    if (group_committing_) {
+    if (report.grouped || group_committing_) {
       report.wake.wait(lock);
       continue;
     }
@@ -83,38 +87,55 @@ absl::StatusOr<ReportResult> Model::ApplyReport(const std::string& facility_id, 
     group_committing_ = true;
     std::vector<PendingReport*> group;
     group.swap(group_queue_);
+    for (PendingReport* member : group) member->grouped = true;
     lock.unlock();
-    ApplyReportGroup(group);
+    const bool answered_from_store = ApplyReportGroup(group);
+    // The next group is written while this one syncs: the CPU work of one
+    // overlaps the other's wait for the disk.
     lock.lock();
-    // Only the members and the next group's leader wake: with dozens of
-    // streams waiting, waking them all on every commit cost more CPU than
-    // the commit. (A member cannot leave before this lock is released.)
+    group_committing_ = false;
+    if (!group_queue_.empty()) group_queue_.front()->wake.notify_one();
+    lock.unlock();
+    if (answered_from_store) {
+      if (absl::Status synced = store_->Sync(); !synced.ok()) {
+        // What this group applied to the model is not durable, and the
+        // sessions say otherwise: an agent would drop reports the store may
+        // have lost. Only a restart from the store makes the two agree.
+        daemon::LogError("the state store cannot make telemetry durable: exiting",
+                         {{"error", std::string(synced.message())}});
+        std::abort();
+      }
+    }
+    lock.lock();
+    // Only the members wake: with dozens of streams waiting, waking them all
+    // on every commit cost more CPU than the commit. (A member cannot leave
+    // before this lock is released.)
     for (PendingReport* member : group) {
       member->done = true;
       if (member != &report) member->wake.notify_one();
     }
-    group_committing_ = false;
-    if (!group_queue_.empty()) group_queue_.front()->wake.notify_one();
   }
   return std::move(report.result);
 }
 
-void Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
+bool Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
   std::lock_guard lock(mu_);
   std::vector<std::optional<PreparedReport>> prepared(group.size());
   std::vector<std::string> causes;
+  bool duplicates = false;
   for (size_t i = 0; i < group.size(); ++i) {
     absl::StatusOr<PreparedReport> report = PrepareReportLocked(*group[i]);
     if (!report.ok()) {
       group[i]->result = report.status();
     } else if (report->duplicate) {
       group[i]->result = ReportResult{.seq = report->seq, .duplicate = true};
+      duplicates = true;
     } else {
       causes.push_back(absl::StrCat("telemetry from ", group[i]->reporter, " seq ", report->seq));
       prepared[i] = *std::move(report);
     }
   }
-  if (causes.empty()) return;
+  if (causes.empty()) return duplicates;  // acknowledged from an earlier group, maybe still syncing
 
   // One commit for the group; a later report of the same entity wins, as it
   // would have committed separately.
@@ -131,11 +152,11 @@ void Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
   for (const auto& [link, health] : links) changes.Put(Kind::kLinkHealth, link->id(), *health);
   for (const auto& [id, fabric] : fabrics) changes.Put(Kind::kFabric, id, *fabric);
   for (const auto& [id, session] : sessions) changes.Put(Kind::kAgentSession, id, *session);
-  if (auto committed = store_->Commit(changes); !committed.ok()) {
+  if (auto committed = store_->CommitUnsynced(changes); !committed.ok()) {
     for (size_t i = 0; i < group.size(); ++i) {
       if (prepared[i]) group[i]->result = committed.status();
     }
-    return;
+    return duplicates;
   }
 
   for (size_t i = 0; i < group.size(); ++i) {
@@ -156,6 +177,7 @@ void Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
     sessions_[report.session_key] = std::move(report.session);
     group[i]->result = std::move(result);
   }
+  return true;
 }
 
 absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingReport& pending) {

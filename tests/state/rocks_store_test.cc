@@ -127,6 +127,25 @@ TEST_F(RocksStoreTest, ReopenKeepsDataAndTheJournalSeqContinues) {
   EXPECT_EQ(journal[2].seq, 3u);
 }
 
+TEST_F(RocksStoreTest, UnsyncedCommitsSurviveAReopenOnceSynced) {
+  RocksStoreOptions opts;
+  opts.sync_writes = true;
+  {
+    StorePtr store = MustOpen(dir_, opts);
+    ASSERT_NE(store, nullptr);
+    for (int i = 1; i <= 3; ++i) {
+      ChangeSet changes(absl::StrCat("telemetry seq ", i));
+      changes.Put(Kind::kLink, "l1", MakeLink("l1", 100 * i));
+      ASSERT_EQ(store->CommitUnsynced(changes).value(), static_cast<uint64_t>(i));
+    }
+    ASSERT_TRUE(store->Sync().ok());
+  }
+  StorePtr store = MustOpen(dir_, opts);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->LastJournalSeq(), 3u);
+  EXPECT_EQ(Get<v1::Link>(*store, Kind::kLink, "l1").value().capacity_gbps(), 300);
+}
+
 TEST_F(RocksStoreTest, LayoutFollowsTheDesign) {
   {
     StorePtr store = MustOpen(dir_);

@@ -189,6 +189,23 @@ TYPED_TEST(StoreContractTest, InvalidChangeSetAppliesNothingAndUsesNoSeq) {
   EXPECT_EQ(store.Commit(next).value(), 2u);
 }
 
+TYPED_TEST(StoreContractTest, AnUnsyncedCommitIsSeenAtOnceAndTakesTheNextSeq) {
+  Store& store = *this->store_;
+  ChangeSet telemetry("telemetry from spiffe://geodesic/site/iad/agent seq 1");
+  telemetry.Put(Kind::kLink, "l1", MakeLink("l1", 100));
+  ASSERT_EQ(store.CommitUnsynced(telemetry).value(), 1u);
+  EXPECT_EQ(Get<v1::Link>(store, Kind::kLink, "l1").value().capacity_gbps(), 100);
+  ASSERT_TRUE(store.Sync().ok());
+  ChangeSet intent("intent drain-1 by operator alice");
+  intent.PutRaw(Kind::kMeta, "k", "v");
+  EXPECT_EQ(store.Commit(intent).value(), 2u);
+  EXPECT_TRUE(store.Sync().ok());  // nothing left to sync
+  ASSERT_EQ(store.ReadJournal(1, 10).value().size(), 2u);
+  // Bad input is refused as by Commit.
+  EXPECT_EQ(store.CommitUnsynced(ChangeSet("nothing")).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store.LastJournalSeq(), 2u);
+}
+
 TYPED_TEST(StoreContractTest, ReadersSeeAWholeCommitOrNone) {
   Store& store = *this->store_;
   // Every commit sets both ends of a link pair to the same generation; a reader
