@@ -364,7 +364,8 @@ TEST_F(EndToEndTest, OperatorDrainMovesTrafficAndUndrainRestoresIt) {
   ASSERT_TRUE(admin->AddIntent(&context, drain, &response).ok());
   auto plan = GetPlan();
   ASSERT_TRUE(plan);
-  EXPECT_EQ(plan->plan().generation(), response.plan_generation());
+  // Published before the answer (a probe's flap may have re-planned since).
+  EXPECT_GE(plan->plan().generation(), response.plan_generation());
   for (const auto& site : plan->plan().sites()) {
     for (const auto& route : site.routes()) {
       for (const auto& hop : route.next_hops()) EXPECT_NE(hop.peer_facility_id(), "chi");
