@@ -3,7 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <memory>
 
 #include "state/memory_store.h"
 #include "state/rocks_store.h"
@@ -242,6 +244,83 @@ TEST_F(ModelTest, SessionSurvivesReopenOnlyForTheSameIncarnation) {
   EXPECT_EQ(fresh->last_applied_seq(), 0u);
   EXPECT_EQ(model_->OpenSession("nowhere", "agent", 1).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// A memory store that counts its syncs and can fail them, as a disk would.
+class SyncWatchingStore final : public state::Store {
+ public:
+  explicit SyncWatchingStore(std::shared_ptr<std::atomic<int>> syncs, bool fail_syncs = false)
+      : syncs_(std::move(syncs)), fail_syncs_(fail_syncs) {}
+  absl::StatusOr<uint64_t> Commit(const state::ChangeSet& changes) override { return store_->Commit(changes); }
+  absl::StatusOr<uint64_t> CommitUnsynced(const state::ChangeSet& changes) override {
+    unsynced_ = true;
+    return store_->CommitUnsynced(changes);
+  }
+  absl::Status Sync() override {
+    ++*syncs_;
+    if (fail_syncs_ && unsynced_) return absl::DataLossError("fsync: input/output error");
+    return store_->Sync();
+  }
+  absl::StatusOr<std::string> GetRaw(state::Kind kind, std::string_view id) const override {
+    return store_->GetRaw(kind, id);
+  }
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ListRaw(state::Kind kind) const override {
+    return store_->ListRaw(kind);
+  }
+  absl::StatusOr<std::vector<state::JournalEntry>> ReadJournal(uint64_t from_seq, size_t limit) const override {
+    return store_->ReadJournal(from_seq, limit);
+  }
+  uint64_t LastJournalSeq() const override { return store_->LastJournalSeq(); }
+
+ private:
+  state::StorePtr store_ = state::NewMemoryStore();
+  std::shared_ptr<std::atomic<int>> syncs_;
+  const bool fail_syncs_;
+  bool unsynced_ = false;
+};
+
+std::unique_ptr<Model> OpenWithSmallInventory(state::StorePtr store) {
+  auto model = Model::Open(std::move(store));
+  EXPECT_TRUE(model.ok()) << model.status();
+  if (!model.ok()) return nullptr;
+  EXPECT_TRUE((*model)->ApplyConfiguredInventory(SmallInventory(), "inventory.yaml").ok());
+  EXPECT_TRUE((*model)->OpenSession("iad", "agent", kIncarnation).ok());
+  return *std::move(model);
+}
+
+// Telemetry is written unsynced and synced while the next group is written:
+// no report is answered before its sync, nor a duplicate of one, nor a
+// reconnecting agent told what is applied.
+TEST(ModelStoreTest, TelemetryIsAnsweredOnlyOnceSynced) {
+  auto syncs = std::make_shared<std::atomic<int>>(0);
+  std::unique_ptr<Model> model = OpenWithSmallInventory(std::make_unique<SyncWatchingStore>(syncs));
+  ASSERT_NE(model, nullptr);
+  const int before = *syncs;
+  ASSERT_TRUE(model->ApplyReport("iad", "agent", kIncarnation, Snapshot(1, "iad-chi", v1::OPER_STATE_UP), "a").ok());
+  EXPECT_EQ(*syncs, before + 1);
+  auto duplicate = model->ApplyReport("iad", "agent", kIncarnation, Snapshot(1, "iad-chi", v1::OPER_STATE_UP), "a");
+  ASSERT_TRUE(duplicate.ok());
+  EXPECT_TRUE(duplicate->duplicate);
+  EXPECT_EQ(*syncs, before + 2);
+  ASSERT_TRUE(model->OpenSession("iad", "agent", kIncarnation).ok());
+  EXPECT_EQ(*syncs, before + 3);
+  // A refused report rests on nothing stored.
+  EXPECT_FALSE(model->ApplyReport("iad", "agent", kIncarnation, Sync(9), "a").ok());
+  EXPECT_EQ(*syncs, before + 3);
+}
+
+// A failed sync leaves the model ahead of the disk: pathcomp stops rather
+// than let an agent drop reports the store may have lost.
+TEST(ModelStoreDeathTest, AFailedTelemetrySyncStopsPathcomp) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        auto syncs = std::make_shared<std::atomic<int>>(0);
+        std::unique_ptr<Model> model =
+            OpenWithSmallInventory(std::make_unique<SyncWatchingStore>(syncs, /*fail_syncs=*/true));
+        (void)model->ApplyReport("iad", "agent", kIncarnation, Snapshot(1, "iad-chi", v1::OPER_STATE_UP), "a");
+      },
+      "cannot make telemetry durable");
 }
 
 // Telemetry writes a link's health apart from its inventory record: it is
