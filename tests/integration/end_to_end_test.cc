@@ -99,9 +99,9 @@ class EndToEndTest : public ::testing::Test {
     return installed == lab_->topology().facilities.size();
   }
 
-  // Every link's state (the probes keep refreshing the measurements, so
-  // what a refused report would have changed is the state it claimed).
-  // The links whose id starts with `prefix` (all by default), with their states.
+  // The state of every link whose id starts with `prefix` (all by default):
+  // the probes keep refreshing the measurements, so what a refused report
+  // would have changed is the state it claimed.
   static std::string LinkStates(const std::string& prefix = "") {
     std::string states;
     for (const auto& link : Links()) {
