@@ -40,7 +40,7 @@
 #include "bench/bench_report.h"
 #include "bench/scratch_dir.h"
 #include "geodesic/v1/model.pb.h"
-#include "pathcomp/service/model.h"
+#include "pathcomp/model/model.h"
 #include "pathcomp/solver/snapshot.h"
 #include "state/rocks_store.h"
 #include "topology/repetita.h"

@@ -5,7 +5,7 @@
 #include "cli/commands.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
-#include "cli/table.h"
+#include "text/table.h"
 
 namespace geodesic::cli {
 
@@ -29,7 +29,7 @@ int RunAuditLog(const Options& options, v1::Operator::StubInterface& stub) {
     return 0;
   }
   const bool wide = options.output == OutputFormat::kWide;
-  Table table(wide ? std::vector<std::string>{"SEQ", "TIME", "WHO", "ROLE", "ACTION", "RESULT", "PLAN", "ARGUMENTS"}
+  text::Table table(wide ? std::vector<std::string>{"SEQ", "TIME", "WHO", "ROLE", "ACTION", "RESULT", "PLAN", "ARGUMENTS"}
                    : std::vector<std::string>{"SEQ", "TIME", "WHO", "ACTION", "RESULT", "PLAN"});
   for (const auto& record : response.records()) {
     std::vector<std::string> row = {absl::StrCat(record.seq()), FormatUnixMs(record.at_unix_ms()), record.identity()};

@@ -11,10 +11,10 @@
 #include "cli/commands.h"
 #include "cli/entity_text.h"
 #include "cli/output.h"
+#include "entity/oper_state_name.h"
 #include "fabric/fabric_audit.h"
 #include "fabric/plane_capacity.h"
 #include "fabric/usable_capacity.h"
-#include "state/oper_state_name.h"
 
 namespace geodesic::cli {
 namespace {
@@ -139,7 +139,7 @@ int DescribeNode(const Options& options, ModelSource& source) {
 }
 
 std::string LinkStateText(const v1::Link& link) {
-  return absl::StrCat(state::OperStateName(link.health().state()), ", ", AdminStateName(link.admin_state()));
+  return absl::StrCat(entity::OperStateName(link.health().state()), ", ", AdminStateName(link.admin_state()));
 }
 
 int DescribeLink(const Options& options, ModelSource& source) {

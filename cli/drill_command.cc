@@ -13,10 +13,10 @@
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "cli/table.h"
 #include "sim/drill/drill_charts.h"
 #include "sim/drill/live_drill.h"
 #include "sim/drill/simulator.h"
+#include "text/table.h"
 
 namespace geodesic::cli {
 namespace {
@@ -80,7 +80,7 @@ int RunDrill(const Options& options) {
                                : absl::StrCat(report.duration_ms() / 1000, " s simulated, "))
               << report.plans()
               << " plans\n\n";
-    Table events({"AT_MS", "EVENT", "AFFECTED", "REPAIRED_MS", "REPLANNED_MS", "MAX_OUTAGE_MS", "CARRIED", "MLU",
+    text::Table events({"AT_MS", "EVENT", "AFFECTED", "REPAIRED_MS", "REPLANNED_MS", "MAX_OUTAGE_MS", "CARRIED", "MLU",
                   "P99_MS", "CUT", "ROUTES"});
     for (const auto& event : report.events()) {
       events.Add({absl::StrCat(event.at_ms()), event.event(), absl::StrCat(event.affected_workload_ids_size()),
@@ -90,7 +90,7 @@ int RunDrill(const Options& options) {
                   absl::StrCat(event.cut_workload_ids_size()), absl::StrCat(event.routes_changed())});
     }
     std::cout << events.Render() << "\n";
-    Table expectations({"EXPECTATION", "RESULT", "DETAIL"});
+    text::Table expectations({"EXPECTATION", "RESULT", "DETAIL"});
     for (const auto& expectation : report.expectations()) {
       expectations.Add({expectation.name(), expectation.ok() ? "ok" : "FAILED", expectation.detail()});
     }

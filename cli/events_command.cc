@@ -7,8 +7,8 @@
 #include "cli/entity_text.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
+#include "entity/oper_state_name.h"
 #include "google/protobuf/util/json_util.h"
-#include "state/oper_state_name.h"
 
 namespace geodesic::cli {
 namespace {
@@ -18,8 +18,8 @@ std::string EventLine(const v1::Event& event) {
   switch (event.kind_case()) {
     case v1::Event::kHealth: {
       const auto& health = event.health();
-      return absl::StrCat(at, "  health  link ", health.link_id(), " ", state::OperStateName(health.previous()),
-                          " -> ", state::OperStateName(health.current()),
+      return absl::StrCat(at, "  health  link ", health.link_id(), " ", entity::OperStateName(health.previous()),
+                          " -> ", entity::OperStateName(health.current()),
                           health.reported_by().empty() ? "" : absl::StrCat(" (", health.reported_by(), ")"));
     }
     case v1::Event::kPlan:

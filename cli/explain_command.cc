@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
-#include "cli/table.h"
+#include "text/table.h"
 
 namespace geodesic::cli {
 namespace {
@@ -62,7 +62,7 @@ int RunAudit(const Options& options, v1::Operator::StubInterface& stub) {
   } else if (found == 0) {
     std::cout << "no workload depends on a single facility (plan generation " << plan->generation() << ")\n";
   } else {
-    Table table({"WORKLOAD", "FACILITY", "REASON"});
+    text::Table table({"WORKLOAD", "FACILITY", "REASON"});
     for (const auto& dependency : plan->single_facility_dependencies()) {
       table.Add({dependency.workload_id(), dependency.facility_id(), dependency.reason()});
     }
@@ -95,7 +95,7 @@ int RunExplain(const Options& options, v1::Operator::StubInterface& stub) {
                                  : absl::StrCat("cannot be placed: ", primary.reason()))
             << "\n";
   if (primary.placed()) {
-    Table table({"HOP", "SERVICE", "REPLICA", "PATH_THERE", "PATH_BACK", "NETWORK_MS", "SERVICE_MS", "HOP_MS", "SHARE"});
+    text::Table table({"HOP", "SERVICE", "REPLICA", "PATH_THERE", "PATH_BACK", "NETWORK_MS", "SERVICE_MS", "HOP_MS", "SHARE"});
     int slowest = -1;
     uint64_t slowest_us = 0;
     for (int i = 0; i < primary.hops_size(); ++i) {
@@ -114,7 +114,7 @@ int RunExplain(const Options& options, v1::Operator::StubInterface& stub) {
     }
   }
   if (!chain->backups().empty()) {
-    Table backups({"IF THIS FAILS", "BACKUP"});
+    text::Table backups({"IF THIS FAILS", "BACKUP"});
     for (const auto& backup : chain->backups()) {
       std::vector<std::string> scopes;
       for (const auto& scope : backup.protects()) scopes.push_back(Scope(scope));

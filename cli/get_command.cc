@@ -11,9 +11,9 @@
 #include "cli/commands.h"
 #include "cli/entity_text.h"
 #include "cli/output.h"
-#include "cli/table.h"
+#include "entity/oper_state_name.h"
 #include "fabric/usable_capacity.h"
-#include "state/oper_state_name.h"
+#include "text/table.h"
 
 namespace geodesic::cli {
 namespace {
@@ -31,7 +31,7 @@ template <typename Entity>
 void PrintTable(const Columns<Entity>& columns, const std::vector<const Entity*>& entities, bool wide) {
   std::vector<std::string> header = columns.header;
   if (wide) header.insert(header.end(), columns.wide_header.begin(), columns.wide_header.end());
-  Table table(std::move(header));
+  text::Table table(std::move(header));
   for (const Entity* entity : entities) {
     std::vector<std::string> row = columns.row(*entity);
     if (wide && columns.wide_row) {
@@ -140,7 +140,7 @@ int GetLinks(const Options& options, ModelSource& source) {
                 l.dst_facility_id(),
                 FormatNumber(l.capacity_gbps()),
                 absl::StrCat(l.latency_us()),
-                state::OperStateName(l.health().state()),
+                entity::OperStateName(l.health().state()),
                 l.health().rtt_us() == 0 ? "-" : absl::StrCat(l.health().rtt_us()),
                 AdminStateName(l.admin_state()),
                 OrDash(absl::StrJoin(l.srlgs(), ","))};
@@ -164,7 +164,7 @@ int GetLinks(const Options& options, ModelSource& source) {
                                [&](const v1::Link& l) {
                                  return options.state == "drained"
                                             ? l.admin_state() != v1::ADMIN_STATE_DRAINED
-                                            : std::string(state::OperStateName(l.health().state())) != options.state;
+                                            : std::string(entity::OperStateName(l.health().state())) != options.state;
                                }),
                 list->end());
   }
@@ -296,7 +296,7 @@ int GetPlan(const Options& options, ModelSource& source) {
               << ", ... (-o wide lists all)\n";
   }
   std::vector<std::string> header = {"SITE", "PREFIX", "TO", "VIA", "PATH", "LATENCY_US", "BACKUPS"};
-  Table routes(header);
+  text::Table routes(header);
   size_t routes_count = 0;
   for (const auto& site : plan.sites()) {
     for (const auto& route : site.routes()) {
@@ -315,7 +315,7 @@ int GetPlan(const Options& options, ModelSource& source) {
     std::cout << "\nno site has reported installing a plan to " << source.where() << "\n";
     return 0;
   }
-  Table sites({"SITE", "INSTALLED_GENERATION", "EPOCH", "OK", "AT", "ERROR"});
+  text::Table sites({"SITE", "INSTALLED_GENERATION", "EPOCH", "OK", "AT", "ERROR"});
   for (const auto& s : response->sites()) {
     sites.Add({s.facility_id(), absl::StrCat(s.generation()), absl::StrCat(s.epoch()),
                s.installed() ? "yes" : "no", FormatUnixMs(s.at_unix_ms()), OrDash(s.error())});

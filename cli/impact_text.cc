@@ -4,7 +4,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/output.h"
-#include "cli/table.h"
+#include "text/table.h"
 
 namespace geodesic::cli {
 namespace {
@@ -27,21 +27,21 @@ std::string ImpactText(const v1::Impact& impact) {
       impact.cut_workload_ids().empty() ? "" : absl::StrCat(" (", absl::StrJoin(impact.cut_workload_ids(), ", "), ")"),
       "\n");
   if (!impact.chains_over_budget().empty()) {
-    Table table({"CHAIN OVER BUDGET", "BEFORE", "AFTER", "BUDGET"});
+    text::Table table({"CHAIN OVER BUDGET", "BEFORE", "AFTER", "BUDGET"});
     for (const auto& chain : impact.chains_over_budget()) {
       table.Add({chain.workload_id(), Ms(chain.before_us()), Ms(chain.after_us()), Ms(chain.budget_us())});
     }
     absl::StrAppend(&out, "\n", table.Render());
   }
   if (!impact.links_over_limit().empty()) {
-    Table table({absl::StrCat("LINK OVER ", Percent(impact.utilization_limit())), "BEFORE", "AFTER"});
+    text::Table table({absl::StrCat("LINK OVER ", Percent(impact.utilization_limit())), "BEFORE", "AFTER"});
     for (const auto& link : impact.links_over_limit()) {
       table.Add({link.link_id(), Percent(link.before()), Percent(link.after())});
     }
     absl::StrAppend(&out, "\n", table.Render());
   }
   if (!impact.new_dependencies().empty()) {
-    Table table({"NEW SINGLE-FACILITY DEPENDENCY", "FACILITY", "REASON"});
+    text::Table table({"NEW SINGLE-FACILITY DEPENDENCY", "FACILITY", "REASON"});
     for (const auto& dependency : impact.new_dependencies()) {
       table.Add({dependency.workload_id(), dependency.facility_id(), dependency.reason()});
     }

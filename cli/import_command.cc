@@ -13,11 +13,8 @@
 #include "cli/commands.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
-#include "cli/table.h"
-#include "pathcomp/service/model.h"
-#include "state/kind.h"
-#include "state/memory_store.h"
-#include "state/rocks_store.h"
+#include "pathcomp/model/offline_store.h"
+#include "text/table.h"
 #include "topology/import.h"
 #include "topology/inventory_proto.h"
 
@@ -72,47 +69,15 @@ absl::StatusOr<v1::ImportTopologyResponse> ImportOnline(const Options& options,
   return response;
 }
 
-// A dry run reads the store only (read-only: beside a running pathcomp too;
-// a missing store counts as empty); an import needs the store to itself.
-absl::StatusOr<state::StorePtr> OpenStoreForImport(const Options& options) {
-  state::RocksStoreOptions store_options;
-  store_options.sync_writes = true;
-  store_options.read_only = options.dry_run;
-  auto store = state::OpenRocksStore(options.store_dir, store_options);
-  if (options.dry_run && absl::IsNotFound(store.status())) return state::NewMemoryStore();
-  if (state::IsStoreInUseError(store.status())) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the store in ", options.store_dir,
-        " is in use, probably by a running pathcomp; import online with --server (or stop pathcomp first)"));
-  }
-  return store;
-}
-
 absl::StatusOr<v1::ImportTopologyResponse> ImportOffline(const Options& options,
                                                          const topology::Topology& topology,
                                                          const std::string& source) {
-  auto store = OpenStoreForImport(options);
+  // A dry run reads the store only (read-only: beside a running pathcomp too;
+  // a missing store counts as empty); an import needs the store to itself.
+  auto store = pathcomp::OfflineStore::OpenForImport(options.store_dir, options.dry_run);
   if (!store.ok()) return store.status();
-  auto model = pathcomp::Model::Open(*std::move(store));
-  if (!model.ok()) return model.status();
-  pathcomp::ImportOptions import_options;
-  import_options.replace_workloads = options.replace_workloads;
-  import_options.dry_run = options.dry_run;
-  auto result = (*model)->ImportInventory(
-      topology, absl::StrCat("import of ", source, " by ", LocalUser(), " (offline)"), import_options);
-  if (!result.ok()) return result.status();
-  v1::ImportTopologyResponse response;
-  for (const pathcomp::ImportCount& count : result->counts) {
-    auto* out = response.add_counts();
-    out->set_kind(std::string(state::KindName(count.kind)));
-    out->set_added(count.added);
-    out->set_changed(count.changed);
-    out->set_removed(count.removed);
-    out->set_unchanged(count.unchanged);
-  }
-  response.set_journal_seq(result->journal_seq);
-  if (auto plan = (*model)->CurrentPlan()) response.set_plan_generation(plan->generation());
-  return response;
+  return (*store)->Import(topology, absl::StrCat("import of ", source, " by ", LocalUser(), " (offline)"),
+                          options.replace_workloads);
 }
 
 }  // namespace
@@ -134,7 +99,7 @@ int RunImport(const Options& options, v1::Operator::StubInterface* stub) {
     PrintStructured(*response, options.output);
     return 0;
   }
-  Table table({"KIND", "ADDED", "CHANGED", "REMOVED", "UNCHANGED"});
+  text::Table table({"KIND", "ADDED", "CHANGED", "REMOVED", "UNCHANGED"});
   for (const auto& count : response->counts()) {
     table.Add({count.kind(), absl::StrCat(count.added()), absl::StrCat(count.changed()),
                absl::StrCat(count.removed()), absl::StrCat(count.unchanged())});

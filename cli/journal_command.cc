@@ -8,7 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "cli/table.h"
+#include "text/table.h"
 
 namespace geodesic::cli {
 namespace {
@@ -58,7 +58,7 @@ int RunJournal(const Options& options, ModelSource& source) {
                                                            "; the last is ", response->last_seq(), ".\n"));
     return 0;
   }
-  Table table({"SEQ", "TIME", "CAUSE", "CHANGES"});
+  text::Table table({"SEQ", "TIME", "CAUSE", "CHANGES"});
   for (const auto& record : response->entries()) {
     table.Add({absl::StrCat(record.seq()), FormatUnixMs(record.at_unix_ms()), record.cause(),
                Changes(record, options.output == OutputFormat::kWide)});

@@ -6,12 +6,12 @@
 #include <set>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cli/command_table.h"
-#include "state/entity_id.h"
+#include "entity/entity_id.h"
 
 namespace geodesic::cli {
 
@@ -52,9 +52,9 @@ std::optional<uint64_t> ParseNumber(const std::string& text, uint64_t min, uint6
 }
 
 absl::Status CheckId(const std::string& what, const std::string& id) {
-  if (state::IsValidEntityId(id)) return absl::OkStatus();
+  if (entity::IsValidEntityId(id)) return absl::OkStatus();
   return Usage(
-      absl::StrCat(what, " ", Quoted(id), " is not a valid id (ids match ", state::kEntityIdRule, ")"));
+      absl::StrCat(what, " ", Quoted(id), " is not a valid id (ids match ", entity::kEntityIdRule, ")"));
 }
 
 // HOST:PORT, [IPV6]:PORT; the port 1..65535.

@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
-#include "cli/table.h"
+#include "text/table.h"
 
 namespace geodesic::cli {
 namespace {
@@ -74,7 +74,7 @@ int RunPlan(const Options& options, v1::Operator::StubInterface& stub) {
       std::cerr << "No plan yet.\n";
       return 0;
     }
-    Table table({"GENERATION", "EPOCH", "TIME", "ROUTES", "MLU", "MOVED", "OVER_BUDGET", "DEPENDENCIES", "REASON"});
+    text::Table table({"GENERATION", "EPOCH", "TIME", "ROUTES", "MLU", "MOVED", "OVER_BUDGET", "DEPENDENCIES", "REASON"});
     for (const auto& plan : history->plans()) {
       table.Add({absl::StrCat(plan.generation()), absl::StrCat(plan.epoch()), FormatUnixMs(plan.computed_at_unix_ms()),
                  absl::StrCat(plan.routes()), FormatNumber(plan.max_utilization()),
@@ -94,7 +94,7 @@ int RunPlan(const Options& options, v1::Operator::StubInterface& stub) {
   if (!history.ok()) return PrintError(history.status());
 
   YAML::Node routes(YAML::NodeType::Sequence);
-  Table route_table({"SITE", "PREFIX", "FROM", "TO"});
+  text::Table route_table({"SITE", "PREFIX", "FROM", "TO"});
   const Routes before = RoutesOf(*a), after = RoutesOf(*b);
   auto compare = [&](const std::pair<std::string, std::string>& key) {
     auto x = before.find(key);
@@ -117,7 +117,7 @@ int RunPlan(const Options& options, v1::Operator::StubInterface& stub) {
 
   // Chains placed differently, and every workload that moved in between, with why.
   YAML::Node chains(YAML::NodeType::Sequence);
-  Table chain_table({"CHAIN", "FROM", "TO"});
+  text::Table chain_table({"CHAIN", "FROM", "TO"});
   std::map<std::string, const v1::ChainPlan*> chains_before;
   for (const auto& chain : a->chains()) chains_before[chain.workload_id()] = &chain;
   for (const auto& chain : b->chains()) {
@@ -135,7 +135,7 @@ int RunPlan(const Options& options, v1::Operator::StubInterface& stub) {
   const uint64_t low = std::min(options.generation_a, options.generation_b);
   const uint64_t high = std::max(options.generation_a, options.generation_b);
   YAML::Node moved(YAML::NodeType::Sequence);
-  Table moved_table({"WORKLOAD", "GENERATION", "WHY"});
+  text::Table moved_table({"WORKLOAD", "GENERATION", "WHY"});
   for (auto it = history->plans().rbegin(); it != history->plans().rend(); ++it) {  // oldest first
     if (it->generation() <= low || it->generation() > high) continue;
     for (const std::string& id : it->moved_workload_ids()) {

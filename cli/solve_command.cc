@@ -12,9 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "cli/table.h"
 #include "pathcomp/solver/mcf_solver.h"
 #include "pathcomp/solver/snapshot.h"
+#include "text/table.h"
 #include "topology/import.h"
 #include "topology/repetita.h"
 
@@ -135,7 +135,7 @@ int RunSolve(const Options& options) {
     std::cout << "busiest " << kTableLinks << " links (-o wide for all):\n";
     order.resize(kTableLinks);
   }
-  Table table({"LINK", "FROM", "TO", "LOAD_GBPS", "CAPACITY_GBPS", "UTILIZATION"});
+  text::Table table({"LINK", "FROM", "TO", "LOAD_GBPS", "CAPACITY_GBPS", "UTILIZATION"});
   for (int link : order) {
     table.Add({snapshot.link_id(link), snapshot.facility_id(snapshot.link_src(link)),
                snapshot.facility_id(snapshot.link_dst(link)),

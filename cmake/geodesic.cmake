@@ -1,11 +1,33 @@
 # One library per component with explicit dependencies; one test per unit.
+# Every library and program records its sources and declared dependencies so
+# that the layering check (cmake/layering.cmake) can hold its includes to them.
 
-# geodesic_library(NAME name SRCS ... DEPS ...)
+# Sources are kept absolute, for the layering manifest.
+function(_geodesic_record name srcs deps)
+  set(absolute)
+  foreach(src ${srcs})
+    get_filename_component(path ${src} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    list(APPEND absolute ${path})
+  endforeach()
+  set_property(GLOBAL APPEND PROPERTY GEODESIC_TARGETS ${name})
+  set_property(GLOBAL PROPERTY GEODESIC_SRCS_${name} "${absolute}")
+  set_property(GLOBAL PROPERTY GEODESIC_DEPS_${name} "${deps}")
+endfunction()
+
+# geodesic_library(NAME name SRCS ... [HDRS ...] DEPS ...)
+# HDRS alone (no SRCS): a header-only library.
 function(geodesic_library)
-  cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS" ${ARGN})
-  add_library(${ARG_NAME} STATIC ${ARG_SRCS})
-  target_include_directories(${ARG_NAME} PUBLIC ${PROJECT_SOURCE_DIR})
-  target_link_libraries(${ARG_NAME} PUBLIC ${ARG_DEPS})
+  cmake_parse_arguments(ARG "" "NAME" "SRCS;HDRS;DEPS" ${ARGN})
+  if(ARG_SRCS)
+    add_library(${ARG_NAME} STATIC ${ARG_SRCS} ${ARG_HDRS})
+    target_include_directories(${ARG_NAME} PUBLIC ${PROJECT_SOURCE_DIR})
+    target_link_libraries(${ARG_NAME} PUBLIC ${ARG_DEPS})
+  else()
+    add_library(${ARG_NAME} INTERFACE)
+    target_include_directories(${ARG_NAME} INTERFACE ${PROJECT_SOURCE_DIR})
+    target_link_libraries(${ARG_NAME} INTERFACE ${ARG_DEPS})
+  endif()
+  _geodesic_record(${ARG_NAME} "${ARG_SRCS};${ARG_HDRS}" "${ARG_DEPS}")
 endfunction()
 
 # geodesic_binary(NAME name SRCS ... DEPS ...)
@@ -16,6 +38,7 @@ function(geodesic_binary)
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS})
   # Every program lands in <build>/bin, where the README, the lab and the tests find it.
   set_target_properties(${ARG_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+  _geodesic_record(${ARG_NAME} "${ARG_SRCS}" "${ARG_DEPS}")
 endfunction()
 
 # geodesic_test(NAME name SRCS ... DEPS ... LABELS unit|integration|drill [TIMEOUT s])

@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "state/entity_id.h"
+#include "entity/entity_id.h"
 
 namespace geodesic::config {
 
@@ -174,8 +174,8 @@ std::string ConfigReader::OptionalString(const std::string& key, std::string fal
 
 std::string ConfigReader::RequiredId(const std::string& key) {
   std::string value = RequiredString(key);
-  if (!value.empty() && !state::IsValidEntityId(value)) {
-    AddError(key, absl::StrCat("\"", value, "\" is not a valid id (", std::string(state::kEntityIdRule), ")"));
+  if (!value.empty() && !entity::IsValidEntityId(value)) {
+    AddError(key, absl::StrCat("\"", value, "\" is not a valid id (", std::string(entity::kEntityIdRule), ")"));
   }
   return value;
 }

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "cli/table.h"
+#include "text/table.h"
 
 namespace geodesic::fabric {
 namespace {
@@ -39,7 +39,7 @@ std::string FormatCount(uint64_t value) {
 }
 
 std::string FormatPlanTable(const PlanResult& two_tier, const PlanResult& three_tier) {
-  cli::Table table({"non-blocking (1:1)", "two tiers", "three tiers"});
+  text::Table table({"non-blocking (1:1)", "two tiers", "three tiers"});
   auto row = [&table](const std::string& label, uint64_t two, uint64_t three) {
     table.Add({label, FormatCount(two), FormatCount(three)});
   };
@@ -66,7 +66,7 @@ std::string FormatPlanTable(const PlanResult& two_tier, const PlanResult& three_
 std::string FormatComparison(const TierVsPlanes& comparison) {
   const PlanResult& two = comparison.two_tier.plan;
   const PlanResult& three = comparison.three_tier.plan;
-  cli::Table table({"design", "planes", "GPUs", "switches", "switch links", "hops", "reaches target"});
+  text::Table table({"design", "planes", "GPUs", "switches", "switch links", "hops", "reaches target"});
   table.Add(ComparisonRow("two tiers", comparison.two_tier));
   table.Add(ComparisonRow("three tiers", comparison.three_tier));
   std::string verdict;

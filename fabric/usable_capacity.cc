@@ -4,8 +4,8 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "entity/oper_state_name.h"
 #include "fabric/plane_capacity.h"
-#include "state/oper_state_name.h"
 
 namespace geodesic::fabric {
 namespace {
@@ -31,7 +31,7 @@ PlaneUsableCapacity Evaluate(const v1::Fabric& fabric, uint32_t plane, double ca
     if (rail < fabric.rails()) failed.insert(rail);
   }
   result.failed_rails = static_cast<uint32_t>(failed.size());
-  result.reason = state::OperStateName(result.state);
+  result.reason = entity::OperStateName(result.state);
   if (result.failed_rails > 0) {
     absl::StrAppend(&result.reason, ", ", result.failed_rails, " of ", fabric.rails(),
                     " rails failed");

@@ -15,7 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/log.h"
-#include "state/entity_id.h"
+#include "entity/entity_id.h"
 
 namespace geodesic::local_events {
 
@@ -176,7 +176,7 @@ bool LocalEventListener::Receive(Connection& connection) {
                                connection.expected_seq, connection.expected_seq == 1 ? " (snapshot)" : ""));
   }
   for (const v1::LinkReport& report : message.links()) {
-    const bool known = options_.link_ids.empty() ? state::IsValidEntityId(report.link_id())
+    const bool known = options_.link_ids.empty() ? entity::IsValidEntityId(report.link_id())
                                                  : options_.link_ids.count(report.link_id()) > 0;
     if (!known) {
       return refuse(counters_->unknown_link, absl::StrCat("link \"", report.link_id(), "\""));

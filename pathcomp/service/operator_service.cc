@@ -6,8 +6,9 @@
 #include "absl/strings/str_join.h"
 #include "daemon/clock.h"
 #include "daemon/log.h"
+#include "pathcomp/model/model_queries.h"
 #include "pathcomp/service/grpc_status.h"
-#include "pathcomp/service/impact.h"
+#include "pathcomp/solver/impact.h"
 #include "tls/peer_identity.h"
 #include "topology/inventory_proto.h"
 
@@ -127,11 +128,7 @@ grpc::Status OperatorService::ListNodes(grpc::ServerContext* context,
                                         const v1::ListNodesRequest* request,
                                         v1::ListNodesResponse* response) {
   GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
-  for (auto& node : model_.Nodes()) {
-    if (request->facility_id().empty() || node.facility_id() == request->facility_id()) {
-      *response->add_nodes() = std::move(node);
-    }
-  }
+  *response = pathcomp::ListNodes(model_, *request);
   return grpc::Status::OK;
 }
 
@@ -139,18 +136,7 @@ grpc::Status OperatorService::ListLinks(grpc::ServerContext* context,
                                         const v1::ListLinksRequest* request,
                                         v1::ListLinksResponse* response) {
   GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
-  // Drains are intents; show their effect on the links as the solver sees it.
-  const std::shared_ptr<const Snapshot> snapshot = model_.CurrentSnapshot();
-  for (auto& link : model_.Links()) {
-    if (!request->facility_id().empty() && link.src_facility_id() != request->facility_id()) {
-      continue;
-    }
-    const int index = snapshot->LinkIndex(link.id());
-    if (index >= 0 && snapshot->link_state(index).drained) {
-      link.set_admin_state(v1::ADMIN_STATE_DRAINED);
-    }
-    *response->add_links() = std::move(link);
-  }
+  *response = pathcomp::ListLinks(model_, *request);
   return grpc::Status::OK;
 }
 
@@ -158,11 +144,7 @@ grpc::Status OperatorService::ListFabrics(grpc::ServerContext* context,
                                           const v1::ListFabricsRequest* request,
                                           v1::ListFabricsResponse* response) {
   GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
-  for (auto& fabric : model_.Fabrics()) {
-    if (request->facility_id().empty() || fabric.facility_id() == request->facility_id()) {
-      *response->add_fabrics() = std::move(fabric);
-    }
-  }
+  *response = pathcomp::ListFabrics(model_, *request);
   return grpc::Status::OK;
 }
 
@@ -184,19 +166,9 @@ grpc::Status OperatorService::GetPlan(grpc::ServerContext* context,
     if (!old.ok()) return ToGrpcStatus(old.status());
     plan = std::make_shared<const v1::Plan>(*std::move(old));
   }
-  if (!plan) return grpc::Status(grpc::StatusCode::NOT_FOUND, "no plan computed yet");
-  v1::Plan& out = *response->mutable_plan();
-  out = *plan;
-  if (!request->facility_id().empty()) {
-    out.clear_sites();
-    for (const auto& site : plan->sites()) {
-      if (site.facility_id() == request->facility_id()) *out.add_sites() = site;
-    }
-    if (out.sites().empty()) {
-      return grpc::Status(grpc::StatusCode::NOT_FOUND,
-                          absl::StrCat("unknown facility \"", request->facility_id(), "\""));
-    }
-  }
+  auto site_plan = PlanForSite(std::move(plan), request->facility_id());
+  if (!site_plan.ok()) return ToGrpcStatus(site_plan.status());
+  *response->mutable_plan() = *std::move(site_plan);
   for (auto& status : planner_.InstallStatus()) {
     if (request->facility_id().empty() || status.facility_id() == request->facility_id()) {
       *response->add_sites() = std::move(status);
@@ -445,15 +417,7 @@ grpc::Status OperatorService::ImportTopology(grpc::ServerContext* context,
                      : absl::StatusOr<ImportResult>(inventory.status());
   result = imported.status();
   if (imported.ok()) {
-    for (const ImportCount& count : imported->counts) {
-      auto* out = response->add_counts();
-      out->set_kind(std::string(state::KindName(count.kind)));
-      out->set_added(count.added);
-      out->set_changed(count.changed);
-      out->set_removed(count.removed);
-      out->set_unchanged(count.unchanged);
-    }
-    response->set_journal_seq(imported->journal_seq);
+    *response = ToImportResponse(*imported);
     if (!imported->resync_facilities.empty() && resync_agents_) {
       resync_agents_(imported->resync_facilities);
     }

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "geodesic/v1/operator.grpc.pb.h"
+#include "pathcomp/model/model.h"
 #include "pathcomp/service/event_bus.h"
-#include "pathcomp/service/model.h"
 #include "pathcomp/service/planner.h"
 #include "tls/identity.h"
 

@@ -3,7 +3,7 @@
 // acknowledges what it installed. Authorization by certificate: a routerd of
 // facility F may watch and acknowledge only F.
 #include "geodesic/v1/plan.grpc.pb.h"
-#include "pathcomp/service/model.h"
+#include "pathcomp/model/model.h"
 #include "pathcomp/service/planner.h"
 
 namespace geodesic::pathcomp {

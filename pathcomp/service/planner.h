@@ -18,8 +18,8 @@
 #include "absl/status/statusor.h"
 #include "geodesic/v1/operator.pb.h"
 #include "geodesic/v1/plan.pb.h"
+#include "pathcomp/model/model.h"
 #include "pathcomp/service/event_bus.h"
-#include "pathcomp/service/model.h"
 #include "pathcomp/solver/elephant_allocator.h"
 
 namespace geodesic::pathcomp {

@@ -5,9 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/clock.h"
 #include "daemon/log.h"
+#include "entity/entity_id.h"
+#include "entity/oper_state_name.h"
 #include "pathcomp/service/grpc_status.h"
-#include "state/entity_id.h"
-#include "state/oper_state_name.h"
 #include "tls/peer_identity.h"
 
 namespace geodesic::pathcomp {
@@ -43,7 +43,7 @@ grpc::Status TelemetryService::Report(
                         absl::StrCat("certificate of facility ", identity->facility_id,
                                      " may not report for facility ", hello.facility_id()));
   }
-  if (!state::IsValidEntityId(hello.agent_id())) {
+  if (!entity::IsValidEntityId(hello.agent_id())) {
     ++refused_invalid_;
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         absl::StrCat("agent_id \"", hello.agent_id(), "\" is not a valid id"));
@@ -97,7 +97,7 @@ grpc::Status TelemetryService::Report(
       for (const PlaneChange& change : result->plane_changes) {
         if (!reason.empty()) reason += ", ";
         absl::StrAppend(&reason, "fabric ", hello.facility_id(), " plane ", change.plane, " ",
-                        state::OperStateName(change.current));
+                        entity::OperStateName(change.current));
         if (change.failed_rails > 0) absl::StrAppend(&reason, " (", change.failed_rails, " rails down)");
       }
       daemon::LogInfo("fabric plane health changed", {{"agent", identity->spiffe_id}, {"changes", reason}});
@@ -107,7 +107,7 @@ grpc::Status TelemetryService::Report(
       std::string reason;
       for (const auto& change : result->changes) {
         if (!reason.empty()) reason += ", ";
-        absl::StrAppend(&reason, "link ", change.link_id, " ", state::OperStateName(change.current));
+        absl::StrAppend(&reason, "link ", change.link_id, " ", entity::OperStateName(change.current));
         v1::Event event;
         event.set_at_unix_ms(daemon::UnixNowMs());
         auto& health = *event.mutable_health();

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "geodesic/v1/telemetry.grpc.pb.h"
+#include "pathcomp/model/model.h"
 #include "pathcomp/service/event_bus.h"
-#include "pathcomp/service/model.h"
 #include "pathcomp/service/planner.h"
 
 namespace geodesic::pathcomp {

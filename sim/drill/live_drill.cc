@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
-#include "pathcomp/service/impact.h"
+#include "pathcomp/solver/impact.h"
 #include "pathcomp/solver/path_solver.h"
 #include "sim/drill/plan_measures.h"
 #include "sim/drill/simulator.h"

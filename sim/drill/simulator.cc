@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "pathcomp/service/impact.h"
+#include "pathcomp/solver/impact.h"
 #include "pathcomp/solver/plan_builder.h"
 #include "pathcomp/solver/shortest_paths.h"
 #include "sim/drill/plan_measures.h"

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "cli/model_source.h"
-#include "pathcomp/service/model.h"
+#include "pathcomp/model/model.h"
 #include "state/rocks_store.h"
 #include "topology/topology.h"
 

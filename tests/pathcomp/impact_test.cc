@@ -1,6 +1,6 @@
 // What-if and the drain pre-check on the example backbone: failures applied
 // to a view, and the impact of two plans made the way pathcomp makes them.
-#include "pathcomp/service/impact.h"
+#include "pathcomp/solver/impact.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

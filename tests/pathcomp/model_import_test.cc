@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "pathcomp/service/model.h"
+#include "pathcomp/model/model.h"
 #include "pathcomp/solver/snapshot.h"
 #include "state/rocks_store.h"
 #include "tests/pathcomp/model_import_testing.h"

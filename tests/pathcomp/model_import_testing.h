@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "pathcomp/service/model.h"
+#include "pathcomp/model/model.h"
 #include "state/rocks_store.h"
 #include "tests/state/temp_dir.h"
 #include "tests/topology/topology_testing.h"

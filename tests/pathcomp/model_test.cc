@@ -1,4 +1,4 @@
-#include "pathcomp/service/model.h"
+#include "pathcomp/model/model.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "pathcomp/service/model.h"
+#include "pathcomp/model/model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "pathcomp/service/entity_key.h"
-#include "state/entity_id.h"
+#include "entity/entity_id.h"
+#include "pathcomp/model/entity_key.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -291,9 +291,9 @@ absl::Status Model::CheckIntent(const v1::Intent& intent) const {
 }
 
 absl::Status Model::CheckIntentLocked(const v1::Intent& intent) const {
-  if (!state::IsValidEntityId(intent.id())) {
+  if (!entity::IsValidEntityId(intent.id())) {
     return absl::InvalidArgumentError(
-        absl::StrCat("intent id \"", intent.id(), "\" is not valid (", state::kEntityIdRule, ")"));
+        absl::StrCat("intent id \"", intent.id(), "\" is not valid (", entity::kEntityIdRule, ")"));
   }
   if (intents_.count(intent.id())) {
     return absl::AlreadyExistsError(absl::StrCat("intent ", intent.id(), " already exists"));
@@ -353,9 +353,9 @@ absl::Status Model::DeleteIntent(const std::string& id, const std::string& actor
 }
 
 absl::Status Model::ValidateWorkload(const v1::Workload& workload) const {
-  if (!state::IsValidEntityId(workload.id())) {
+  if (!entity::IsValidEntityId(workload.id())) {
     return absl::InvalidArgumentError(absl::StrCat("workload id \"", workload.id(),
-                                                   "\" is not valid (", state::kEntityIdRule, ")"));
+                                                   "\" is not valid (", entity::kEntityIdRule, ")"));
   }
   if (workload.has_elephant()) {
     const auto& flow = workload.elephant();

@@ -4,7 +4,7 @@
 
 #include "geodesic/v1/model.pb.h"
 
-namespace geodesic::state {
+namespace geodesic::entity {
 
 inline std::string OperStateName(v1::OperState state) {
   switch (state) {
@@ -15,4 +15,4 @@ inline std::string OperStateName(v1::OperState state) {
   }
 }
 
-}  // namespace geodesic::state
+}  // namespace geodesic::entity

@@ -4,7 +4,7 @@
 // file names and shell arguments.
 #include <string_view>
 
-namespace geodesic::state {
+namespace geodesic::entity {
 
 // True when `id` matches [a-z0-9][a-z0-9._-]{0,62}.
 constexpr bool IsValidEntityId(std::string_view id) {
@@ -21,4 +21,4 @@ constexpr bool IsValidEntityId(std::string_view id) {
 
 inline constexpr char kEntityIdRule[] = "[a-z0-9][a-z0-9._-]{0,62}";
 
-}  // namespace geodesic::state
+}  // namespace geodesic::entity

@@ -10,8 +10,8 @@
 #include "absl/strings/str_join.h"
 #include "daemon/log.h"
 #include "fabric/fabric_validation.h"
-#include "pathcomp/service/entity_key.h"
-#include "pathcomp/service/model.h"
+#include "pathcomp/model/entity_key.h"
+#include "pathcomp/model/model.h"
 
 namespace geodesic::pathcomp {
 namespace {

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-namespace geodesic::cli {
+namespace geodesic::text {
 
 class Table {
  public:
@@ -32,4 +32,4 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-}  // namespace geodesic::cli
+}  // namespace geodesic::text

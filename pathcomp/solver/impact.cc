@@ -1,4 +1,4 @@
-#include "pathcomp/service/impact.h"
+#include "pathcomp/solver/impact.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "pathcomp/service/entity_key.h"
-#include "pathcomp/service/model.h"
+#include "pathcomp/model/entity_key.h"
+#include "pathcomp/model/model.h"
 #include "topology/topology_writer.h"
 
 namespace geodesic::pathcomp {
