@@ -1,5 +1,6 @@
 // tectl events watch: pathcomp's health, plan and intent changes as they
-// happen, one line each (a table row, or a JSON object per line).
+// happen, one line each (a table row, or a JSON object per line). The first
+// line says the watch is subscribed: every change after it is shown.
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -25,6 +26,8 @@ std::string EventLine(const v1::Event& event) {
     case v1::Event::kPlan:
       return absl::StrCat(at, "  plan    generation ", event.plan().generation(), ", ", event.plan().routes_changed(),
                           " routes changed: ", event.plan().reason());
+    case v1::Event::kSubscribed:
+      return absl::StrCat(at, "  subscribed  (plan generation ", event.subscribed().plan_generation(), ")");
     case v1::Event::kIntent: {
       const auto& change = event.intent();
       if (change.removed()) return absl::StrCat(at, "  intent  ", change.intent().id(), " removed");
@@ -53,7 +56,8 @@ int RunEvents(const Options& options, v1::Operator::StubInterface& stub) {
     } else {
       std::cout << EventLine(event) << std::endl;
     }
-    if (options.count != 0 && ++seen >= options.count) {
+    // --count counts changes, not the subscription.
+    if (event.kind_case() != v1::Event::kSubscribed && options.count != 0 && ++seen >= options.count) {
       context.TryCancel();
       reader->Finish();
       return 0;

@@ -287,6 +287,10 @@ int GetPlan(const Options& options, ModelSource& source) {
   std::cout << "generation " << plan.generation() << "  epoch " << plan.epoch() << "  computed "
             << FormatUnixMs(plan.computed_at_unix_ms()) << "  by " << OrDash(plan.replica_id())
             << "\nreason: " << plan.reason() << "\n";
+  if (source.live()) {
+    std::cout << "re-plan pending: " << (response->replan_pending() ? "yes" : "no") << "  model revision "
+              << response->model_revision() << "  plan from revision " << response->plan_model_revision() << "\n";
+  }
   constexpr int kListedPairs = 6;
   if (wide || (plan.unreachable_size() > 0 && plan.unreachable_size() <= kListedPairs)) {
     std::cout << "unreachable: " << OrDash(absl::StrJoin(plan.unreachable(), ", ")) << "\n";
@@ -315,10 +319,11 @@ int GetPlan(const Options& options, ModelSource& source) {
     std::cout << "\nno site has reported installing a plan to " << source.where() << "\n";
     return 0;
   }
-  text::Table sites({"SITE", "INSTALLED_GENERATION", "EPOCH", "OK", "AT", "ERROR"});
+  text::Table sites({"SITE", "INSTALLED_GENERATION", "EPOCH", "OK", "AT_ROUTERS", "AT", "ERROR"});
   for (const auto& s : response->sites()) {
     sites.Add({s.facility_id(), absl::StrCat(s.generation()), absl::StrCat(s.epoch()),
-               s.installed() ? "yes" : "no", FormatUnixMs(s.at_unix_ms()), OrDash(s.error())});
+               s.installed() ? "yes" : "no", s.sent_to_routers() ? "yes" : "no", FormatUnixMs(s.at_unix_ms()),
+               OrDash(s.error())});
   }
   std::cout << "\n" << sites.Render();
   return 0;

@@ -13,6 +13,7 @@ class GrpcModelSource final : public ModelSource {
       : stub_(std::move(stub)), server_(std::move(server)), timeout_(timeout) {}
 
   std::string where() const override { return absl::StrCat("pathcomp at ", server_); }
+  bool live() const override { return true; }
 
   absl::StatusOr<v1::ListFacilitiesResponse> ListFacilities() override {
     return Call(&v1::Operator::StubInterface::ListFacilities, v1::ListFacilitiesRequest());

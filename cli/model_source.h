@@ -21,6 +21,9 @@ class ModelSource {
   // What the model is read from, for messages: "pathcomp at HOST:PORT" or
   // "the store in DIR".
   virtual std::string where() const = 0;
+  // A running controller: its GetPlan says whether a re-plan is pending and
+  // which model revision the plan reflects (a store knows neither).
+  virtual bool live() const { return false; }
 
   [[nodiscard]] virtual absl::StatusOr<v1::ListFacilitiesResponse> ListFacilities() = 0;
   [[nodiscard]] virtual absl::StatusOr<v1::ListNodesResponse> ListNodes(

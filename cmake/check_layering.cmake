@@ -49,7 +49,7 @@ function(owner_of rel out)
 endfunction()
 
 file(GLOB_RECURSE headers ${SOURCE_DIR}/*.h)
-list(FILTER headers EXCLUDE REGEX "^${SOURCE_DIR}/(build[^/]*|tests|\\.git)/")
+list(FILTER headers EXCLUDE REGEX "^${SOURCE_DIR}/(build[^/]*|\\.git)/")
 foreach(header ${headers})
   file(RELATIVE_PATH rel ${SOURCE_DIR} ${header})
   owner_of(${rel} owner)

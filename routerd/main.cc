@@ -10,11 +10,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/clock.h"
 #include "daemon/log.h"
 #include "daemon/signals.h"
 #include "local_events/local_event_listener.h"
 #include "routerd/bgp/speaker.h"
 #include "routerd/fail_static.h"
+#include "routerd/local_repair_log.h"
 #include "routerd/plan_installer.h"
 #include "routerd/plan_subscriber.h"
 #include "routerd/routerd_config.h"
@@ -120,17 +122,25 @@ int Run(const char* config_path) {
   // The site agent's link events arrive here at once, without a controller:
   // local repair switches the affected prefixes to their precomputed backups.
   std::unique_ptr<local_events::LocalEventListener> agent_events;
+  LocalRepairLog repairs(config->facility_id, config->state_dir);
   if (!config->agent_socket.empty()) {
     agent_events = std::make_unique<local_events::LocalEventListener>(
         local_events::ListenerOptions{.socket_path = config->agent_socket, .facility_id = config->facility_id},
-        [&installer](const v1::LocalLinkEvents& events) {
+        [&installer, &repairs](const v1::LocalLinkEvents& events) {
           for (const v1::LinkReport& report : events.links()) {
             daemon::LogInfo("local link event", {{"link", report.link_id()},
                                                  {"state", v1::OperState_Name(report.health().state())},
                                                  {"snapshot", events.snapshot() ? "true" : "false"}});
           }
-          if (auto changed = (*installer)->ApplyLinkEvents(events); !changed.ok()) {
+          auto changed = (*installer)->ApplyLinkEvents(events);
+          if (!changed.ok()) {
             daemon::LogError("local repair failed", {{"error", changed.status().ToString()}});
+          } else if (*changed > 0) {
+            if (auto recorded = repairs.Record((*installer)->down_links(), daemon::UnixNowMs(),
+                                               static_cast<uint32_t>(*changed));
+                !recorded.ok()) {
+              daemon::LogWarn("cannot record the local repair", {{"error", recorded.ToString()}});
+            }
           }
         });
     if (auto status = agent_events->Start(); !status.ok()) {

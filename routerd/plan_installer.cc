@@ -252,6 +252,12 @@ absl::Status PlanInstaller::ExpireAll(const std::string& why) {
   return absl::OkStatus();
 }
 
+bool PlanInstaller::WaitSentToRouters(std::chrono::steady_clock::time_point deadline) {
+  // Not under mu_: the wait must not hold up local repair (the route
+  // installer is thread-safe on its own).
+  return installer_->WaitSentToRouters(deadline);
+}
+
 v1::SitePlan PlanInstaller::installed() const {
   std::lock_guard lock(mu_);
   return installed_;

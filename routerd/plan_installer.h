@@ -12,6 +12,7 @@
 //  - Stale expiry: after a long time without any controller, ExpireAll
 //    withdraws everything (fail_static.h decides when).
 // Thread-safe.
+#include <chrono>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -51,6 +52,10 @@ class PlanInstaller {
   // restart does not bring the expired routes back. The next plan installs
   // normally.
   [[nodiscard]] absl::Status ExpireAll(const std::string& why);
+
+  // Whether the routers have been sent every route installed so far
+  // (RouteInstaller::WaitSentToRouters), waiting until `deadline` at most.
+  [[nodiscard]] bool WaitSentToRouters(std::chrono::steady_clock::time_point deadline);
 
   // The installed plan (empty SitePlan with generation 0 when none).
   v1::SitePlan installed() const;

@@ -59,6 +59,16 @@ void PlanSubscriber::Run() {
   }
 }
 
+bool PlanSubscriber::WaitSentToRouters() {
+  const auto give_up = std::chrono::steady_clock::now() + kSentToRoutersTimeout;
+  while (true) {
+    const auto slice = std::min(give_up, std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
+    if (installer_.WaitSentToRouters(slice)) return true;
+    if (std::chrono::steady_clock::now() >= give_up) return false;
+    if (std::lock_guard lock(mu_); stopping_) return false;
+  }
+}
+
 bool PlanSubscriber::WatchOnce() {
   auto stub = v1::PlanService::NewStub(grpc::CreateChannel(address_, credentials_));
   grpc::ClientContext context;
@@ -96,6 +106,10 @@ bool PlanSubscriber::WatchOnce() {
                        {"highest_epoch", std::to_string(installer_.highest_epoch())}});
     } else {
       ack.set_installed(true);
+      // Acknowledged as installed at the routers only once they were sent it
+      // (with BGP: every session established and every UPDATE written).
+      ack.set_sent_to_routers(*verdict == PlanVerdict::kInstalled && WaitSentToRouters());
+      if (!ack.sent_to_routers()) ack.set_error("not yet sent to every router (a BGP session is not established)");
     }
     if (!verdict.ok() || *verdict != PlanVerdict::kStale) {
       grpc::ClientContext ack_context;

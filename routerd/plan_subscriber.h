@@ -3,7 +3,10 @@
 // the installer and acknowledges the result. Reconnects with backoff and
 // jitter; while no controller is reachable, the installed routes stay (fail-static).
 // A watch counts as contact once the replica answered it (its initial metadata).
+// An installed plan is acknowledged once its routes were sent to every router
+// (PlanAck.sent_to_routers), or after kSentToRoutersTimeout without that.
 // Thread-safe. Owns one thread between Start() and Stop().
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -31,6 +34,10 @@ class PlanSubscriber {
   void Run();
   // One watch; returns true when the stream delivered at least one plan.
   bool WatchOnce();
+  // Waits (at most kSentToRoutersTimeout, less when stopping) until the
+  // routers have every installed route.
+  bool WaitSentToRouters();
+  static constexpr std::chrono::seconds kSentToRoutersTimeout{10};
 
   const std::string facility_id_;
   const std::string address_;

@@ -1,6 +1,7 @@
 #pragma once
 // Where routerd puts routes. Today: a log of what would be installed; the BGP
 // speaker towards the site's routers implements the same interface.
+#include <chrono>
 #include <memory>
 
 #include "absl/status/status.h"
@@ -13,6 +14,10 @@ class RouteInstaller {
   virtual ~RouteInstaller() = default;
   // Applies a diff; on error nothing is assumed installed.
   [[nodiscard]] virtual absl::Status Apply(const RibDiff& diff) = 0;
+  // Waits until every router has been sent every route applied so far, or
+  // `deadline`; returns whether they have. An installer whose Apply puts the
+  // routes in place itself has nothing to wait for.
+  [[nodiscard]] virtual bool WaitSentToRouters(std::chrono::steady_clock::time_point /*deadline*/) { return true; }
 };
 using RouteInstallerPtr = std::unique_ptr<RouteInstaller>;
 

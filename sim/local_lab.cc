@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "sim/make_pki.h"
 
 namespace geodesic::sim {
 namespace {
@@ -51,26 +52,6 @@ bool LocalLab::WaitFor(const std::function<bool()>& condition, std::chrono::mill
   }
 }
 
-bool LocalLab::WaitForQuietPlan(std::chrono::milliseconds quiet, std::chrono::milliseconds timeout) {
-  std::optional<uint64_t> generation;
-  auto held_since = std::chrono::steady_clock::now();
-  return WaitFor(
-      [&] {
-        auto stub = OperatorClient("admin");
-        grpc::ClientContext context;
-        context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
-        v1::GetPlanResponse response;
-        if (!stub->GetPlan(&context, {}, &response).ok()) return false;
-        const auto now = std::chrono::steady_clock::now();
-        if (response.plan().generation() != generation) {
-          generation = response.plan().generation();
-          held_since = now;
-        }
-        return now - held_since >= quiet;
-      },
-      timeout);
-}
-
 absl::StatusOr<std::unique_ptr<LocalLab>> LocalLab::Create(LabOptions options) {
   std::unique_ptr<LocalLab> lab(new LocalLab(std::move(options)));
   auto topology = topology::LoadTopologyFile(lab->options_.topology_path);
@@ -82,17 +63,15 @@ absl::StatusOr<std::unique_ptr<LocalLab>> LocalLab::Create(LabOptions options) {
 
   std::vector<std::string> facilities;
   for (const auto& facility : lab->topology_.facilities) facilities.push_back(facility.id());
-  auto pki = RunCommand({lab->options_.source_dir + "/deploy/pki/make-pki.sh", "--out",
-                         lab->pki_dir(), "--facilities", absl::StrJoin(facilities, ","),
-                         "--replicas", [&] {
-                           std::vector<std::string> ids;
-                           for (int i = 0; i < std::max(1, lab->options_.replicas); ++i) ids.push_back(lab->ReplicaId(i));
-                           return absl::StrJoin(ids, ",");
-                         }(), "--etcd", "etcd1,etcd2,etcd3", "--operators",
-                         "admin:admin,ops:operator,viewer:viewer"});
-  if (!pki.ok()) return pki.status();
-  if (pki->exit_code != 0) {
-    return absl::InternalError(absl::StrCat("make-pki.sh failed: ", pki->output));
+  std::vector<std::string> replica_ids;
+  for (int i = 0; i < std::max(1, lab->options_.replicas); ++i) replica_ids.push_back(lab->ReplicaId(i));
+  if (auto pki = RunMakePki(lab->pki_dir(),
+                            {"--facilities", absl::StrJoin(facilities, ","), "--replicas",
+                             absl::StrJoin(replica_ids, ","), "--etcd", "etcd1,etcd2,etcd3", "--operators",
+                             "admin:admin,ops:operator,viewer:viewer"},
+                            lab->options_.source_dir);
+      !pki.ok()) {
+    return pki;
   }
   lab->options_.replicas = std::max(1, lab->options_.replicas);
   lab->pathcomp_addresses_.assign(lab->options_.replicas, "");
@@ -442,6 +421,16 @@ std::optional<v1::SitePlan> LocalLab::InstalledPlan(const std::string& facility_
   v1::SitePlan plan;
   if (!in || !plan.ParseFromString(bytes.str())) return std::nullopt;
   return plan;
+}
+
+std::optional<v1::LocalRepairLog> LocalLab::LocalRepairs(const std::string& facility_id) const {
+  std::ifstream in(absl::StrCat(options_.work_dir, "/state/routerd-", facility_id, "/local-repairs.pb"),
+                   std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  v1::LocalRepairLog log;
+  if (!in || !log.ParseFromString(bytes.str())) return std::nullopt;
+  return log;
 }
 
 int LocalLab::LeaderReplica(uint64_t* epoch) {

@@ -113,6 +113,9 @@ class LocalLab {
 
   // The plan a facility's routerd has installed (its state file); nullopt before any.
   std::optional<v1::SitePlan> InstalledPlan(const std::string& facility_id) const;
+  // The local repairs a facility's routerd has recorded since it started
+  // (routerd/local_repair_log.h); nullopt before the first.
+  std::optional<v1::LocalRepairLog> LocalRepairs(const std::string& facility_id) const;
   // The replica that leads, or -1: the running one that would accept a change
   // (a follower refuses it with FAILED_PRECONDITION) and has a plan of a
   // non-zero epoch, given in `epoch`.
@@ -120,11 +123,6 @@ class LocalLab {
 
   // An Operator API client with the named operator's certificate, to a replica.
   std::unique_ptr<v1::Operator::Stub> OperatorClient(const std::string& operator_name = "admin", int replica = 0);
-
-  // Waits until replica 0's plan generation has held for `quiet` (a change
-  // just made may still be re-planning behind the debounce); false when it
-  // kept changing until `timeout`.
-  bool WaitForQuietPlan(std::chrono::milliseconds quiet, std::chrono::milliseconds timeout);
 
   // Polls `condition` every 20 ms until it holds or `timeout` passes.
   static bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout);

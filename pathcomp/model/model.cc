@@ -109,6 +109,7 @@ absl::Status Model::Load() {
     last_audit_seq_ = std::max(last_audit_seq_, record.seq());
     audit_[record.seq()] = std::move(record);
   }
+  revision_ = store_->LastJournalSeq();
   return absl::OkStatus();
 }
 
@@ -133,8 +134,14 @@ ModelView Model::ViewLocked() const {
   return view;
 }
 
-std::shared_ptr<const Snapshot> Model::CurrentSnapshot() {
+uint64_t Model::Revision() const {
   std::lock_guard lock(mu_);
+  return revision_;
+}
+
+std::shared_ptr<const Snapshot> Model::CurrentSnapshot(uint64_t* revision) {
+  std::lock_guard lock(mu_);
+  if (revision != nullptr) *revision = revision_;
   if (snapshot_ && !pending_health_.empty()) {
     std::vector<std::pair<std::string, v1::LinkHealth>> health(pending_health_.begin(),
                                                                pending_health_.end());

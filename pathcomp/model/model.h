@@ -91,7 +91,13 @@ class Model {
 
   // The solver's view, built once per inventory, intent or workload change and
   // brought up to date incrementally with the health reported since.
-  std::shared_ptr<const Snapshot> CurrentSnapshot();
+  // `revision`, when given, gets the model revision the snapshot reflects.
+  std::shared_ptr<const Snapshot> CurrentSnapshot(uint64_t* revision = nullptr);
+  // Counts the changes that call for a re-plan: a link's or plane's state,
+  // the inventory, intents and workloads (not measurements alone). Only
+  // grows; starts at the store's last journal seq, so it grows across restarts
+  // too (every bump is at least one journaled commit).
+  uint64_t Revision() const;
 
   ModelView View() const;
   std::vector<v1::Facility> Facilities() const;
@@ -174,7 +180,8 @@ class Model {
   absl::Status ValidateIntentTarget(const v1::Intent& intent) const;  // also pins and overrides
   absl::Status CheckIntentLocked(const v1::Intent& intent) const;
   absl::Status ValidatePin(const v1::Pin& pin) const;
-  void InvalidateSnapshot() { snapshot_.reset(); pending_health_.clear(); }
+  // Also a new revision: whatever called it changed what the solver sees.
+  void InvalidateSnapshot() { snapshot_.reset(); pending_health_.clear(); ++revision_; }
   // Telemetry (model_telemetry.cc): reports waiting to be committed together.
   struct PendingReport;
   struct PreparedReport;
@@ -202,6 +209,7 @@ class Model {
   uint64_t last_audit_seq_ = 0;
   std::shared_ptr<const Snapshot> snapshot_;  // null: rebuild on next use
   std::map<std::string, v1::LinkHealth> pending_health_;  // reported since snapshot_
+  uint64_t revision_ = 0;  // see Revision(); guarded by mu_
 
   // Group commit of telemetry: the reports that arrive while one group is
   // being committed wait and go into the next, one store commit (one fsync)

@@ -171,7 +171,10 @@ bool Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
     for (auto& [link, health] : report.updated) {
       if (snapshot_) pending_health_[link->id()] = health;
       v1::LinkHealth& current = *link->mutable_health();
-      if (current.state() != health.state()) result.changes.push_back({link->id(), current.state(), health.state()});
+      if (current.state() != health.state()) {
+        result.changes.push_back({link->id(), current.state(), health.state()});
+        ++revision_;  // a state change re-plans (telemetry_service); a measurement alone does not
+      }
       current = std::move(health);
     }
     sessions_[report.session_key] = std::move(report.session);

@@ -174,6 +174,10 @@ grpc::Status OperatorService::GetPlan(grpc::ServerContext* context,
       *response->add_sites() = std::move(status);
     }
   }
+  const Planner::Convergence convergence = planner_.ConvergenceState();
+  response->set_replan_pending(convergence.replan_pending);
+  response->set_model_revision(convergence.model_revision);
+  response->set_plan_model_revision(convergence.plan_model_revision);
   return grpc::Status::OK;
 }
 
@@ -451,6 +455,15 @@ grpc::Status OperatorService::WatchEvents(grpc::ServerContext* context,
                                           grpc::ServerWriter<v1::Event>* writer) {
   GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
   auto subscription = events_.Subscribe();
+  // Subscribed before this is written: a watcher that has read it misses nothing after.
+  v1::Event subscribed;
+  subscribed.set_at_unix_ms(daemon::UnixNowMs());
+  const std::shared_ptr<const v1::Plan> current = planner_.CurrentPlan();
+  subscribed.mutable_subscribed()->set_plan_generation(current ? current->generation() : 0);
+  if (!writer->Write(subscribed)) {
+    events_.Unsubscribe(subscription);
+    return grpc::Status::OK;
+  }
   while (!context->IsCancelled() && !planner_.stopping()) {
     auto event = subscription->Next(std::chrono::steady_clock::now() +
                                     std::chrono::milliseconds(500));

@@ -90,6 +90,7 @@ void Planner::Run() {
     if (stopping_) return;
     std::vector<std::string> reasons;
     reasons.swap(pending_reasons_);
+    ++solves_running_;
     lock.unlock();
     {
       std::lock_guard solve_lock(solve_mu_);
@@ -98,6 +99,7 @@ void Planner::Run() {
       }
     }
     lock.lock();
+    --solves_running_;
   }
 }
 
@@ -122,13 +124,40 @@ v1::Plan Planner::Hypothetical(const ModelView& view) const {
 }
 
 absl::StatusOr<uint64_t> Planner::SolveNow(std::string reason) {
-  std::lock_guard solve_lock(solve_mu_);
-  return SolveLocked(reason);
+  {
+    std::lock_guard lock(mu_);
+    ++solves_running_;
+  }
+  absl::StatusOr<uint64_t> solved;
+  {
+    std::lock_guard solve_lock(solve_mu_);
+    solved = SolveLocked(reason);
+  }
+  std::lock_guard lock(mu_);
+  --solves_running_;
+  return solved;
+}
+
+Planner::Convergence Planner::ConvergenceState() const {
+  // The model's revision first: a change made after it was read is owed by
+  // a later call, never hidden by this one.
+  Convergence state;
+  state.model_revision = model_.Revision();
+  std::lock_guard lock(mu_);
+  state.plan_model_revision = solved_revision_;
+  state.replan_pending = !pending_reasons_.empty() || solves_running_ > 0 ||
+                         solved_revision_ < state.model_revision;
+  return state;
 }
 
 absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
-  const std::shared_ptr<const Snapshot> current = model_.CurrentSnapshot();
+  uint64_t revision = 0;
+  const std::shared_ptr<const Snapshot> current = model_.CurrentSnapshot(&revision);
   const Snapshot& snapshot = *current;
+  const auto solved = [&] {
+    std::lock_guard lock(mu_);
+    solved_revision_ = std::max(solved_revision_, revision);
+  };
   const std::shared_ptr<const v1::Plan> previous = CurrentPlan();
   PlanStamp stamp;
   stamp.generation = previous ? previous->generation() + 1 : 1;
@@ -136,9 +165,12 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
   stamp.replica_id = config_.replica_id;
   stamp.computed_at_unix_ms = daemon::UnixNowMs();
   stamp.reason = reason;
-  auto computed = std::make_shared<const v1::Plan>(ComputePlan(snapshot, stamp, elephants_, previous.get()));
+  auto built = std::make_shared<v1::Plan>(ComputePlan(snapshot, stamp, elephants_, previous.get()));
+  built->set_model_revision(revision);
+  std::shared_ptr<const v1::Plan> computed = std::move(built);
   const v1::Plan& plan = *computed;
   if (previous && previous->epoch() == stamp.epoch && SameRouting(*previous, plan)) {
+    solved();  // the published plan is what this revision gives
     return previous->generation();  // nothing moved: no new generation
   }
   if (auto status = model_.CommitPlan(computed); !status.ok()) return status;
@@ -170,6 +202,7 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
   {
     std::lock_guard lock(mu_);
     plan_ = computed;
+    solved_revision_ = std::max(solved_revision_, revision);
   }
   cv_.notify_all();
   v1::Event event;
@@ -222,6 +255,7 @@ void Planner::RecordAck(const v1::PlanAck& ack, int64_t now_unix_ms) {
   status.set_installed(ack.installed());
   status.set_error(ack.error());
   status.set_at_unix_ms(now_unix_ms);
+  status.set_sent_to_routers(ack.sent_to_routers());
   std::lock_guard lock(mu_);
   installed_[ack.facility_id()] = status;
 }

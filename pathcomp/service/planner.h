@@ -70,6 +70,16 @@ class Planner {
   void RecordAck(const v1::PlanAck& ack, int64_t now_unix_ms);
   std::vector<v1::SiteInstallStatus> InstallStatus() const;
 
+  // Whether the published plan is what the model gives now (GetPlanResponse).
+  struct Convergence {
+    // A re-plan is queued (debounce), running, or owed: the model changed
+    // since the last solve saw it.
+    bool replan_pending = false;
+    uint64_t model_revision = 0;       // Model::Revision() now
+    uint64_t plan_model_revision = 0;  // the revision the last finished solve saw
+  };
+  Convergence ConvergenceState() const;
+
  private:
   void Run();
   absl::StatusOr<uint64_t> SolveLocked(const std::string& reason);  // requires solve_mu_
@@ -88,6 +98,8 @@ class Planner {
   std::condition_variable cv_;
   std::shared_ptr<const v1::Plan> plan_;
   std::vector<std::string> pending_reasons_;
+  int solves_running_ = 0;         // taken from pending_reasons_ (or SolveNow), not finished
+  uint64_t solved_revision_ = 0;   // the model revision the last finished solve saw
   bool stopping_ = false;
   std::map<std::string, v1::SiteInstallStatus> installed_;
   std::thread thread_;

@@ -75,6 +75,9 @@ class BgpSession : public std::enable_shared_from_this<BgpSession> {
   void RoutesChanged(const std::vector<IpPrefix>& dirty);
   PeerStatus status() const;
   State state() const { return state_; }
+  // Established, and every change of the speaker's paths is written to the
+  // socket (nothing dirty, nothing queued or in flight).
+  bool AllSent() const { return state_ == State::kEstablished && dirty_.empty() && tx_.empty(); }
 
  private:
   void Connect();

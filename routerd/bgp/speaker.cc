@@ -1,6 +1,8 @@
 #include "routerd/bgp/speaker.h"
 
+#include <chrono>
 #include <future>
+#include <thread>
 
 namespace geodesic::routerd::bgp {
 
@@ -76,6 +78,18 @@ absl::Status BgpSpeaker::Apply(const RibDiff& diff) {
     for (auto& session : sessions_) session->RoutesChanged(dirty);
   });
   return absl::OkStatus();
+}
+
+bool BgpSpeaker::WaitSentToRouters(std::chrono::steady_clock::time_point deadline) {
+  while (true) {
+    bool sent = true;
+    RunOnSpeakerThread([&] {
+      for (const auto& session : sessions_) sent = sent && session->AllSent();
+    });
+    if (sent) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 std::vector<PeerStatus> BgpSpeaker::Status() const {

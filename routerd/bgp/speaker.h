@@ -35,6 +35,9 @@ class BgpSpeaker final : public RouteInstaller {
   // nothing changed) when one cannot be announced. Returns once the change is
   // queued on every established session.
   [[nodiscard]] absl::Status Apply(const RibDiff& diff) override;
+  // True once every configured session is established and has written every
+  // UPDATE of what Apply gave it (BgpSession::AllSent); polls every 5 ms.
+  [[nodiscard]] bool WaitSentToRouters(std::chrono::steady_clock::time_point deadline) override;
 
   std::vector<PeerStatus> Status() const;
   size_t route_count() const;

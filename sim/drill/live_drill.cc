@@ -12,42 +12,22 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/time/time.h"
 #include "pathcomp/solver/impact.h"
 #include "pathcomp/solver/path_solver.h"
-#include "sim/drill/plan_measures.h"
+#include "sim/drill/drill_outcome.h"
 #include "sim/drill/simulator.h"
+#include "sim/lab_client.h"
 #include "sim/local_lab.h"
 #include "topology/topology_writer.h"
 
 namespace geodesic::sim {
 namespace {
 
-using Clock = std::chrono::system_clock;  // daemons log wall-clock times
+using Clock = std::chrono::system_clock;  // routerd records its repairs in wall-clock time
 using Action = TimelineEvent::Action;
 
 int64_t Ms(Clock::time_point at) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(at.time_since_epoch()).count();
-}
-
-std::optional<v1::Plan> CurrentPlan(LocalLab& lab) {
-  auto stub = lab.OperatorClient("admin");
-  grpc::ClientContext context;
-  context.set_deadline(Clock::now() + std::chrono::seconds(5));
-  v1::GetPlanResponse response;
-  if (!stub->GetPlan(&context, {}, &response).ok()) return std::nullopt;
-  return response.plan();
-}
-
-std::map<std::string, v1::OperState> LinkStates(LocalLab& lab) {
-  auto stub = lab.OperatorClient("admin");
-  grpc::ClientContext context;
-  context.set_deadline(Clock::now() + std::chrono::seconds(5));
-  v1::ListLinksResponse response;
-  std::map<std::string, v1::OperState> states;
-  if (!stub->ListLinks(&context, {}, &response).ok()) return states;
-  for (const auto& link : response.links()) states[link.id()] = link.health().state();
-  return states;
 }
 
 // The links an event takes down (or degrades, drains, restores).
@@ -66,49 +46,25 @@ bool AvoidsLinks(const v1::Plan& plan, const std::set<std::string>& links) {
   return true;
 }
 
-bool InstalledEverywhere(const LocalLab& lab, uint64_t generation) {
-  for (const auto& facility : lab.topology().facilities) {
-    auto installed = lab.InstalledPlan(facility.id());
-    if (!installed || installed->generation() < generation) return false;
-  }
-  return true;
-}
-
-// When each facility's routerd logged a local repair naming one of `links`,
-// at or after `since` (wall-clock ms).
-std::map<std::string, int64_t> LocalRepairs(LocalLab& lab, const std::set<std::string>& links, int64_t since) {
+// When each facility's routerd repaired locally for one of `links`, at or
+// after `since` (wall-clock ms): the first repair its own record
+// (LocalLab::LocalRepairs) shows with one of them down.
+std::map<std::string, int64_t> LocalRepairs(const LocalLab& lab, const std::set<std::string>& links, int64_t since) {
   std::map<std::string, int64_t> repaired;
   for (const auto& facility : lab.topology().facilities) {
-    ChildProcess* routerd = lab.process("routerd/" + facility.id());
-    if (routerd == nullptr) continue;
-    std::ifstream log(routerd->log_path());
-    std::string line;
-    while (std::getline(log, line)) {
-      if (line.find("msg=\"local repair\"") == std::string::npos || line.rfind("ts=", 0) != 0) continue;
-      const size_t down = line.find("down_links=");
-      if (down == std::string::npos) continue;
-      bool names = false;
-      for (const auto& link : links) names = names || line.find(link, down) != std::string::npos;
-      absl::Time at;
-      std::string error;
-      if (!names || !absl::ParseTime("%Y-%m-%dT%H:%M:%E3SZ", line.substr(3, line.find(' ') - 3), &at, &error)) {
-        continue;
-      }
-      const int64_t ms = absl::ToUnixMillis(at);
-      if (ms >= since && !repaired.count(facility.id())) repaired[facility.id()] = ms;
+    const auto log = lab.LocalRepairs(facility.id());
+    if (!log) continue;
+    for (const auto& repair : log->repairs()) {
+      if (repair.at_unix_ms() < since) continue;
+      const bool names = std::any_of(repair.down_links().begin(), repair.down_links().end(),
+                                     [&](const std::string& link) { return links.count(link) > 0; });
+      if (!names) continue;
+      repaired[facility.id()] = repair.at_unix_ms();
+      break;
     }
   }
   return repaired;
 }
-
-
-double CarriedRatio(const v1::Plan& plan) {
-  const auto& elephants = plan.elephants();
-  if (elephants.demand_gbps() <= 0) return 1.0;
-  return std::min(1.0, elephants.carried_gbps() / elephants.demand_gbps() /
-                           std::max(1.0, elephants.max_utilization()));
-}
-
 
 // For each chain, the facility where its path first crosses one of `links`;
 // chains not crossing them are left out.
@@ -168,55 +124,37 @@ class LiveRun {
       if (workload.has_chain()) report_.set_chains(report_.chains() + 1);
       if (workload.has_elephant()) report_.set_elephant_flows(report_.elephant_flows() + 1);
     }
-    // Settled: every link measured up, one plan installed everywhere.
-    const bool ready = LocalLab::WaitFor(
-        [&] {
-          const auto states = LinkStates(lab_);
-          if (states.size() != spec_.topology.links.size()) return false;
-          for (const auto& [id, state] : states) {
-            if (state != v1::OPER_STATE_UP) return false;
-          }
-          auto plan = CurrentPlan(lab_);
-          return plan && AvoidsLinks(*plan, {}) && InstalledEverywhere(lab_, plan->generation());
-        },
-        std::chrono::milliseconds(options_.settle_timeout_ms));
-    if (!ready) return absl::DeadlineExceededError("the lab did not settle: links up and one plan installed everywhere");
-    // The first reports (links, fabric planes) trickle in: the baseline is a
-    // plan that stayed the same for a second, installed everywhere.
-    uint64_t generation = 0;
-    auto stable_since = Clock::now();
-    const bool quiet = LocalLab::WaitFor(
-        [&] {
-          auto plan = CurrentPlan(lab_);
-          if (!plan || !InstalledEverywhere(lab_, plan->generation())) return false;
-          if (plan->generation() != generation) {
-            generation = plan->generation();
-            stable_since = Clock::now();
-          }
-          return Clock::now() - stable_since >= std::chrono::seconds(1);
-        },
-        std::chrono::milliseconds(options_.settle_timeout_ms));
-    if (!quiet) return absl::DeadlineExceededError("the lab's plan did not settle");
-    auto baseline = CurrentPlan(lab_);
-    if (!baseline) return absl::UnavailableError("pathcomp has no plan");
-    baseline_deps_ = DependencyKeys(*baseline);
-    for (const auto& chain : baseline->chains()) {
+    // Settled: every link measured up, and the controller says the plan
+    // reflects that and is at every site's routers.
+    const std::chrono::milliseconds timeout(options_.settle_timeout_ms);
+    if (auto up = client_.WaitLinksIn(v1::OPER_STATE_UP, timeout); !up.ok()) {
+      return absl::DeadlineExceededError(absl::StrCat("live drill ", spec_.name, ": the lab did not settle: ", up.message()));
+    }
+    auto revision = client_.Plan();
+    if (!revision.ok()) return revision.status();
+    auto converged = client_.WaitConverged({.timeout = timeout, .min_model_revision = revision->model_revision()});
+    if (!converged.ok()) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("live drill ", spec_.name, ": the lab did not settle: ", converged.status().message()));
+    }
+    const v1::Plan baseline = converged->plan();
+    for (const auto& chain : baseline.chains()) {
       if (chain.primary().placed()) report_.add_chain_latency_before_us(chain.primary().total_latency_us());
     }
     start_ = Clock::now();
-    Sample(*baseline);
-    report_.set_min_settled_carried_ratio(CarriedRatio(*baseline));
+    totals_.Settle(SettledFromPlans(nullptr, baseline));
+    Sample(baseline);
     for (const TimelineEvent& event : spec_.timeline) {
       if (auto status = Drive(event); !status.ok()) return status;
     }
     report_.set_duration_ms(static_cast<uint64_t>(Ms(Clock::now()) - Ms(start_)));
-    if (auto plan = CurrentPlan(lab_)) {
-      for (const auto& chain : plan->chains()) {
+    if (auto plan = client_.Plan(); plan.ok()) {
+      for (const auto& chain : plan->plan().chains()) {
         if (chain.primary().placed()) report_.add_chain_latency_after_us(chain.primary().total_latency_us());
       }
-      for (const auto& id : Cut(*plan)) report_.add_cut_workload_ids(id);
+      for (const auto& id : CutWorkloads(plan->plan())) report_.add_cut_workload_ids(id);
     }
-    for (const auto& dependency : all_new_deps_) report_.add_new_dependencies(dependency);
+    for (const auto& dependency : totals_.all_new_dependencies()) report_.add_new_dependencies(dependency);
     for (const auto& [id, outage] : outages_) *report_.add_outages() = outage;
     JudgeDrill(spec_.expect, report_);
     return report_;
@@ -226,8 +164,9 @@ class LiveRun {
   absl::Status Drive(const TimelineEvent& event) {
     v1::DrillEventOutcome& outcome = *report_.add_events();
     outcome.set_event(event.Describe());
-    auto before = CurrentPlan(lab_);
-    if (!before) return absl::UnavailableError("pathcomp has no plan");
+    auto before_answer = client_.Plan();
+    if (!before_answer.ok()) return before_answer.status();
+    const v1::Plan* before = &before_answer->plan();
     const std::set<std::string> links =
         event.action == Action::kLeaderLoss ? std::set<std::string>{} : LinksOf(spec_.topology, event);
     const TimelineEvent* restored = nullptr;
@@ -244,45 +183,58 @@ class LiveRun {
     outcome.set_at_ms(static_cast<uint64_t>(Ms(injected) - Ms(start_)));
     if (auto status = Inject(event, restored, links); !status.ok()) return status;
 
-    // Wait for the reaction: a plan avoiding what is down, installed everywhere.
+    // Wait for the reaction: the controller holds the change (detected), then
+    // says the plan reflects it and is at every site's routers (converged).
+    const std::chrono::milliseconds timeout(options_.settle_timeout_ms);
     std::optional<int64_t> detected_at, replanned_at;
     const bool drain_or_restore_of_drain =
         event.action == Action::kDrain || (restored != nullptr && restored->action == Action::kDrain);
-    const bool settled = LocalLab::WaitFor(
-        [&] {
-          if (!detected_at) {
-            if (drain_or_restore_of_drain || event.action == Action::kLeaderLoss) {
-              detected_at = Ms(injected);
-            } else if (event.kind == "plane") {
-              const v1::OperState want = takes_down ? v1::OPER_STATE_DOWN : v1::OPER_STATE_UP;
-              if (PlaneState(lab_, event.id, event.plane) == want) detected_at = Ms(Clock::now());
-            } else {
-              const auto states = LinkStates(lab_);
-              bool seen = !links.empty();
-              for (const auto& link : links) {
-                auto it = states.find(link);
-                const v1::OperState want = takes_down ? v1::OPER_STATE_DOWN
-                                           : event.action == Action::kDegrade ? v1::OPER_STATE_DEGRADED
-                                                                              : v1::OPER_STATE_UP;
-                seen = seen && it != states.end() && it->second == want;
-              }
-              if (seen) detected_at = Ms(Clock::now());
-            }
+    const absl::Status detected = WaitUntil(absl::StrCat("pathcomp to see ", event.Describe()), timeout, [&] {
+      if (drain_or_restore_of_drain || event.action == Action::kLeaderLoss) {
+        detected_at = Ms(injected);  // answered by the call that made it
+      } else if (event.kind == "plane") {
+        const v1::OperState want = takes_down ? v1::OPER_STATE_DOWN : v1::OPER_STATE_UP;
+        if (PlaneState(lab_, event.id, event.plane) == want) detected_at = Ms(Clock::now());
+      } else {
+        const auto states = client_.LinkStates();
+        bool seen = !links.empty();
+        for (const auto& link : links) {
+          auto it = states.find(link);
+          const v1::OperState want = takes_down                          ? v1::OPER_STATE_DOWN
+                                     : event.action == Action::kDegrade ? v1::OPER_STATE_DEGRADED
+                                                                        : v1::OPER_STATE_UP;
+          seen = seen && it != states.end() && it->second == want;
+        }
+        if (seen) detected_at = Ms(Clock::now());
+      }
+      return detected_at.has_value();
+    });
+    if (!detected.ok()) return absl::DeadlineExceededError(absl::StrCat("live drill ", spec_.name, ": ", detected.message()));
+    // The revision once the change is seen: the plan must be computed from it.
+    auto seen = client_.Plan();
+    if (!seen.ok()) return seen.status();
+    const uint64_t revision = seen->model_revision();
+    std::vector<std::string> facilities;
+    for (const auto& facility : spec_.topology.facilities) facilities.push_back(facility.id());
+    std::string gap;
+    const absl::Status replanned = WaitUntil(
+        absl::StrCat("a plan from model revision >= ", revision, (takes_down ? " avoiding the failed links" : ""),
+                     " at every site's routers after ", event.Describe()),
+        timeout, [&] {
+          auto plan = client_.Plan();
+          if (!plan.ok()) {
+            gap = plan.status().ToString();
+            return false;
           }
-          if (!detected_at) return false;
-          // (A change that moves no route publishes no new generation.)
-          auto plan = CurrentPlan(lab_);
-          if (!plan) return false;
-          if (takes_down && !AvoidsLinks(*plan, links)) return false;
-          if (!InstalledEverywhere(lab_, plan->generation())) return false;
+          gap = ConvergenceGap(*plan, facilities, revision);
+          if (gap.empty() && takes_down && !AvoidsLinks(plan->plan(), links)) gap = "the plan still uses a failed link";
+          if (!gap.empty()) return false;
           replanned_at = Ms(Clock::now());
-          after_ = *plan;
+          after_ = plan->plan();
           return true;
-        },
-        std::chrono::milliseconds(options_.settle_timeout_ms));
-    if (!settled) {
-      return absl::DeadlineExceededError(absl::StrCat("live drill ", spec_.name, ": no plan installed everywhere ",
-                                                      options_.settle_timeout_ms, " ms after ", event.Describe()));
+        });
+    if (!replanned.ok()) {
+      return absl::DeadlineExceededError(absl::StrCat("live drill ", spec_.name, ": ", replanned.message(), "; still: ", gap));
     }
     const int64_t t0 = Ms(injected);
     outcome.set_detected_at_ms(static_cast<uint64_t>(*detected_at - Ms(start_)));
@@ -314,7 +266,8 @@ class LiveRun {
         }
       }
     }
-    Settle(*before, after_, outcome);
+    DrillOutcomes::FillOutcome(totals_.Settle(SettledFromPlans(before, after_)), outcome);
+    Sample(after_);
     return absl::OkStatus();
   }
 
@@ -383,60 +336,17 @@ class LiveRun {
       }
       case Action::kLeaderLoss:
         lab_.Kill("pathcomp", SIGKILL);
+        // The sleep is the drill: the controller stays away for the spec's failover time.
         std::this_thread::sleep_for(std::chrono::milliseconds(spec_.reaction.failover_ms));
         return lab_.Restart("pathcomp");
     }
     return absl::OkStatus();
   }
 
-  std::vector<std::string> Cut(const v1::Plan& plan) const {
-    std::vector<std::string> cut(plan.elephants().unroutable_workload_ids().begin(),
-                                 plan.elephants().unroutable_workload_ids().end());
-    for (const auto& chain : plan.chains()) {
-      if (!chain.primary().placed()) cut.push_back(chain.workload_id());
-    }
-    return cut;
-  }
-
-  void Settle(const v1::Plan& before, const v1::Plan& after, v1::DrillEventOutcome& outcome) {
-    std::vector<uint64_t> latencies;
-    uint32_t over_budget = 0;
-    for (const auto& chain : after.chains()) {
-      if (!chain.primary().placed()) continue;
-      latencies.push_back(chain.primary().total_latency_us());
-      over_budget += chain.primary().within_budget() ? 0 : 1;
-    }
-    for (const auto& id : Cut(after)) outcome.add_cut_workload_ids(id);
-    outcome.set_carried_ratio_after(CarriedRatio(after));
-    outcome.set_mlu_after(after.elephants().max_utilization());
-    outcome.set_chain_latency_p50_us(Percentile(latencies, 0.5));
-    outcome.set_chain_latency_p99_us(Percentile(latencies, 0.99));
-    outcome.set_budget_violations_after(over_budget);
-    uint32_t routes_changed = 0;
-    std::map<std::string, const v1::SitePlan*> sites;
-    for (const auto& site : before.sites()) sites[site.facility_id()] = &site;
-    for (const auto& site : after.sites()) {
-      auto it = sites.find(site.facility_id());
-      routes_changed += pathcomp::CountChangedRoutes(it == sites.end() ? v1::SitePlan() : *it->second, site);
-    }
-    outcome.set_routes_changed(routes_changed);
-    for (const auto& dependency : DependencyKeys(after)) {
-      if (baseline_deps_.count(dependency)) continue;
-      outcome.add_new_dependencies(dependency);
-      all_new_deps_.insert(dependency);
-    }
-    report_.set_plans(report_.plans() + (after.generation() != before.generation() ? 1 : 0));
-    report_.set_routes_changed(report_.routes_changed() + routes_changed);
-    report_.set_max_mlu(std::max(report_.max_mlu(), after.elephants().max_utilization()));
-    report_.set_max_budget_violations(std::max(report_.max_budget_violations(), over_budget));
-    report_.set_min_settled_carried_ratio(std::min(report_.min_settled_carried_ratio(), CarriedRatio(after)));
-    Sample(after);
-  }
-
   void Sample(const v1::Plan& plan) {
     v1::DrillSample& sample = *report_.add_samples();
     sample.set_at_ms(static_cast<uint64_t>(std::max<int64_t>(0, Ms(Clock::now()) - Ms(start_))));
-    sample.set_carried_ratio(CarriedRatio(plan));
+    sample.set_carried_ratio(PlanCarriedRatio(plan));
     sample.set_mlu(plan.elephants().max_utilization());
     report_.set_min_carried_ratio(report_.samples_size() == 1 ? sample.carried_ratio()
                                                               : std::min(report_.min_carried_ratio(), sample.carried_ratio()));
@@ -445,12 +355,13 @@ class LiveRun {
   const DrillSpec& spec_;
   const LiveDrillOptions& options_;
   LocalLab& lab_;
+  LabClient client_{lab_};
   Clock::time_point start_;
   v1::Plan after_;
   std::map<std::string, TimelineEvent> active_;
-  std::set<std::string> baseline_deps_, all_new_deps_;
   std::map<std::string, v1::WorkloadOutage> outages_;
   v1::DrillReport report_;
+  DrillOutcomes totals_{report_};  // the report's running totals, as the simulator keeps them
 };
 
 }  // namespace

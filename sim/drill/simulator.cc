@@ -12,7 +12,7 @@
 #include "pathcomp/solver/impact.h"
 #include "pathcomp/solver/plan_builder.h"
 #include "pathcomp/solver/shortest_paths.h"
-#include "sim/drill/plan_measures.h"
+#include "sim/drill/drill_outcome.h"
 
 namespace geodesic::sim {
 namespace {
@@ -345,19 +345,8 @@ class Simulation {
         route.paths.emplace_back(std::move(links), path.gbps);
       }
     }
-    uint32_t routes_changed = 0;
-    if (current_) {
-      std::map<std::string, const v1::SitePlan*> before;
-      for (const auto& site : current_->plan.sites()) before[site.facility_id()] = &site;
-      for (const auto& site : next->plan.sites()) {
-        auto it = before.find(site.facility_id());
-        routes_changed += pathcomp::CountChangedRoutes(it == before.end() ? v1::SitePlan() : *it->second, site);
-      }
-    }
+    const std::unique_ptr<PlanState> previous = std::move(current_);
     current_ = std::move(next);
-    report_.set_plans(report_.plans() + 1);
-    report_.set_routes_changed(report_.routes_changed() + routes_changed);
-    report_.set_max_mlu(std::max(report_.max_mlu(), current_->plan.elephants().max_utilization()));
 
     // Workloads follow the plan: placed ones on routes that survive are up.
     std::vector<uint64_t> latencies;
@@ -392,30 +381,17 @@ class Simulation {
         runtime.down_event = asking_event;
       }
     }
-    report_.set_max_budget_violations(std::max(report_.max_budget_violations(), over_budget));
-    std::vector<std::string> new_deps;
-    if (asking_event < 0) baseline_deps_ = DependencyKeys(current_->plan);
-    for (const std::string& dependency : DependencyKeys(current_->plan)) {
-      if (!baseline_deps_.count(dependency)) {
-        new_deps.push_back(dependency);
-        all_new_deps_.insert(dependency);
-      }
-    }
     last_cut_ = cut;
-    const double settled = CarriedRatio();
-    report_.set_min_settled_carried_ratio(report_.plans() == 1 ? settled
-                                                               : std::min(report_.min_settled_carried_ratio(), settled));
+    const DrillOutcomes::Measures measures = totals_.Settle({.before = previous ? &previous->plan : nullptr,
+                                                             .after = &current_->plan,
+                                                             .chain_latency_us = latencies,
+                                                             .budget_violations = over_budget,
+                                                             .cut_workload_ids = cut,
+                                                             .carried_ratio = CarriedRatio()});
     for (int index : plan_event_[at_ms]) {
       v1::DrillEventOutcome& outcome = outcomes_[index];
       outcome.set_replanned_at_ms(at_ms);
-      for (const auto& id : cut) outcome.add_cut_workload_ids(id);
-      outcome.set_carried_ratio_after(CarriedRatio());
-      outcome.set_mlu_after(current_->plan.elephants().max_utilization());
-      outcome.set_chain_latency_p50_us(Percentile(latencies, 0.5));
-      outcome.set_chain_latency_p99_us(Percentile(latencies, 0.99));
-      outcome.set_budget_violations_after(over_budget);
-      outcome.set_routes_changed(routes_changed);
-      for (const auto& dependency : new_deps) outcome.add_new_dependencies(dependency);
+      DrillOutcomes::FillOutcome(measures, outcome);
     }
     last_latencies_ = std::move(latencies);
   }
@@ -434,7 +410,7 @@ class Simulation {
     for (auto& outcome : outcomes_) *report_.add_events() = outcome;
     for (uint64_t latency : last_latencies_) report_.add_chain_latency_after_us(latency);
     for (const auto& id : last_cut_) report_.add_cut_workload_ids(id);
-    for (const auto& dependency : all_new_deps_) report_.add_new_dependencies(dependency);
+    for (const auto& dependency : totals_.all_new_dependencies()) report_.add_new_dependencies(dependency);
     JudgeDrill(spec_.expect, report_);
   }
 
@@ -565,10 +541,10 @@ class Simulation {
   uint64_t leader_back_at_ = 0;
   std::map<uint64_t, std::vector<int>> plan_event_;
   std::vector<v1::DrillEventOutcome> outcomes_;
-  std::set<std::string> baseline_deps_, all_new_deps_;
   std::vector<std::string> last_cut_;
   std::vector<uint64_t> last_latencies_;
   v1::DrillReport report_;
+  DrillOutcomes totals_{report_};  // the report's running totals, as the live runner keeps them
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/options.h"
 #include "geodesic/v1/operator.grpc.pb.h"
+#include "sim/lab_client.h"
 #include "sim/local_lab.h"
 #include "sim/process.h"
 #include "tests/cli/tectl_testing.h"
@@ -68,15 +69,14 @@ class TectlTrafficTest : public ::testing::Test {
     }
     const TectlRun reset = Online({"import", Backbone(), "--replace-workloads"});
     ASSERT_EQ(reset.exit_code, 0) << reset;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (Links(v1::OPER_STATE_UP) != static_cast<int>(lab_->topology().links.size())) {
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the backbone's links are not all measured up";
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    const sim::LabClient client(*lab_);
+    const absl::Status up = client.WaitLinksIn(v1::OPER_STATE_UP, std::chrono::seconds(30));
+    ASSERT_TRUE(up.ok()) << up;
     // The import and the links coming up re-plan behind the debounce: tests
-    // that compare generations start from a plan that holds.
-    ASSERT_TRUE(lab_->WaitForQuietPlan(std::chrono::milliseconds(500), std::chrono::seconds(30)))
-        << "the plan kept changing";
+    // that compare generations start from the plan that reflects them (the
+    // lab runs no routerd: the controller's answer is all there is).
+    auto converged = client.WaitConverged({.timeout = std::chrono::seconds(30), .at_routers = false});
+    ASSERT_TRUE(converged.ok()) << converged.status();
   }
   void TearDown() override { failed_ = failed_ || HasFailure(); }
 
@@ -390,11 +390,9 @@ TEST_F(TectlTrafficTest, MetricOverridesAreForAdminsAndExpire) {
   run = Online({"override", "nyc-chi", "--metric", "500", "--for", "2s", "--reason", "test"});
   ASSERT_EQ(run.exit_code, 0) << run;
   EXPECT_THAT(IntentIds(), Contains("override-nyc-chi"));
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-  while (!Intents().empty()) {
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the override did not expire";
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+  const absl::Status expired_in_time =
+      sim::WaitUntil("the 2 s override to expire", std::chrono::seconds(15), [] { return Intents().empty(); });
+  ASSERT_TRUE(expired_in_time.ok()) << expired_in_time;
   bool expired = false;
   const v1::ListAuditLogResponse log = AuditLog();
   for (const auto& record : log.records()) {
@@ -418,16 +416,29 @@ TEST_F(TectlTrafficTest, MetricOverridesAreForAdminsAndExpire) {
 }
 
 TEST_F(TectlTrafficTest, PlanHistoryDiffAndEvents) {
-  // Watch while a drain happens: its intent and its plan arrive.
-  TectlRun watched;
-  std::thread watcher([&] { watched = Online({"events", "watch", "--count", "2", "-o", "json"}, "viewer"); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // Watch while a drain happens: its intent and its plan arrive. The drain
+  // starts once the watch said it is subscribed (its first line).
+  ScratchDir scratch;
+  const std::string watch_out = scratch.path() + "/watch.out";
+  const tls::TlsFiles viewer = lab_->operator_tls("viewer");
+  auto watcher = sim::ChildProcess::Spawn(
+      {BinaryDir() + "/bin/tectl", "--server", lab_->pathcomp_address(), "--ca", viewer.ca_path, "--cert",
+       viewer.cert_path, "--key", viewer.key_path, "events", "watch", "--count", "2", "-o", "json"},
+      watch_out);
+  ASSERT_TRUE(watcher.ok()) << watcher.status();
+  const absl::Status subscribed = sim::WaitUntil("tectl events watch to print that it subscribed",
+                                                 std::chrono::seconds(30), [&] {
+                                                   return ReadFile(watch_out).find("\"subscribed\"") != std::string::npos;
+                                                 });
+  ASSERT_TRUE(subscribed.ok()) << subscribed << "\n" << ReadFile(watch_out);
   const uint64_t before = Plan().generation();
   TectlRun run = Online({"drain", "link", "chi-den", "--reason", "maintenance"}, "ops");
   ASSERT_EQ(run.exit_code, 0) << run;
-  watcher.join();
-  EXPECT_EQ(watched.exit_code, 0) << watched;
-  EXPECT_THAT(watched.out, HasSubstr("drain-link-chi-den"));
+  EXPECT_EQ((*watcher)->Wait(30'000), std::optional<int>(0)) << ReadFile(watch_out);
+  const std::string watched = ReadFile(watch_out);
+  EXPECT_THAT(watched, StartsWith("{\"at_unix_ms\""));
+  EXPECT_LT(watched.find("\"subscribed\""), watched.find("drain-link-chi-den")) << watched;
+  EXPECT_THAT(watched, HasSubstr("drain-link-chi-den"));
   const uint64_t after = Plan().generation();
   ASSERT_GT(after, before);
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "sim/make_pki.h"
 #include "sim/process.h"
 
 namespace geodesic {
@@ -21,9 +22,8 @@ class BadConfigTest : public ::testing::Test {
             ("geodesic-bad-config-" + std::to_string(::getpid())))
                .string();
     std::filesystem::create_directories(dir_);
-    auto pki = sim::RunCommand({Source() + "/deploy/pki/make-pki.sh", "--out", dir_ + "/pki",
-                                "--facilities", "iad,chi", "--replicas", "pc1"});
-    ASSERT_TRUE(pki.ok() && pki->exit_code == 0);
+    const absl::Status pki = sim::RunMakePki(dir_ + "/pki", {"--facilities", "iad,chi", "--replicas", "pc1"});
+    ASSERT_TRUE(pki.ok()) << pki;
   }
   static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
 

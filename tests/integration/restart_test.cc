@@ -1,88 +1,41 @@
 // Controller and routerd restarts with real processes: agents buffer while
 // pathcomp is gone and resume after what it last applied; routerd keeps its
 // routes while no controller answers (fail-static) and restores them after
-// its own restart.
+// its own restart. Every wait asks the system (sim::LabClient), never a log.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <signal.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <regex>
-#include <sstream>
+#include <algorithm>
 
-#include "sim/local_lab.h"
+#include "tests/support/lab_testing.h"
 
 namespace geodesic {
 namespace {
 
-using ::testing::HasSubstr;
+using sim::LabClient;
 using sim::LocalLab;
 using std::chrono::seconds;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 class RestartTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    sim::LabOptions options;
-    options.source_dir = std::getenv("GEODESIC_SOURCE_DIR");
-    options.binary_dir = std::getenv("GEODESIC_BINARY_DIR");
-    options.work_dir = (std::filesystem::temp_directory_path() /
-                        ("geodesic-restart-" + std::to_string(::getpid())))
-                           .string();
-    std::filesystem::remove_all(options.work_dir);
-    options.topology_path = options.source_dir + "/deploy/examples/backbone.yaml";
-    auto lab = LocalLab::Create(options);
+    // Link health from the agents' static source: this test is about
+    // restarts, not probing (a starved prober would cut links under it).
+    auto lab = LocalLab::Create(testing::LabOptionsFor(work_.path()));
     ASSERT_TRUE(lab.ok()) << lab.status();
     lab_ = *std::move(lab);
+    client_ = std::make_unique<LabClient>(*lab_);
     ASSERT_TRUE(lab_->StartAll().ok());
-    ASSERT_TRUE(LocalLab::WaitFor([&] { return Converged(); }, seconds(60)));
+    auto converged = client_->WaitConverged({.timeout = seconds(60)});
+    ASSERT_TRUE(converged.ok()) << converged.status();
   }
 
   void TearDown() override {
-    const std::string dir = lab_ ? lab_->work_dir() : "";
+    client_.reset();
     lab_.reset();
-    if (!HasFailure() && !dir.empty()) std::filesystem::remove_all(dir);
-  }
-
-  std::optional<v1::GetPlanResponse> GetPlan() {
-    auto stub = lab_->OperatorClient("admin");
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + seconds(2));
-    v1::GetPlanResponse response;
-    if (!stub->GetPlan(&context, {}, &response).ok()) return std::nullopt;
-    return response;
-  }
-
-  std::optional<v1::Link> Link(const std::string& id) {
-    auto stub = lab_->OperatorClient("admin");
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + seconds(2));
-    v1::ListLinksResponse response;
-    if (!stub->ListLinks(&context, {}, &response).ok()) return std::nullopt;
-    for (const auto& link : response.links()) {
-      if (link.id() == id) return link;
-    }
-    return std::nullopt;
-  }
-
-  // The current plan is installed at every site.
-  bool Converged() {
-    auto plan = GetPlan();
-    if (!plan || !plan->plan().unreachable().empty()) return false;
-    size_t installed = 0;
-    for (const auto& site : plan->sites()) {
-      installed += site.installed() && site.generation() == plan->plan().generation();
-    }
-    return installed == lab_->topology().facilities.size();
+    if (HasFailure()) work_.keep();
   }
 
   std::string NextHopFromTo(const v1::Plan& plan, const std::string& site_id,
@@ -98,66 +51,70 @@ class RestartTest : public ::testing::Test {
     return "";
   }
 
+  testing::TempDir work_{"restart"};
   std::unique_ptr<LocalLab> lab_;
+  std::unique_ptr<LabClient> client_;
 };
 
 TEST_F(RestartTest, AgentsResumeAfterPathcompIsKilledAndNothingIsLost) {
-  const uint64_t epoch = GetPlan()->plan().epoch();
-  const std::string routerd_log = lab_->process("routerd/iad")->log_path();
-  // What routerd logs from here on (plans during start-up may withdraw).
-  const size_t log_start = ReadFile(routerd_log).size();
-  auto log_since_kill = [&] { return ReadFile(routerd_log).substr(log_start); };
+  auto before = client_->Plan();
+  ASSERT_TRUE(before.ok()) << before.status();
+  const uint64_t epoch = before->plan().epoch();
+  const auto installed_before = lab_->InstalledPlan("iad");
+  ASSERT_TRUE(installed_before);
+  const int64_t killed_at = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch()).count();
   lab_->Kill("pathcomp", SIGKILL);
-  // The fiber is cut while no controller listens: the agents must hold the reports.
+  // The fiber is cut while no controller listens: the agents must hold the
+  // reports, and iad's routerd repairs locally.
   ASSERT_TRUE(lab_->SetLinkState("iad-chi", "down").ok());
   ASSERT_TRUE(lab_->SetLinkState("chi-iad", "down").ok());
-  ASSERT_TRUE(LocalLab::WaitFor(
-      [&] { return log_since_kill().find("fail-static") != std::string::npos; }, seconds(10)));
-  EXPECT_THAT(log_since_kill(), ::testing::Not(HasSubstr("would withdraw")));
+  const absl::Status repaired = sim::WaitUntil("iad's routerd to repair locally around iad-chi", seconds(10), [&] {
+    const auto log = lab_->LocalRepairs("iad");
+    if (!log) return false;
+    return std::any_of(log->repairs().begin(), log->repairs().end(), [&](const v1::LocalRepair& repair) {
+      return repair.at_unix_ms() >= killed_at && repair.routes_changed() > 0 &&
+             std::count(repair.down_links().begin(), repair.down_links().end(), "iad-chi") > 0;
+    });
+  });
+  ASSERT_TRUE(repaired.ok()) << repaired;
+  // Without a controller, routerd keeps the plan it has (fail-static).
+  const auto installed_alone = lab_->InstalledPlan("iad");
+  ASSERT_TRUE(installed_alone);
+  EXPECT_EQ(installed_alone->generation(), installed_before->generation());
+  EXPECT_EQ(installed_alone->routes_size(), installed_before->routes_size());
 
   ASSERT_TRUE(lab_->Restart("pathcomp").ok());
-  ASSERT_TRUE(LocalLab::WaitFor(
-      [&] {
-        auto plan = GetPlan();
-        auto link = Link("iad-chi");
-        auto reverse = Link("chi-iad");
-        return plan && link && reverse && link->health().state() == v1::OPER_STATE_DOWN &&
-               reverse->health().state() == v1::OPER_STATE_DOWN &&
-               NextHopFromTo(plan->plan(), "iad", "10.3.0.0/16") == "iad-nyc" && Converged();
-      },
-      seconds(30)));
-  EXPECT_GT(GetPlan()->plan().epoch(), epoch);
-  // The iad agent resumed its session after the last report pathcomp had stored.
-  const std::string pathcomp_log = ReadFile(lab_->process("pathcomp")->log_path());
-  std::regex resumed(R"(msg="agent connected" agent=spiffe://geodesic/site/iad/agent incarnation=\d+ resume_after_seq=([1-9]\d*))");
-  EXPECT_TRUE(std::regex_search(pathcomp_log, resumed)) << pathcomp_log;
-  // And the routers of iad were moved (by local repair first), never emptied.
-  EXPECT_THAT(log_since_kill(), HasSubstr("prefix=10.3.0.0/16 to=chi via=iad-nyc(w1) was=iad-chi(w1)"));
-  EXPECT_THAT(log_since_kill(), HasSubstr("msg=\"local repair\" down_links=iad-chi"));
-  // (Other prefixes may come and go with probe flaps on a loaded machine once
-  // pathcomp is back; the cut facility's never may.)
-  EXPECT_THAT(log_since_kill(), ::testing::Not(HasSubstr("would withdraw\" prefix=10.3.0.0/16")));
+  // What the agents held while pathcomp was gone arrives: both directions down.
+  auto revision = client_->WaitLinkStates({"iad-chi", "chi-iad"}, v1::OPER_STATE_DOWN, seconds(30));
+  ASSERT_TRUE(revision.ok()) << revision.status();
+  auto converged = client_->WaitConverged({.timeout = seconds(30), .min_model_revision = *revision});
+  ASSERT_TRUE(converged.ok()) << converged.status();
+  EXPECT_GT(converged->plan().epoch(), epoch);
+  EXPECT_TRUE(converged->plan().unreachable().empty());
+  EXPECT_EQ(NextHopFromTo(converged->plan(), "iad", "10.3.0.0/16"), "iad-nyc");
+  // (That the agents resumed their sessions rather than starting over is
+  // telemetry_exactly_once_test's to show.)
 }
 
 TEST_F(RestartTest, RouterdRestoresItsInstalledPlanAfterSigkill) {
-  const uint64_t generation = GetPlan()->plan().generation();
+  auto before = client_->Plan();
+  ASSERT_TRUE(before.ok()) << before.status();
+  const uint64_t generation = before->plan().generation();
   lab_->Kill("routerd/iad", SIGKILL);
   ASSERT_TRUE(lab_->Restart("routerd/iad").ok());
-  const std::string log = lab_->process("routerd/iad")->log_path();
-  ASSERT_TRUE(LocalLab::WaitFor(
-      [&] {
-        return ReadFile(log).find("msg=\"restored installed plan\" generation=" +
-                                  std::to_string(generation)) != std::string::npos;
-      },
-      seconds(10)));
+  // The restarted routerd opened its stored plan (a corrupt one stops it).
+  const auto installed = lab_->InstalledPlan("iad");
+  ASSERT_TRUE(installed);
+  EXPECT_EQ(installed->generation(), generation);
   // A new plan after the restart is installed by the restarted routerd.
   ASSERT_TRUE(lab_->SetLinkState("iad-nyc", "down").ok());
-  ASSERT_TRUE(LocalLab::WaitFor(
-      [&] {
-        auto plan = GetPlan();
-        return plan && plan->plan().generation() > generation && Converged();
-      },
-      seconds(30)));
+  auto revision = client_->WaitLinkStates({"iad-nyc"}, v1::OPER_STATE_DOWN, seconds(30));
+  ASSERT_TRUE(revision.ok()) << revision.status();
+  auto converged = client_->WaitConverged({.timeout = seconds(30), .min_model_revision = *revision});
+  ASSERT_TRUE(converged.ok()) << converged.status();
+  EXPECT_GT(converged->plan().generation(), generation);
+  EXPECT_TRUE(lab_->process("routerd/iad")->running());
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "sim/etcd_cluster.h"
 #include "tls/credentials.h"
 #include "sim/local_lab.h"
+#include "sim/make_pki.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -133,9 +134,8 @@ TEST(EtcdTlsTest, MembersRequireACertificateOfTheProjectCa) {
       std::filesystem::temp_directory_path() / ("geodesic-etcd-tls-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   const std::string pki = (dir / "pki").string();
-  auto made = sim::RunCommand({std::string(std::getenv("GEODESIC_SOURCE_DIR")) + "/deploy/pki/make-pki.sh", "--out", pki,
-                               "--etcd", "etcd1,etcd2,etcd3", "--replicas", "pc1"});
-  ASSERT_TRUE(made.ok() && made->exit_code == 0) << (made.ok() ? made->output : made.status().ToString());
+  const absl::Status made = sim::RunMakePki(pki, {"--etcd", "etcd1,etcd2,etcd3", "--replicas", "pc1"});
+  ASSERT_TRUE(made.ok()) << made;
   auto cluster = sim::EtcdCluster::Start((dir / "etcd").string(), 3, pki);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   const tls::TlsFiles replica{.ca_path = pki + "/ca.crt", .cert_path = pki + "/pathcomp-pc1.crt",

@@ -41,11 +41,6 @@ absl::Status RunShell(const std::string& command) {
                                           ": ", output));
 }
 
-std::string SourceDir() {
-  const char* dir = std::getenv("GEODESIC_SOURCE_DIR");
-  return dir != nullptr ? dir : ".";
-}
-
 }  // namespace
 
 TempDir::TempDir() {
@@ -62,16 +57,6 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ignored;
   std::filesystem::remove_all(path_, ignored);
-}
-
-absl::Status RunMakePki(const std::string& out_dir,
-                        const std::vector<std::string>& args) {
-  std::string command =
-      absl::StrCat(ShellQuote(SourceDir() + "/deploy/pki/make-pki.sh"),
-                   " --out ", ShellQuote(out_dir));
-  for (const std::string& arg : args)
-    absl::StrAppend(&command, " ", ShellQuote(arg));
-  return RunShell(command);
 }
 
 TlsFiles LeafFiles(const std::string& dir, const std::string& base) {

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "sim/make_pki.h"
 #include "tls/credentials.h"
 
 namespace geodesic::tls::testing {
@@ -29,10 +30,9 @@ class TempDir {
   std::string path_;
 };
 
-// Runs `make-pki.sh --out out_dir args...`. On failure the status carries the
-// script's exit code and output.
-absl::Status RunMakePki(const std::string& out_dir,
-                        const std::vector<std::string>& args);
+// Runs `make-pki.sh --out out_dir args...`: the one sim::RunMakePki. On
+// failure the status carries the script's exit code and output.
+using ::geodesic::sim::RunMakePki;
 
 // The files make-pki.sh writes for leaf `base` ("site-iad-agent",
 // "pathcomp-pc1", "operator-alice"...) in `dir`.

@@ -1,0 +1,103 @@
+#include "sim/drill/drill_outcome.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "pathcomp/solver/path_solver.h"
+
+namespace geodesic::sim {
+
+uint64_t Percentile(std::vector<uint64_t> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(values.size())));
+  return values[std::min(values.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+std::set<std::string> DependencyKeys(const v1::Plan& plan) {
+  std::set<std::string> keys;
+  for (const auto& d : plan.single_facility_dependencies()) keys.insert(d.workload_id() + "@" + d.facility_id());
+  return keys;
+}
+
+uint32_t RoutesChanged(const v1::Plan& before, const v1::Plan& after) {
+  std::map<std::string, const v1::SitePlan*> sites;
+  for (const auto& site : before.sites()) sites[site.facility_id()] = &site;
+  uint32_t changed = 0;
+  for (const auto& site : after.sites()) {
+    auto it = sites.find(site.facility_id());
+    changed += pathcomp::CountChangedRoutes(it == sites.end() ? v1::SitePlan() : *it->second, site);
+  }
+  return changed;
+}
+
+double PlanCarriedRatio(const v1::Plan& plan) {
+  const auto& elephants = plan.elephants();
+  if (elephants.demand_gbps() <= 0) return 1.0;
+  return std::min(1.0, elephants.carried_gbps() / elephants.demand_gbps() / std::max(1.0, elephants.max_utilization()));
+}
+
+std::vector<std::string> CutWorkloads(const v1::Plan& plan) {
+  std::vector<std::string> cut(plan.elephants().unroutable_workload_ids().begin(),
+                               plan.elephants().unroutable_workload_ids().end());
+  for (const auto& chain : plan.chains()) {
+    if (!chain.primary().placed()) cut.push_back(chain.workload_id());
+  }
+  return cut;
+}
+
+SettledPlan SettledFromPlans(const v1::Plan* before, const v1::Plan& after) {
+  SettledPlan settled{.before = before, .after = &after};
+  for (const auto& chain : after.chains()) {
+    if (!chain.primary().placed()) continue;
+    settled.chain_latency_us.push_back(chain.primary().total_latency_us());
+    settled.budget_violations += chain.primary().within_budget() ? 0 : 1;
+  }
+  settled.cut_workload_ids = CutWorkloads(after);
+  settled.carried_ratio = PlanCarriedRatio(after);
+  return settled;
+}
+
+DrillOutcomes::Measures DrillOutcomes::Settle(const SettledPlan& settled) {
+  const v1::Plan& after = *settled.after;
+  Measures measures;
+  measures.routes_changed = settled.before != nullptr ? RoutesChanged(*settled.before, after) : 0;
+  measures.carried_ratio = settled.carried_ratio;
+  measures.mlu = after.elephants().max_utilization();
+  measures.chain_latency_p50_us = Percentile(settled.chain_latency_us, 0.5);
+  measures.chain_latency_p99_us = Percentile(settled.chain_latency_us, 0.99);
+  measures.budget_violations = settled.budget_violations;
+  measures.cut_workload_ids = settled.cut_workload_ids;
+  if (!baseline_seen_) {
+    baseline_seen_ = true;
+    baseline_dependencies_ = DependencyKeys(after);
+  }
+  for (const std::string& dependency : DependencyKeys(after)) {
+    if (baseline_dependencies_.count(dependency)) continue;
+    measures.new_dependencies.push_back(dependency);
+    all_new_dependencies_.insert(dependency);
+  }
+  const bool new_generation = settled.before == nullptr || settled.before->generation() != after.generation();
+  if (new_generation) report_.set_plans(report_.plans() + 1);
+  report_.set_routes_changed(report_.routes_changed() + measures.routes_changed);
+  report_.set_max_mlu(std::max(report_.max_mlu(), measures.mlu));
+  report_.set_max_budget_violations(std::max(report_.max_budget_violations(), measures.budget_violations));
+  report_.set_min_settled_carried_ratio(settled.before == nullptr
+                                            ? measures.carried_ratio
+                                            : std::min(report_.min_settled_carried_ratio(), measures.carried_ratio));
+  return measures;
+}
+
+void DrillOutcomes::FillOutcome(const Measures& measures, v1::DrillEventOutcome& outcome) {
+  for (const auto& id : measures.cut_workload_ids) outcome.add_cut_workload_ids(id);
+  outcome.set_carried_ratio_after(measures.carried_ratio);
+  outcome.set_mlu_after(measures.mlu);
+  outcome.set_chain_latency_p50_us(measures.chain_latency_p50_us);
+  outcome.set_chain_latency_p99_us(measures.chain_latency_p99_us);
+  outcome.set_budget_violations_after(measures.budget_violations);
+  outcome.set_routes_changed(measures.routes_changed);
+  for (const auto& dependency : measures.new_dependencies) outcome.add_new_dependencies(dependency);
+}
+
+}  // namespace geodesic::sim
