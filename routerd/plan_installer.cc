@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/log.h"
+#include "files/atomic_file.h"
 
 namespace geodesic::routerd {
 namespace {
@@ -118,17 +119,13 @@ bool PlanInstaller::HasStoredPlan(const std::string& state_dir) {
 
 absl::Status PlanInstaller::Persist(const v1::SitePlan& plan) const {
   const auto path = std::filesystem::path(state_dir_) / kInstalledPlanFile;
-  const auto temp = path.string() + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out || !plan.SerializeToOstream(&out)) {
-      return absl::UnavailableError(absl::StrCat(temp, ": cannot write"));
-    }
+  std::string bytes;
+  if (!plan.SerializeToString(&bytes)) {
+    return absl::InternalError(absl::StrCat(path.string(), ": cannot serialize the plan"));
   }
-  std::error_code error;
-  std::filesystem::rename(temp, path, error);
-  if (error) return absl::UnavailableError(absl::StrCat(path.string(), ": ", error.message()));
-  return absl::OkStatus();
+  // A power cut leaves the previous plan or this one, never a torn file that
+  // graceful restart would re-announce.
+  return files::AtomicWriteFile(path.string(), bytes);
 }
 
 absl::StatusOr<PlanVerdict> PlanInstaller::Offer(const v1::SitePlan& plan) {

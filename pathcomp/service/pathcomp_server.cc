@@ -8,11 +8,11 @@
 #include <thread>
 #include <map>
 #include <filesystem>
-#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/clock.h"
 #include "daemon/log.h"
+#include "files/atomic_file.h"
 #include "pathcomp/service/event_bus.h"
 #include "pathcomp/service/model.h"
 #include "pathcomp/service/operator_service.h"
@@ -27,19 +27,6 @@
 
 namespace geodesic::pathcomp {
 namespace {
-
-absl::Status WriteFileAtomically(const std::string& path, const std::string& content) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    if (!out) return absl::UnavailableError(absl::StrCat(path, ": cannot write"));
-    out << content << "\n";
-  }
-  std::error_code error;
-  std::filesystem::rename(temp, path, error);
-  if (error) return absl::UnavailableError(absl::StrCat(path, ": ", error.message()));
-  return absl::OkStatus();
-}
 
 // Large enough for any inventory an operator imports (Cogentco with its
 // 38,612 demands is ~2 MB on the wire).
@@ -319,7 +306,7 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
   if (auto status = server->Listen(config); !status.ok()) return status;
   server->StartElection(config.replica_id);
   if (!config.listen_address_file.empty()) {
-    if (auto status = WriteFileAtomically(config.listen_address_file, server->address());
+    if (auto status = files::AtomicWriteFile(config.listen_address_file, server->address() + "\n");
         !status.ok()) {
       return status;
     }
