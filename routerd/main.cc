@@ -98,7 +98,7 @@ int Run(const char* config_path) {
   if (config->bgp) {
     // Coming back with a stored plan: the routers still hold our routes
     // (graceful restart); say so in OPEN and re-announce before they give up.
-    config->bgp->session.restarting = PlanInstaller::HasStoredPlan(config->state_dir);
+    config->bgp->session.restarting = PlanInstaller::HasStoredPlan(config->state_dir, config->facility_id);
     route_installer = bgp::BgpSpeaker::Start(*config->bgp);
   } else {
     route_installer = NewLoggingRouteInstaller();

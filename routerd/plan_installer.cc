@@ -38,6 +38,39 @@ absl::Status ValidatePlan(const v1::SitePlan& plan, const std::string& facility_
   return absl::OkStatus();
 }
 
+// The plan stored in `state_dir`: nullopt when there is none. DataLoss when
+// the file is torn, empty or invalid; FailedPrecondition when it is a valid
+// plan of another facility (a state_dir shared by mistake: not ours to touch).
+absl::StatusOr<std::optional<v1::SitePlan>> ReadStoredPlan(const std::filesystem::path& path,
+                                                           const std::string& facility_id) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
+    if (error) return absl::UnavailableError(absl::StrCat(path.string(), ": ", error.message()));
+    return std::nullopt;  // first start
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  if (!in && !in.eof()) return absl::UnavailableError(absl::StrCat(path.string(), ": cannot read"));
+  const std::string contents = bytes.str();
+  v1::SitePlan stored;
+  if (contents.empty()) return absl::DataLossError(absl::StrCat(path.string(), ": empty file"));
+  if (!stored.ParseFromString(contents)) {
+    return absl::DataLossError(absl::StrCat(path.string(), ": not a plan (", contents.size(),
+                                            " bytes; torn or corrupt)"));
+  }
+  if (!stored.facility_id().empty() && stored.facility_id() != facility_id) {
+    return absl::FailedPreconditionError(absl::StrCat(path.string(), ": holds the plan of facility \"",
+                                                      stored.facility_id(), "\", not ", facility_id,
+                                                      " (is state_dir shared with another routerd?)"));
+  }
+  if (auto status = ValidatePlan(stored, facility_id); !status.ok()) {
+    return absl::DataLossError(absl::StrCat(path.string(), ": not a valid installed plan of ", facility_id,
+                                            ": ", status.message()));
+  }
+  return stored;
+}
+
 }  // namespace
 
 PlanInstaller::PlanInstaller(std::string facility_id, std::string state_dir,
@@ -89,16 +122,24 @@ absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string f
   std::unique_ptr<PlanInstaller> installer_ptr(
       new PlanInstaller(std::move(facility_id), std::move(state_dir), std::move(installer)));
   const auto path = std::filesystem::path(installer_ptr->state_dir_) / kInstalledPlanFile;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return installer_ptr;  // first start
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  v1::SitePlan stored;
-  if (!stored.ParseFromString(bytes.str()) ||
-      !ValidatePlan(stored, installer_ptr->facility_id_).ok()) {
-    return absl::DataLossError(absl::StrCat(path.string(), ": not a valid installed plan of ",
-                                            installer_ptr->facility_id_));
+  auto read = ReadStoredPlan(path, installer_ptr->facility_id_);
+  if (read.status().code() == absl::StatusCode::kDataLoss) {
+    // Torn or corrupt (a power cut before this file was written durably):
+    // re-announcing part of a plan, or nothing, would be worse than waiting
+    // for the controller's. Kept aside for a post-mortem; start as new.
+    const std::string aside = path.string() + ".corrupt";
+    std::filesystem::rename(path, aside, error);
+    if (error) {
+      return absl::DataLossError(absl::StrCat(read.status().message(), "; and it cannot be moved aside to ",
+                                              aside, ": ", error.message()));
+    }
+    daemon::LogError("stored installed plan refused; nothing is restored, routes come with the controller's next plan",
+                     {{"error", std::string(read.status().message())}, {"kept_as", aside}});
+    return installer_ptr;
   }
+  if (!read.ok()) return read.status();
+  if (!read->has_value()) return installer_ptr;  // first start
+  const v1::SitePlan& stored = **read;
   if (auto status = installer_ptr->installer_->Apply(DiffRoutes(installer_ptr->installed_, stored));
       !status.ok()) {
     return status;
@@ -112,9 +153,9 @@ absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string f
   return installer_ptr;
 }
 
-bool PlanInstaller::HasStoredPlan(const std::string& state_dir) {
-  std::error_code error;
-  return std::filesystem::is_regular_file(std::filesystem::path(state_dir) / kInstalledPlanFile, error);
+bool PlanInstaller::HasStoredPlan(const std::string& state_dir, const std::string& facility_id) {
+  auto read = ReadStoredPlan(std::filesystem::path(state_dir) / kInstalledPlanFile, facility_id);
+  return read.ok() && read->has_value();
 }
 
 absl::Status PlanInstaller::Persist(const v1::SitePlan& plan) const {

@@ -31,12 +31,18 @@ enum class PlanVerdict { kInstalled, kStale, kFencedOff };
 class PlanInstaller {
  public:
   // Restores the installed plan from `state_dir` (and re-applies it through
-  // `installer`); DataLoss when the stored plan is corrupt.
+  // `installer`). A stored plan that is empty, torn or invalid is refused:
+  // logged as an error, moved aside to "installed-plan.pb.corrupt", and
+  // nothing is restored (the controller's next plan installs as on a first
+  // start). Errors: FailedPrecondition when the stored plan is another
+  // facility's (left untouched); Unavailable when `state_dir` is unusable;
+  // DataLoss when a refused plan cannot be moved aside.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<PlanInstaller>> Open(
       std::string facility_id, std::string state_dir, RouteInstallerPtr installer);
 
-  // Whether `state_dir` holds a plan that Open would restore.
-  static bool HasStoredPlan(const std::string& state_dir);
+  // Whether `state_dir` holds a valid plan of `facility_id` that Open would
+  // restore (graceful restart is announced only then).
+  static bool HasStoredPlan(const std::string& state_dir, const std::string& facility_id);
 
   // Validates and, if it passes fencing, installs `plan`.
   // InvalidArgument for a plan of another facility or with malformed routes.

@@ -107,14 +107,65 @@ TEST_F(PlanInstallerTest, RestoresTheInstalledPlanAfterRestart) {
   EXPECT_EQ(*restarted->Offer(MakePlan(3, 10, "b")), PlanVerdict::kFencedOff);
 }
 
-TEST_F(PlanInstallerTest, CorruptStoredPlanIsAClearError) {
-  std::filesystem::create_directories(dir_);
-  std::ofstream(dir_ / "installed-plan.pb") << "garbage";
+TEST_F(PlanInstallerTest, ATornOrEmptyStoredPlanIsRefusedAndSetAside) {
+  std::string whole;
+  {
+    auto installer = Open();
+    ASSERT_EQ(*installer->Offer(MakePlan(4, 9, "a")), PlanVerdict::kInstalled);
+    std::ifstream in(dir_ / "installed-plan.pb", std::ios::binary);
+    whole.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ASSERT_GT(whole.size(), 4u);
+  // What a power cut could leave of a file renamed into place without fsync.
+  for (const std::string& torn : {std::string(), whole.substr(0, whole.size() - 3), std::string("garbage")}) {
+    SCOPED_TRACE(torn.size());
+    std::ofstream(dir_ / "installed-plan.pb", std::ios::binary | std::ios::trunc) << torn;
+    std::filesystem::remove(dir_ / "installed-plan.pb.corrupt");
+    // Graceful restart is not announced for a plan that cannot be re-announced.
+    EXPECT_FALSE(PlanInstaller::HasStoredPlan(dir_.string(), "iad"));
+    log_.clear();
+    auto installer = Open();
+    ASSERT_NE(installer, nullptr);
+    EXPECT_TRUE(log_.empty()) << "nothing of a torn plan reaches the routers";
+    EXPECT_EQ(installer->installed().generation(), 0u);
+    EXPECT_EQ(installer->highest_epoch(), 0u);
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "installed-plan.pb"));
+    std::ifstream aside(dir_ / "installed-plan.pb.corrupt", std::ios::binary);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(aside), std::istreambuf_iterator<char>()), torn)
+        << "kept for a post-mortem";
+    // The controller's next plan installs as on a first start.
+    EXPECT_EQ(*installer->Offer(MakePlan(4, 10, "b")), PlanVerdict::kInstalled);
+    EXPECT_TRUE(PlanInstaller::HasStoredPlan(dir_.string(), "iad"));
+  }
+}
+
+TEST_F(PlanInstallerTest, AnotherFacilitysStoredPlanIsAClearErrorAndLeftAlone) {
+  {
+    auto chi = PlanInstaller::Open("chi", dir_.string(), std::make_unique<RecordingInstaller>(&log_));
+    ASSERT_TRUE(chi.ok());
+    v1::SitePlan plan = MakePlan(1, 3, "a");
+    plan.set_facility_id("chi");
+    ASSERT_EQ(*(*chi)->Offer(plan), PlanVerdict::kInstalled);
+  }
+  EXPECT_FALSE(PlanInstaller::HasStoredPlan(dir_.string(), "iad"));
+  EXPECT_TRUE(PlanInstaller::HasStoredPlan(dir_.string(), "chi"));
   auto installer =
       PlanInstaller::Open("iad", dir_.string(), std::make_unique<RecordingInstaller>(&log_));
   ASSERT_FALSE(installer.ok());
-  EXPECT_EQ(installer.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(installer.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(installer.status().message()), ::testing::HasSubstr("installed-plan.pb"));
+  EXPECT_THAT(std::string(installer.status().message()), ::testing::HasSubstr("chi"));
+  EXPECT_TRUE(PlanInstaller::HasStoredPlan(dir_.string(), "chi"));
+}
+
+TEST_F(PlanInstallerTest, PersistingLeavesNoTemporaryFiles) {
+  auto installer = Open();
+  for (uint64_t generation = 1; generation <= 3; ++generation) {
+    ASSERT_EQ(*installer->Offer(MakePlan(1, generation, "a")), PlanVerdict::kInstalled);
+  }
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_)) names.push_back(entry.path().filename());
+  EXPECT_THAT(names, ::testing::ElementsAre("installed-plan.pb"));
 }
 
 // Two primaries out of iad; a link backup for each.
@@ -207,7 +258,7 @@ TEST_F(PlanInstallerTest, ExpiryWithdrawsEverythingAndSurvivesRestart) {
     ASSERT_EQ(log_.size(), 1u);
     EXPECT_EQ(log_[0].removed.size(), 1u);
     EXPECT_EQ(installer->installed().routes_size(), 0);
-    EXPECT_FALSE(PlanInstaller::HasStoredPlan(dir_.string()));
+    EXPECT_FALSE(PlanInstaller::HasStoredPlan(dir_.string(), "iad"));
     // The next plan installs normally, even with an older generation.
     EXPECT_EQ(*installer->Offer(ProtectedPlan(3)), PlanVerdict::kInstalled);
     ASSERT_TRUE(installer->ExpireAll("test").ok());
