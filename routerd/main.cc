@@ -103,7 +103,8 @@ int Run(const char* config_path) {
   } else {
     route_installer = NewLoggingRouteInstaller();
   }
-  auto installer = PlanInstaller::Open(config->facility_id, config->state_dir, std::move(route_installer));
+  auto installer = PlanInstaller::Open(config->facility_id, config->state_dir, std::move(route_installer),
+                                       config->suspect_down);
   if (!installer.ok()) {
     std::fprintf(stderr, "routerd: %s\n", std::string(installer.status().message()).c_str());
     return 1;

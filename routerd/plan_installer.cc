@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "daemon/log.h"
 #include "files/atomic_file.h"
 
@@ -74,10 +75,11 @@ absl::StatusOr<std::optional<v1::SitePlan>> ReadStoredPlan(const std::filesystem
 }  // namespace
 
 PlanInstaller::PlanInstaller(std::string facility_id, std::string state_dir,
-                             RouteInstallerPtr installer)
+                             RouteInstallerPtr installer, SuspectDownPolicy suspect_down)
     : facility_id_(std::move(facility_id)),
       state_dir_(std::move(state_dir)),
-      installer_(std::move(installer)) {
+      installer_(std::move(installer)),
+      suspect_filter_(suspect_down) {
   installed_.set_facility_id(facility_id_);
 }
 
@@ -112,7 +114,8 @@ v1::SitePlan PlanInstaller::EffectivePlan() const {
 
 absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string facility_id,
                                                                    std::string state_dir,
-                                                                   RouteInstallerPtr installer) {
+                                                                   RouteInstallerPtr installer,
+                                                                   SuspectDownPolicy suspect_down) {
   std::error_code error;
   std::filesystem::create_directories(state_dir, error);
   if (error) {
@@ -120,7 +123,7 @@ absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string f
         absl::StrCat(state_dir, ": cannot create the state directory: ", error.message()));
   }
   std::unique_ptr<PlanInstaller> installer_ptr(
-      new PlanInstaller(std::move(facility_id), std::move(state_dir), std::move(installer)));
+      new PlanInstaller(std::move(facility_id), std::move(state_dir), std::move(installer), suspect_down));
   const auto path = std::filesystem::path(installer_ptr->state_dir_) / kInstalledPlanFile;
   auto read = ReadStoredPlan(path, installer_ptr->facility_id_);
   if (read.status().code() == absl::StatusCode::kDataLoss) {
@@ -195,20 +198,43 @@ absl::StatusOr<PlanVerdict> PlanInstaller::Offer(const v1::SitePlan& plan) {
 }
 
 absl::StatusOr<size_t> PlanInstaller::ApplyLinkEvents(const v1::LocalLinkEvents& events) {
+  return ApplyLinkEvents(events, std::chrono::steady_clock::now());
+}
+
+absl::StatusOr<size_t> PlanInstaller::ApplyLinkEvents(const v1::LocalLinkEvents& events,
+                                                      std::chrono::steady_clock::time_point now) {
   if (events.facility_id() != facility_id_) {
     return absl::InvalidArgumentError(
         absl::StrCat("link events for facility \"", events.facility_id(), "\", not ", facility_id_));
   }
   std::lock_guard lock(mu_);
-  DownLinks down = events.snapshot() ? DownLinks{} : down_links_;
+  DownLinks reported = events.snapshot() ? DownLinks{} : reported_down_;
   for (const v1::LinkReport& report : events.links()) {
     if (report.link_id().empty()) return absl::InvalidArgumentError("link event without a link id");
     if (report.health().state() == v1::OPER_STATE_DOWN) {
-      down.insert(report.link_id());
+      reported.insert(report.link_id());
     } else {
-      down.erase(report.link_id());
+      reported.erase(report.link_id());
     }
   }
+  for (const v1::LinkReport& report : events.links()) known_links_.insert(report.link_id());
+  DownLinks facility_links = known_links_;
+  for (const auto& [link, routes] : routes_by_link_) facility_links.insert(link);
+  facility_links.insert(reported.begin(), reported.end());
+  const bool was_suspect = !suspect_filter_.suspect().empty();
+  SuspectDownFilter::Verdict verdict = suspect_filter_.Update(reported, facility_links, now);
+  if (verdict.held_now) {
+    daemon::LogError("link-down reports held as a suspect measurement: keeping the routes (fail static) until the "
+                     "links come back or the controller's next plan",
+                     {{"suspect_links", absl::StrJoin(verdict.suspect, ",")},
+                      {"reported_down", std::to_string(reported.size())},
+                      {"facility_links", std::to_string(facility_links.size())},
+                      {"suspect_reports", std::to_string(suspect_filter_.suspect_reports())}});
+  } else if (was_suspect && verdict.suspect.empty()) {
+    daemon::LogInfo("the links held as suspect are reported up again");
+  }
+  reported_down_ = std::move(reported);
+  DownLinks down = std::move(verdict.repair);
   if (down == down_links_) return 0;
   // Only routes that use a link whose state changed can change.
   std::vector<int> affected;
@@ -303,6 +329,16 @@ v1::SitePlan PlanInstaller::effective() const {
 DownLinks PlanInstaller::down_links() const {
   std::lock_guard lock(mu_);
   return down_links_;
+}
+
+DownLinks PlanInstaller::suspect_links() const {
+  std::lock_guard lock(mu_);
+  return suspect_filter_.suspect();
+}
+
+uint64_t PlanInstaller::suspect_down_reports() const {
+  std::lock_guard lock(mu_);
+  return suspect_filter_.suspect_reports();
 }
 
 uint64_t PlanInstaller::highest_epoch() const {

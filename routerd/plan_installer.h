@@ -8,10 +8,13 @@
 //  - Local repair: links the site agent reports down switch every affected
 //    route to its precomputed backup at once (local_repair.h); the routers get
 //    the repaired routes, and every later plan is repaired the same way until
-//    the links come back.
+//    the links come back. Reports that take down every link of the facility,
+//    or a burst of them (suspect_down.h), are a suspect measurement: those
+//    links are held, not repaired for, and the routes stay (fail static).
 //  - Stale expiry: after a long time without any controller, ExpireAll
 //    withdraws everything (fail_static.h decides when).
 // Thread-safe.
+#include <chrono>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -23,6 +26,7 @@
 #include "geodesic/v1/telemetry.pb.h"
 #include "routerd/local_repair.h"
 #include "routerd/route_installer.h"
+#include "routerd/suspect_down.h"
 
 namespace geodesic::routerd {
 
@@ -38,7 +42,8 @@ class PlanInstaller {
   // facility's (left untouched); Unavailable when `state_dir` is unusable;
   // DataLoss when a refused plan cannot be moved aside.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<PlanInstaller>> Open(
-      std::string facility_id, std::string state_dir, RouteInstallerPtr installer);
+      std::string facility_id, std::string state_dir, RouteInstallerPtr installer,
+      SuspectDownPolicy suspect_down = {});
 
   // Whether `state_dir` holds a valid plan of `facility_id` that Open would
   // restore (graceful restart is announced only then).
@@ -49,9 +54,13 @@ class PlanInstaller {
   [[nodiscard]] absl::StatusOr<PlanVerdict> Offer(const v1::SitePlan& plan);
 
   // Local link events from the site agent: a snapshot replaces the set of
-  // down links, a delta changes the links it names. Returns how many routes
-  // changed on the routers. InvalidArgument for another facility's events.
+  // down links, a delta changes the links it names; links held as suspect
+  // (suspect_down.h) are not repaired for. Returns how many routes changed on
+  // the routers. InvalidArgument for another facility's events. `now` (steady
+  // clock) places the report in the suspect-burst window.
   [[nodiscard]] absl::StatusOr<size_t> ApplyLinkEvents(const v1::LocalLinkEvents& events);
+  [[nodiscard]] absl::StatusOr<size_t> ApplyLinkEvents(const v1::LocalLinkEvents& events,
+                                                       std::chrono::steady_clock::time_point now);
 
   // Withdraws every route and forgets the installed plan (also on disk), so a
   // restart does not bring the expired routes back. The next plan installs
@@ -62,11 +71,17 @@ class PlanInstaller {
   v1::SitePlan installed() const;
   // What the routers have: the installed plan with local repair applied.
   v1::SitePlan effective() const;
+  // The links local repair acts on (reported down, not suspect).
   DownLinks down_links() const;
+  // Links reported down but held as a suspect measurement.
+  DownLinks suspect_links() const;
+  // How many link-event reports were held as suspect since Open.
+  uint64_t suspect_down_reports() const;
   uint64_t highest_epoch() const;
 
  private:
-  PlanInstaller(std::string facility_id, std::string state_dir, RouteInstallerPtr installer);
+  PlanInstaller(std::string facility_id, std::string state_dir, RouteInstallerPtr installer,
+                SuspectDownPolicy suspect_down);
   absl::Status Persist(const v1::SitePlan& plan) const;
   v1::SitePlan EffectivePlan() const;  // mu_ held
 
@@ -83,7 +98,10 @@ class PlanInstaller {
   std::vector<std::optional<v1::Route>> effective_;
   // Link -> the installed routes whose primary or backup next hops use it.
   std::unordered_map<std::string, std::vector<int>> routes_by_link_;
-  DownLinks down_links_;
+  DownLinks down_links_;      // what local repair acts on
+  DownLinks reported_down_;   // what the agent reports down (down_links_ + suspect)
+  DownLinks known_links_;     // every link the agent has named
+  SuspectDownFilter suspect_filter_;
   uint64_t highest_epoch_ = 0;
 };
 
