@@ -121,6 +121,11 @@ class PathcompServerImpl final : public PathcompServer {
             .retract_workload = [this, leader](const std::string& id) -> absl::Status {
               auto key = leader();
               return key.ok() ? workloads_->Retract(*key, id) : key.status();
+            },
+            .resync = [this] {
+              for (EtcdMirror* mirror : {intents_.get(), workloads_.get()}) {
+                if (mirror != nullptr) mirror->Resync();
+              }
             }};
   }
 
