@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <vector>
 #include <map>
 #include <filesystem>
 
@@ -274,8 +275,10 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
         absl::StrCat(config.tls.cert_path, ": certificate identity ", own->spiffe_id,
                      " is not spiffe://geodesic/pathcomp/", config.replica_id));
   }
-  auto inventory = topology::ImportTopology(config.topology_path);  // any supported format
+  std::vector<std::string> skipped;
+  auto inventory = topology::ImportTopology(config.topology_path, &skipped);  // any supported format
   if (!inventory.ok()) return inventory.status();
+  for (const std::string& line : skipped) daemon::LogWarn("topology entry skipped", {{"what", line}});
   std::error_code error;
   std::filesystem::create_directories(config.state_dir, error);
   if (error) {
