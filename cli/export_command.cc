@@ -1,43 +1,17 @@
 // tectl export: the model's inventory in the project's topology format, so a
 // store can be rebuilt (`tectl import`), diffed or kept under version control.
-#include <unistd.h>
-
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "files/atomic_file.h"
 #include "topology/inventory.h"
 #include "topology/topology_writer.h"
 
 namespace geodesic::cli {
 namespace {
-
-// Writes beside the target and renames over it: a reader never sees half a file.
-absl::Status WriteAtomically(const std::string& path, const std::string& text) {
-  const std::string temp = absl::StrCat(path, ".tmp.", getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      return absl::UnavailableError(absl::StrCat(path, ": cannot write"));
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temp, path, error);
-  if (error) {
-    std::filesystem::remove(temp, error);
-    return absl::UnavailableError(absl::StrCat(path, ": ", error.message()));
-  }
-  return absl::OkStatus();
-}
 
 template <typename Repeated, typename T>
 void Append(const Repeated& from, std::vector<T>& to) {
@@ -77,7 +51,7 @@ int RunExport(const Options& options, ModelSource& source) {
     std::cout << text;
     return std::cout.flush() ? 0 : 1;
   }
-  if (auto status = WriteAtomically(options.file, text); !status.ok()) return PrintError(status);
+  if (auto status = files::AtomicWriteFile(options.file, text); !status.ok()) return PrintError(status);
   std::fprintf(stderr, "exported %zu facilities, %zu links, %zu workloads from %s to %s\n",
                inventory.facilities.size(), inventory.links.size(), inventory.workloads.size(),
                source.where().c_str(), options.file.c_str());

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
@@ -83,7 +84,9 @@ absl::StatusOr<v1::ImportTopologyResponse> ImportOffline(const Options& options,
 }  // namespace
 
 int RunImport(const Options& options, v1::Operator::StubInterface* stub) {
-  auto topology = topology::ImportTopology(options.file);
+  std::vector<std::string> skipped;
+  auto topology = topology::ImportTopology(options.file, &skipped);
+  for (const std::string& line : skipped) std::cerr << "tectl: warning: " << line << "\n";
   if (!topology.ok()) {
     // The reader's own lines ("file:line: reason"), as they are.
     std::cerr << topology.status().message() << "\n"

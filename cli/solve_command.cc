@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <numeric>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -24,14 +25,15 @@ namespace {
 // Links listed by the table form (the busiest); -o wide lists every link.
 constexpr size_t kTableLinks = 20;
 
-absl::StatusOr<topology::Topology> LoadInput(const Options& options) {
+// What the reader skipped goes to `warnings`, one line each.
+absl::StatusOr<topology::Topology> LoadInput(const Options& options, std::vector<std::string>* warnings) {
   const bool repetita = absl::EndsWithIgnoreCase(options.graph, ".graph");
   if (!repetita) {
     if (!options.demands.empty()) {
       return absl::InvalidArgumentError(
           "--demands goes with a REPETITA .graph; other formats carry their workloads");
     }
-    return topology::ImportTopology(options.graph);
+    return topology::ImportTopology(options.graph, warnings);
   }
   std::string demands = options.demands;
   if (demands.empty()) {
@@ -39,13 +41,15 @@ absl::StatusOr<topology::Topology> LoadInput(const Options& options) {
         options.graph.substr(0, options.graph.size() - std::string(".graph").size()), ".0000.demands");
     if (std::filesystem::exists(beside)) demands = beside;
   }
-  return topology::LoadRepetita(options.graph, demands);
+  return topology::LoadRepetita(options.graph, demands, warnings);
 }
 
 }  // namespace
 
 int RunSolve(const Options& options) {
-  auto input = LoadInput(options);
+  std::vector<std::string> skipped;
+  auto input = LoadInput(options, &skipped);
+  for (const std::string& line : skipped) std::fprintf(stderr, "tectl: warning: %s\n", line.c_str());
   if (!input.ok()) return PrintError(input.status());
 
   // Offline, nothing is measured: every link counts as up.

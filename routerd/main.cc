@@ -100,12 +100,13 @@ int Run(const char* config_path) {
   if (config->bgp) {
     // Coming back with a stored plan: the routers still hold our routes
     // (graceful restart); say so in OPEN and re-announce before they give up.
-    config->bgp->session.restarting = PlanInstaller::HasStoredPlan(config->state_dir);
+    config->bgp->session.restarting = PlanInstaller::HasStoredPlan(config->state_dir, config->facility_id);
     route_installer = bgp::BgpSpeaker::Start(*config->bgp);
   } else {
     route_installer = NewLoggingRouteInstaller();
   }
-  auto installer = PlanInstaller::Open(config->facility_id, config->state_dir, std::move(route_installer));
+  auto installer = PlanInstaller::Open(config->facility_id, config->state_dir, std::move(route_installer),
+                                       config->suspect_down);
   if (!installer.ok()) {
     std::fprintf(stderr, "routerd: %s\n", std::string(installer.status().message()).c_str());
     return 1;

@@ -8,7 +8,9 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "daemon/log.h"
+#include "files/atomic_file.h"
 
 namespace geodesic::routerd {
 namespace {
@@ -37,13 +39,47 @@ absl::Status ValidatePlan(const v1::SitePlan& plan, const std::string& facility_
   return absl::OkStatus();
 }
 
+// The plan stored in `state_dir`: nullopt when there is none. DataLoss when
+// the file is torn, empty or invalid; FailedPrecondition when it is a valid
+// plan of another facility (a state_dir shared by mistake: not ours to touch).
+absl::StatusOr<std::optional<v1::SitePlan>> ReadStoredPlan(const std::filesystem::path& path,
+                                                           const std::string& facility_id) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
+    if (error) return absl::UnavailableError(absl::StrCat(path.string(), ": ", error.message()));
+    return std::nullopt;  // first start
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  if (!in && !in.eof()) return absl::UnavailableError(absl::StrCat(path.string(), ": cannot read"));
+  const std::string contents = bytes.str();
+  v1::SitePlan stored;
+  if (contents.empty()) return absl::DataLossError(absl::StrCat(path.string(), ": empty file"));
+  if (!stored.ParseFromString(contents)) {
+    return absl::DataLossError(absl::StrCat(path.string(), ": not a plan (", contents.size(),
+                                            " bytes; torn or corrupt)"));
+  }
+  if (!stored.facility_id().empty() && stored.facility_id() != facility_id) {
+    return absl::FailedPreconditionError(absl::StrCat(path.string(), ": holds the plan of facility \"",
+                                                      stored.facility_id(), "\", not ", facility_id,
+                                                      " (is state_dir shared with another routerd?)"));
+  }
+  if (auto status = ValidatePlan(stored, facility_id); !status.ok()) {
+    return absl::DataLossError(absl::StrCat(path.string(), ": not a valid installed plan of ", facility_id,
+                                            ": ", status.message()));
+  }
+  return stored;
+}
+
 }  // namespace
 
 PlanInstaller::PlanInstaller(std::string facility_id, std::string state_dir,
-                             RouteInstallerPtr installer)
+                             RouteInstallerPtr installer, SuspectDownPolicy suspect_down)
     : facility_id_(std::move(facility_id)),
       state_dir_(std::move(state_dir)),
-      installer_(std::move(installer)) {
+      installer_(std::move(installer)),
+      suspect_filter_(suspect_down) {
   installed_.set_facility_id(facility_id_);
 }
 
@@ -78,7 +114,8 @@ v1::SitePlan PlanInstaller::EffectivePlan() const {
 
 absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string facility_id,
                                                                    std::string state_dir,
-                                                                   RouteInstallerPtr installer) {
+                                                                   RouteInstallerPtr installer,
+                                                                   SuspectDownPolicy suspect_down) {
   std::error_code error;
   std::filesystem::create_directories(state_dir, error);
   if (error) {
@@ -86,18 +123,26 @@ absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string f
         absl::StrCat(state_dir, ": cannot create the state directory: ", error.message()));
   }
   std::unique_ptr<PlanInstaller> installer_ptr(
-      new PlanInstaller(std::move(facility_id), std::move(state_dir), std::move(installer)));
+      new PlanInstaller(std::move(facility_id), std::move(state_dir), std::move(installer), suspect_down));
   const auto path = std::filesystem::path(installer_ptr->state_dir_) / kInstalledPlanFile;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return installer_ptr;  // first start
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  v1::SitePlan stored;
-  if (!stored.ParseFromString(bytes.str()) ||
-      !ValidatePlan(stored, installer_ptr->facility_id_).ok()) {
-    return absl::DataLossError(absl::StrCat(path.string(), ": not a valid installed plan of ",
-                                            installer_ptr->facility_id_));
+  auto read = ReadStoredPlan(path, installer_ptr->facility_id_);
+  if (read.status().code() == absl::StatusCode::kDataLoss) {
+    // Torn or corrupt (a power cut before this file was written durably):
+    // re-announcing part of a plan, or nothing, would be worse than waiting
+    // for the controller's. Kept aside for a post-mortem; start as new.
+    const std::string aside = path.string() + ".corrupt";
+    std::filesystem::rename(path, aside, error);
+    if (error) {
+      return absl::DataLossError(absl::StrCat(read.status().message(), "; and it cannot be moved aside to ",
+                                              aside, ": ", error.message()));
+    }
+    daemon::LogError("stored installed plan refused; nothing is restored, routes come with the controller's next plan",
+                     {{"error", std::string(read.status().message())}, {"kept_as", aside}});
+    return installer_ptr;
   }
+  if (!read.ok()) return read.status();
+  if (!read->has_value()) return installer_ptr;  // first start
+  const v1::SitePlan& stored = **read;
   if (auto status = installer_ptr->installer_->Apply(DiffRoutes(installer_ptr->installed_, stored));
       !status.ok()) {
     return status;
@@ -111,24 +156,20 @@ absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string f
   return installer_ptr;
 }
 
-bool PlanInstaller::HasStoredPlan(const std::string& state_dir) {
-  std::error_code error;
-  return std::filesystem::is_regular_file(std::filesystem::path(state_dir) / kInstalledPlanFile, error);
+bool PlanInstaller::HasStoredPlan(const std::string& state_dir, const std::string& facility_id) {
+  auto read = ReadStoredPlan(std::filesystem::path(state_dir) / kInstalledPlanFile, facility_id);
+  return read.ok() && read->has_value();
 }
 
 absl::Status PlanInstaller::Persist(const v1::SitePlan& plan) const {
   const auto path = std::filesystem::path(state_dir_) / kInstalledPlanFile;
-  const auto temp = path.string() + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out || !plan.SerializeToOstream(&out)) {
-      return absl::UnavailableError(absl::StrCat(temp, ": cannot write"));
-    }
+  std::string bytes;
+  if (!plan.SerializeToString(&bytes)) {
+    return absl::InternalError(absl::StrCat(path.string(), ": cannot serialize the plan"));
   }
-  std::error_code error;
-  std::filesystem::rename(temp, path, error);
-  if (error) return absl::UnavailableError(absl::StrCat(path.string(), ": ", error.message()));
-  return absl::OkStatus();
+  // A power cut leaves the previous plan or this one, never a torn file that
+  // graceful restart would re-announce.
+  return files::AtomicWriteFile(path.string(), bytes);
 }
 
 absl::StatusOr<PlanVerdict> PlanInstaller::Offer(const v1::SitePlan& plan) {
@@ -157,20 +198,43 @@ absl::StatusOr<PlanVerdict> PlanInstaller::Offer(const v1::SitePlan& plan) {
 }
 
 absl::StatusOr<size_t> PlanInstaller::ApplyLinkEvents(const v1::LocalLinkEvents& events) {
+  return ApplyLinkEvents(events, std::chrono::steady_clock::now());
+}
+
+absl::StatusOr<size_t> PlanInstaller::ApplyLinkEvents(const v1::LocalLinkEvents& events,
+                                                      std::chrono::steady_clock::time_point now) {
   if (events.facility_id() != facility_id_) {
     return absl::InvalidArgumentError(
         absl::StrCat("link events for facility \"", events.facility_id(), "\", not ", facility_id_));
   }
   std::lock_guard lock(mu_);
-  DownLinks down = events.snapshot() ? DownLinks{} : down_links_;
+  DownLinks reported = events.snapshot() ? DownLinks{} : reported_down_;
   for (const v1::LinkReport& report : events.links()) {
     if (report.link_id().empty()) return absl::InvalidArgumentError("link event without a link id");
     if (report.health().state() == v1::OPER_STATE_DOWN) {
-      down.insert(report.link_id());
+      reported.insert(report.link_id());
     } else {
-      down.erase(report.link_id());
+      reported.erase(report.link_id());
     }
   }
+  for (const v1::LinkReport& report : events.links()) known_links_.insert(report.link_id());
+  DownLinks facility_links = known_links_;
+  for (const auto& [link, routes] : routes_by_link_) facility_links.insert(link);
+  facility_links.insert(reported.begin(), reported.end());
+  const bool was_suspect = !suspect_filter_.suspect().empty();
+  SuspectDownFilter::Verdict verdict = suspect_filter_.Update(reported, facility_links, now);
+  if (verdict.held_now) {
+    daemon::LogError("link-down reports held as a suspect measurement: keeping the routes (fail static) until the "
+                     "links come back or the controller's next plan",
+                     {{"suspect_links", absl::StrJoin(verdict.suspect, ",")},
+                      {"reported_down", std::to_string(reported.size())},
+                      {"facility_links", std::to_string(facility_links.size())},
+                      {"suspect_reports", std::to_string(suspect_filter_.suspect_reports())}});
+  } else if (was_suspect && verdict.suspect.empty()) {
+    daemon::LogInfo("the links held as suspect are reported up again");
+  }
+  reported_down_ = std::move(reported);
+  DownLinks down = std::move(verdict.repair);
   if (down == down_links_) return 0;
   // Only routes that use a link whose state changed can change.
   std::vector<int> affected;
@@ -271,6 +335,16 @@ v1::SitePlan PlanInstaller::effective() const {
 DownLinks PlanInstaller::down_links() const {
   std::lock_guard lock(mu_);
   return down_links_;
+}
+
+DownLinks PlanInstaller::suspect_links() const {
+  std::lock_guard lock(mu_);
+  return suspect_filter_.suspect();
+}
+
+uint64_t PlanInstaller::suspect_down_reports() const {
+  std::lock_guard lock(mu_);
+  return suspect_filter_.suspect_reports();
 }
 
 uint64_t PlanInstaller::highest_epoch() const {

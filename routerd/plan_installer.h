@@ -8,7 +8,9 @@
 //  - Local repair: links the site agent reports down switch every affected
 //    route to its precomputed backup at once (local_repair.h); the routers get
 //    the repaired routes, and every later plan is repaired the same way until
-//    the links come back.
+//    the links come back. Reports that take down every link of the facility,
+//    or a burst of them (suspect_down.h), are a suspect measurement: those
+//    links are held, not repaired for, and the routes stay (fail static).
 //  - Stale expiry: after a long time without any controller, ExpireAll
 //    withdraws everything (fail_static.h decides when).
 // Thread-safe.
@@ -24,6 +26,7 @@
 #include "geodesic/v1/telemetry.pb.h"
 #include "routerd/local_repair.h"
 #include "routerd/route_installer.h"
+#include "routerd/suspect_down.h"
 
 namespace geodesic::routerd {
 
@@ -32,21 +35,32 @@ enum class PlanVerdict { kInstalled, kStale, kFencedOff };
 class PlanInstaller {
  public:
   // Restores the installed plan from `state_dir` (and re-applies it through
-  // `installer`); DataLoss when the stored plan is corrupt.
+  // `installer`). A stored plan that is empty, torn or invalid is refused:
+  // logged as an error, moved aside to "installed-plan.pb.corrupt", and
+  // nothing is restored (the controller's next plan installs as on a first
+  // start). Errors: FailedPrecondition when the stored plan is another
+  // facility's (left untouched); Unavailable when `state_dir` is unusable;
+  // DataLoss when a refused plan cannot be moved aside.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<PlanInstaller>> Open(
-      std::string facility_id, std::string state_dir, RouteInstallerPtr installer);
+      std::string facility_id, std::string state_dir, RouteInstallerPtr installer,
+      SuspectDownPolicy suspect_down = {});
 
-  // Whether `state_dir` holds a plan that Open would restore.
-  static bool HasStoredPlan(const std::string& state_dir);
+  // Whether `state_dir` holds a valid plan of `facility_id` that Open would
+  // restore (graceful restart is announced only then).
+  static bool HasStoredPlan(const std::string& state_dir, const std::string& facility_id);
 
   // Validates and, if it passes fencing, installs `plan`.
   // InvalidArgument for a plan of another facility or with malformed routes.
   [[nodiscard]] absl::StatusOr<PlanVerdict> Offer(const v1::SitePlan& plan);
 
   // Local link events from the site agent: a snapshot replaces the set of
-  // down links, a delta changes the links it names. Returns how many routes
-  // changed on the routers. InvalidArgument for another facility's events.
+  // down links, a delta changes the links it names; links held as suspect
+  // (suspect_down.h) are not repaired for. Returns how many routes changed on
+  // the routers. InvalidArgument for another facility's events. `now` (steady
+  // clock) places the report in the suspect-burst window.
   [[nodiscard]] absl::StatusOr<size_t> ApplyLinkEvents(const v1::LocalLinkEvents& events);
+  [[nodiscard]] absl::StatusOr<size_t> ApplyLinkEvents(const v1::LocalLinkEvents& events,
+                                                       std::chrono::steady_clock::time_point now);
 
   // Withdraws every route and forgets the installed plan (also on disk), so a
   // restart does not bring the expired routes back. The next plan installs
@@ -61,11 +75,17 @@ class PlanInstaller {
   v1::SitePlan installed() const;
   // What the routers have: the installed plan with local repair applied.
   v1::SitePlan effective() const;
+  // The links local repair acts on (reported down, not suspect).
   DownLinks down_links() const;
+  // Links reported down but held as a suspect measurement.
+  DownLinks suspect_links() const;
+  // How many link-event reports were held as suspect since Open.
+  uint64_t suspect_down_reports() const;
   uint64_t highest_epoch() const;
 
  private:
-  PlanInstaller(std::string facility_id, std::string state_dir, RouteInstallerPtr installer);
+  PlanInstaller(std::string facility_id, std::string state_dir, RouteInstallerPtr installer,
+                SuspectDownPolicy suspect_down);
   absl::Status Persist(const v1::SitePlan& plan) const;
   v1::SitePlan EffectivePlan() const;  // mu_ held
 
@@ -82,7 +102,10 @@ class PlanInstaller {
   std::vector<std::optional<v1::Route>> effective_;
   // Link -> the installed routes whose primary or backup next hops use it.
   std::unordered_map<std::string, std::vector<int>> routes_by_link_;
-  DownLinks down_links_;
+  DownLinks down_links_;      // what local repair acts on
+  DownLinks reported_down_;   // what the agent reports down (down_links_ + suspect)
+  DownLinks known_links_;     // every link the agent has named
+  SuspectDownFilter suspect_filter_;
   uint64_t highest_epoch_ = 0;
 };
 

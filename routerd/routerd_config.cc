@@ -135,6 +135,12 @@ absl::StatusOr<RouterdConfig> ReadConfig(config::ConfigReader reader) {
     config.stale_after = std::chrono::seconds(fail_static->OptionalUint("stale_after_s", 86400, 60, 365 * 86400));
     fail_static->RejectUnknownKeys();
   }
+  if (auto local_repair = reader.OptionalMap("local_repair")) {
+    config.suspect_down.share = local_repair->OptionalDouble("suspect_share", 1.0, 0.01, 1.0);
+    config.suspect_down.window =
+        std::chrono::milliseconds(local_repair->OptionalUint("suspect_window_ms", 1000, 1, 60000));
+    local_repair->RejectUnknownKeys();
+  }
   if (auto bgp_reader = reader.OptionalMap("bgp")) config.bgp = ReadBgp(*bgp_reader);
   reader.RejectUnknownKeys();
   if (auto status = reader.status(); !status.ok()) return status;

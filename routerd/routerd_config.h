@@ -9,6 +9,10 @@
 //   agent_socket: /run/geodesic/iad-routerd.sock  # optional: the site agent's link events
 //   fail_static:
 //     stale_after_s: 86400          # without any controller, keep routes this long (default 1 day)
+//   local_repair:                   # links that go down together are a suspect measurement (a starved
+//     suspect_share: 1.0            #   agent), not fiber cuts: routes are kept (fail static). Suspect:
+//     suspect_window_ms: 1000       #   2+ links down within the window, at least this share (0.01..1)
+//                                   #   of the facility's links; or every link down. Defaults shown.
 //   bgp:                            # optional; without it routes are only logged
 //     local_as: 65001               # 1..4294967295
 //     router_id: 10.0.0.1
@@ -37,6 +41,7 @@
 
 #include "absl/status/statusor.h"
 #include "routerd/bgp/speaker.h"
+#include "routerd/suspect_down.h"
 #include "tls/credentials.h"
 
 namespace geodesic::routerd {
@@ -48,6 +53,7 @@ struct RouterdConfig {
   std::string state_dir;
   std::string agent_socket;  // empty: no local events
   std::chrono::seconds stale_after{86400};
+  SuspectDownPolicy suspect_down;
   std::optional<bgp::SpeakerConfig> bgp;  // nullopt: log routes only
 };
 

@@ -15,25 +15,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "files/atomic_file.h"
 #include "sim/make_pki.h"
 
 namespace geodesic::sim {
 namespace {
 
 namespace fs = std::filesystem;
-
-absl::Status WriteFile(const std::string& path, const std::string& content) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    if (!out) return absl::UnavailableError(absl::StrCat(path, ": cannot write"));
-    out << content;
-  }
-  std::error_code error;
-  fs::rename(temp, path, error);
-  if (error) return absl::UnavailableError(absl::StrCat(path, ": ", error.message()));
-  return absl::OkStatus();
-}
 
 // A UDP port on 127.0.0.1 that was free a moment ago.
 std::string TlsBlock(const std::string& pki, const std::string& stem) {
@@ -128,7 +116,7 @@ absl::Status LocalLab::WritePathcompConfig(int replica, const std::string& liste
       ".addr\nstate_dir: ", dir, "/state/", name, "\ntopology: ", fs::absolute(options_.topology_path).string(),
       "\nsolve_debounce_ms: ", options_.solve_debounce_ms, "\n", TlsBlock(pki, "pathcomp-" + ReplicaId(replica)),
       replication);
-  return WriteFile(config_path(name), pathcomp);
+  return files::AtomicWriteFile(config_path(name), pathcomp);
   // Agent and routerd configs need pathcomp's address: they are written at their start.
 }
 
@@ -204,7 +192,7 @@ absl::Status LocalLab::WriteHealthFile(const std::string& facility_id) {
     any = true;
   }
   if (!any) content = "links: {}\n";
-  return WriteFile(absl::StrCat(options_.work_dir, "/health-", facility_id, ".yaml"), content);
+  return files::AtomicWriteFile(absl::StrCat(options_.work_dir, "/health-", facility_id, ".yaml"), content);
 }
 
 absl::Status LocalLab::StartAgent(const std::string& facility_id) {
@@ -248,7 +236,7 @@ absl::Status LocalLab::StartAgent(const std::string& facility_id) {
       TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), probe, fabric_health, "routerd_socket: ", LocalSocket(facility_id),
       "\nlinks:\n", links);
   const std::string name = "agent/" + facility_id;
-  if (auto status = WriteFile(config_path(name), config); !status.ok()) return status;
+  if (auto status = files::AtomicWriteFile(config_path(name), config); !status.ok()) return status;
   return Spawn(name, "bin/site_agent", config_path(name));
 }
 
@@ -307,7 +295,7 @@ absl::Status LocalLab::StartRouterd(const std::string& facility_id) {
       "state_dir: ", options_.work_dir, "/state/routerd-", facility_id, "\nagent_socket: ",
       LocalSocket(facility_id), "\n", TlsBlock(pki_dir(), "site-" + facility_id + "-routerd"), *bgp);
   const std::string name = "routerd/" + facility_id;
-  if (auto status = WriteFile(config_path(name), config); !status.ok()) return status;
+  if (auto status = files::AtomicWriteFile(config_path(name), config); !status.ok()) return status;
   return Spawn(name, "bin/routerd", config_path(name));
 }
 
@@ -383,7 +371,7 @@ absl::Status LocalLab::WriteFabricFile(const v1::Fabric& fabric) {
     absl::StrAppend(&content, "  - {plane: ", plane, ", state: ",
                     forced == plane_states_[fabric.facility_id()].end() ? "up" : forced->second, "}\n");
   }
-  return WriteFile(FabricFilePath(fabric.facility_id()), content);
+  return files::AtomicWriteFile(FabricFilePath(fabric.facility_id()), content);
 }
 
 absl::Status LocalLab::SetPlaneState(const std::string& facility_id, uint32_t plane, const std::string& state) {

@@ -10,7 +10,7 @@
 
 namespace geodesic::topology {
 
-absl::StatusOr<Topology> ImportTopology(const std::string& path) {
+absl::StatusOr<Topology> ImportTopology(const std::string& path, std::vector<std::string>* warnings) {
   const std::filesystem::path file(path);
   const std::string extension = absl::AsciiStrToLower(file.extension().string());
   if (extension == ".yaml" || extension == ".yml" || extension == ".json") {
@@ -21,8 +21,9 @@ absl::StatusOr<Topology> ImportTopology(const std::string& path) {
     std::filesystem::path demands = file;
     demands.replace_extension(".0000.demands");
     std::error_code error;
-    return LoadRepetita(path, std::filesystem::is_regular_file(demands, error) ? demands.string()
-                                                                               : std::string());
+    return LoadRepetita(path,
+                        std::filesystem::is_regular_file(demands, error) ? demands.string() : std::string(),
+                        warnings);
   }
   return absl::InvalidArgumentError(
       absl::StrCat(path, ": unknown topology format \"", extension,

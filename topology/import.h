@@ -6,6 +6,7 @@
 //                     "<stem>.0000.demands" beside it when that file exists
 //   .graphml          Internet Topology Zoo GraphML (topology/graphml.h)
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "topology/inventory.h"
@@ -13,6 +14,9 @@
 namespace geodesic::topology {
 
 // Errors are those of the chosen reader; InvalidArgument for another extension.
-[[nodiscard]] absl::StatusOr<Topology> ImportTopology(const std::string& path);
+// What a reader skipped (see its header) is appended to `warnings`, one line
+// each, when not null.
+[[nodiscard]] absl::StatusOr<Topology> ImportTopology(const std::string& path,
+                                                      std::vector<std::string>* warnings = nullptr);
 
 }  // namespace geodesic::topology

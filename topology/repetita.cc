@@ -281,12 +281,14 @@ class RepetitaImport {
       const auto delay = parse.Number("delay", row.fields[5], 0, 1e12);
       const std::string label(row.fields[0]);
       const bool first = FirstUse(labels, label, row.line, "edge", reader);
-      if (src && dst && *src == *dst) {
-        reader.Error(row.line, absl::StrCat("self-loop: edge ", label, " goes from node ", *src,
-                                            " to itself"));
+      if (!first || !src || !dst || !metric || !capacity || !delay) continue;
+      if (*src == *dst) {
+        // Published datasets have them (Interoute: a node's own two ports
+        // joined); a link from a facility to itself carries no traffic.
+        warnings_.push_back(absl::StrCat(file.path, ":", row.line, ": self-loop edge ", label,
+                                         " (node ", *src, " to itself) skipped: it carries no traffic"));
         continue;
       }
-      if (!first || !src || !dst || !metric || !capacity || !delay) continue;
       edges_.push_back(EdgeRow{label, *src, *dst, *metric, *capacity, *delay});
     }
     reader.ExpectEnd(kEdges);
@@ -316,6 +318,7 @@ class RepetitaImport {
   }
 
   const LineErrors& errors() const { return errors_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
   Topology Build() && {
     internal::ImportedNetwork network;
@@ -368,6 +371,7 @@ class RepetitaImport {
   }
 
   LineErrors errors_;
+  std::vector<std::string> warnings_;
   std::vector<NodeRow> nodes_;
   std::vector<EdgeRow> edges_;
   std::vector<DemandRow> demands_;
@@ -376,7 +380,8 @@ class RepetitaImport {
 }  // namespace
 
 absl::StatusOr<Topology> LoadRepetita(const std::string& graph_path,
-                                      const std::string& demands_path) {
+                                      const std::string& demands_path,
+                                      std::vector<std::string>* warnings) {
   auto graph = ReadTextFile(graph_path);
   if (!graph.ok()) return graph.status();
   std::optional<TextFile> demands;
@@ -390,6 +395,7 @@ absl::StatusOr<Topology> LoadRepetita(const std::string& graph_path,
   if (!import.errors().empty()) return import.errors().ToStatus();
   if (demands) import.ReadDemands(*demands);
   if (!import.errors().empty()) return import.errors().ToStatus();
+  if (warnings != nullptr) warnings->insert(warnings->end(), import.warnings().begin(), import.warnings().end());
   return std::move(import).Build();
 }
 

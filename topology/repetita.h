@@ -23,6 +23,7 @@
 //   1e6 -> demand_gbps, priority 0. Rows with bw 0 (pairs without traffic in
 //   the matrix) carry no workload and are skipped.
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "topology/inventory.h"
@@ -44,9 +45,14 @@ inline constexpr double kRepetitaKmPerDelayUnit = 0.6;
 // than its count; reported at the count's line), content after the last
 // section, wrong field count, non-numeric field, coordinate out of range,
 // capacity <= 0, weight < 1, negative delay or demand, node index out of
-// range, self-loop, demand from a node to itself, a label used twice within
-// a section. Nothing is returned on error.
+// range, demand from a node to itself, a label used twice within a section.
+// Nothing is returned on error.
+// Skipped, each with one "file:line: ..." line appended to `warnings` (when
+// not null): a self-loop edge (a well-formed edge from a node to itself: it
+// carries no traffic). Parallel edges between the same nodes are kept (they
+// are parallel circuits), and so are their capacities.
 [[nodiscard]] absl::StatusOr<Topology> LoadRepetita(const std::string& graph_path,
-                                                    const std::string& demands_path);
+                                                    const std::string& demands_path,
+                                                    std::vector<std::string>* warnings = nullptr);
 
 }  // namespace geodesic::topology

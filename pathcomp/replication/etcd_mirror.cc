@@ -43,6 +43,12 @@ void EtcdMirror::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void EtcdMirror::Resync() {
+  std::lock_guard lock(mu_);
+  resync_requested_ = true;
+  if (watch_context_ != nullptr) watch_context_->TryCancel();
+}
+
 absl::Status EtcdMirror::Publish(const LeaderKey& leader, const std::string& id, const std::string& bytes) {
   return etcd_.PutIfLeader(leader, prefix_ + id, bytes);
 }
@@ -64,7 +70,13 @@ bool EtcdMirror::Mirror(const std::string& id, const std::string& bytes) {
   return true;
 }
 
-bool EtcdMirror::Forget(const std::string& id) { return model_.remove(id).ok(); }
+bool EtcdMirror::Forget(const std::string& id) {
+  const absl::Status removed = model_.remove(id);
+  if (!removed.ok() && !absl::IsNotFound(removed)) {
+    daemon::LogError("entry removed from etcd but not from the model", {{"key", prefix_ + id}, {"error", removed.ToString()}});
+  }
+  return removed.ok();
+}
 
 void EtcdMirror::Run() {
   auto backoff = std::chrono::milliseconds(200);
@@ -72,6 +84,7 @@ void EtcdMirror::Run() {
     {
       std::lock_guard lock(mu_);
       if (stopping_) return;
+      resync_requested_ = false;  // the read below answers every request made so far
     }
     auto seeded = etcd_.Get(seed_key_);
     auto range = etcd_.RangePrefix(prefix_);
@@ -102,11 +115,14 @@ void EtcdMirror::Run() {
     if (changed && changed_) changed_(prefix_ + " resynced from etcd");
 
     grpc::ClientContext context;
+    bool again = false;
     {
       std::lock_guard lock(mu_);
       if (stopping_) return;
-      watch_context_ = &context;
+      again = resync_requested_;  // asked while reading: read again before watching
+      if (!again) watch_context_ = &context;
     }
+    if (again) continue;
     const absl::Status ended =
         etcd_.WatchPrefix(context, prefix_, range->revision + 1, [&](const etcdserverpb::Event& event) {
           const std::string id = event.kv().key().substr(prefix_.size());
@@ -124,6 +140,11 @@ void EtcdMirror::Run() {
       std::lock_guard lock(mu_);
       watch_context_ = nullptr;
       if (stopping_) return;
+      again = resync_requested_;
+    }
+    if (again) {
+      daemon::LogInfo("resyncing the model from etcd on request", {{"prefix", prefix_}});
+      continue;
     }
     daemon::LogWarn("etcd watch ended; resyncing", {{"prefix", prefix_}, {"why", ended.ToString()}});
     std::this_thread::sleep_for(backoff);

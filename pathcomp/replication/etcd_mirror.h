@@ -40,6 +40,12 @@ class EtcdMirror {
   void Start();
   void Stop();
 
+  // Makes the model hold exactly what etcd holds again, soon: the mirror's
+  // thread re-reads the prefix (a resync, as after a lost watch) instead of
+  // waiting for the next change. For a model changed behind etcd's back, e.g.
+  // a rollback that failed after etcd refused a write. Returns at once.
+  void Resync();
+
   // The leader stores an entry as its model holds it, or removes it;
   // FailedPrecondition when `leader` no longer leads.
   [[nodiscard]] absl::Status Publish(const LeaderKey& leader, const std::string& id, const std::string& bytes);
@@ -61,6 +67,7 @@ class EtcdMirror {
 
   std::mutex mu_;
   bool stopping_ = false;
+  bool resync_requested_ = false;  // Resync() since the last read of the prefix
   grpc::ClientContext* watch_context_ = nullptr;
   std::thread thread_;
 };

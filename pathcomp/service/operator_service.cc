@@ -105,6 +105,16 @@ absl::StatusOr<uint64_t> OperatorService::Replan(const v1::IntentChange& change,
     return ToGrpcStatus(may);                                                           \
   }
 
+void OperatorService::RollBack(std::string_view change, const absl::Status& undo) const {
+  if (undo.ok()) {
+    daemon::LogWarn("etcd refused a change; the model rolled it back", {{"change", std::string(change)}});
+    return;
+  }
+  daemon::LogError("etcd refused a change and the model's rollback failed; resyncing the model from etcd",
+                   {{"change", std::string(change)}, {"rollback_error", undo.ToString()}});
+  if (replication_.resync) replication_.resync();
+}
+
 void OperatorService::AuditRefused(grpc::ServerContext* context, std::string_view action, std::string arguments,
                                    const absl::Status& why) const {
   tls::Identity who;
@@ -196,7 +206,10 @@ grpc::Status OperatorService::AddWorkload(grpc::ServerContext* context,
   absl::Status result = model_.AddWorkload(request->workload(), identity->spiffe_id);
   if (result.ok() && replication_.publish_workload) {
     result = replication_.publish_workload(request->workload());
-    if (!result.ok()) (void)model_.DeleteWorkload(request->workload().id(), "rollback: etcd refused it");
+    if (!result.ok()) {
+      RollBack(absl::StrCat("add workload ", request->workload().id()),
+               model_.DeleteWorkload(request->workload().id(), "rollback: etcd refused it"));
+    }
   }
   if (result.ok()) planner_.RequestSolve(absl::StrCat("workload ", request->workload().id(), " added by ", identity->name));
   Audit(*identity, "add workload", request->ShortDebugString(), result);
@@ -214,7 +227,10 @@ grpc::Status OperatorService::DeleteWorkload(grpc::ServerContext* context,
   absl::Status result = model_.DeleteWorkload(request->id(), identity->spiffe_id);
   if (result.ok() && replication_.retract_workload) {
     result = replication_.retract_workload(request->id());
-    if (!result.ok() && previous) (void)model_.AddWorkload(*previous, "rollback: etcd refused the removal");
+    if (!result.ok() && previous) {
+      RollBack(absl::StrCat("delete workload ", request->id()),
+               model_.AddWorkload(*previous, "rollback: etcd refused the removal"));
+    }
   }
   if (result.ok()) planner_.RequestSolve(absl::StrCat("workload ", request->id(), " removed by ", identity->name));
   Audit(*identity, "delete workload", request->ShortDebugString(), result);
@@ -304,7 +320,9 @@ grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
     for (const v1::Intent& stored : model_.Intents()) {
       if (stored.id() == intent.id()) result = replication_.publish_intent(stored);
     }
-    if (!result.ok()) (void)model_.DeleteIntent(intent.id(), "rollback: etcd refused it");
+    if (!result.ok()) {
+      RollBack(absl::StrCat("add intent ", intent.id()), model_.DeleteIntent(intent.id(), "rollback: etcd refused it"));
+    }
   }
   if (result.ok()) {
     v1::IntentChange change;
@@ -355,7 +373,8 @@ absl::StatusOr<uint64_t> OperatorService::RemoveIntent(const std::string& id, co
   if (result.ok() && replication_.retract_intent) {
     result = replication_.retract_intent(id);
     if (!result.ok() && previous) {
-      (void)model_.AddIntent(*previous, previous->created_by(), previous->created_at_unix_ms());
+      RollBack(absl::StrCat("delete intent ", id),
+               model_.AddIntent(*previous, previous->created_by(), previous->created_at_unix_ms()));
     }
   }
   if (!result.ok()) return result;

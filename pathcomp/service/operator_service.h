@@ -28,11 +28,14 @@ class OperatorService final : public v1::Operator::Service {
   using MayMutate = std::function<absl::Status()>;
   // Replicated: an intent or workload the model accepted is published to
   // etcd (and rolled back from the model when that fails); standalone: empty.
+  // When the rollback fails too, the model may hold what etcd does not (or
+  // lack what it holds): `resync` makes the model hold exactly etcd's again.
   struct ReplicationHooks {
     std::function<absl::Status(const v1::Intent&)> publish_intent;
     std::function<absl::Status(const std::string& id)> retract_intent;
     std::function<absl::Status(const v1::Workload&)> publish_workload;
     std::function<absl::Status(const std::string& id)> retract_workload;
+    std::function<void()> resync;
   };
   OperatorService(Model& model, Planner& planner, EventBus& events, ResyncAgents resync_agents,
                   MayMutate may_mutate = [] { return absl::OkStatus(); }, ReplicationHooks replication = {});
@@ -91,6 +94,10 @@ class OperatorService final : public v1::Operator::Service {
   // log; `plan_generation` 0: the current plan's.
   void Audit(const tls::Identity& who, std::string_view action, std::string arguments,
              const absl::Status& result, uint64_t plan_generation = 0) const;
+  // After etcd refused a change the model had made: `undo` is the model's
+  // rollback. A failed rollback is logged as an error and the model resyncs
+  // from etcd (ReplicationHooks::resync), so replicas never silently diverge.
+  void RollBack(std::string_view change, const absl::Status& undo) const;
   // Records a call refused before the caller was known to be an operator.
   void AuditRefused(grpc::ServerContext* context, std::string_view action, std::string arguments,
                     const absl::Status& why) const;

@@ -6,13 +6,14 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <vector>
 #include <map>
 #include <filesystem>
-#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/clock.h"
 #include "daemon/log.h"
+#include "files/atomic_file.h"
 #include "pathcomp/model/model.h"
 #include "pathcomp/replication/etcd_mirror.h"
 #include "pathcomp/replication/leader_election.h"
@@ -27,19 +28,6 @@
 
 namespace geodesic::pathcomp {
 namespace {
-
-absl::Status WriteFileAtomically(const std::string& path, const std::string& content) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    if (!out) return absl::UnavailableError(absl::StrCat(path, ": cannot write"));
-    out << content << "\n";
-  }
-  std::error_code error;
-  std::filesystem::rename(temp, path, error);
-  if (error) return absl::UnavailableError(absl::StrCat(path, ": ", error.message()));
-  return absl::OkStatus();
-}
 
 // Large enough for any inventory an operator imports (Cogentco with its
 // 38,612 demands is ~2 MB on the wire).
@@ -134,6 +122,11 @@ class PathcompServerImpl final : public PathcompServer {
             .retract_workload = [this, leader](const std::string& id) -> absl::Status {
               auto key = leader();
               return key.ok() ? workloads_->Retract(*key, id) : key.status();
+            },
+            .resync = [this] {
+              for (EtcdMirror* mirror : {intents_.get(), workloads_.get()}) {
+                if (mirror != nullptr) mirror->Resync();
+              }
             }};
   }
 
@@ -282,8 +275,10 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
         absl::StrCat(config.tls.cert_path, ": certificate identity ", own->spiffe_id,
                      " is not spiffe://geodesic/pathcomp/", config.replica_id));
   }
-  auto inventory = topology::ImportTopology(config.topology_path);  // any supported format
+  std::vector<std::string> skipped;
+  auto inventory = topology::ImportTopology(config.topology_path, &skipped);  // any supported format
   if (!inventory.ok()) return inventory.status();
+  for (const std::string& line : skipped) daemon::LogWarn("topology entry skipped", {{"what", line}});
   std::error_code error;
   std::filesystem::create_directories(config.state_dir, error);
   if (error) {
@@ -319,7 +314,7 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
   if (auto status = server->Listen(config); !status.ok()) return status;
   server->StartElection(config.replica_id);
   if (!config.listen_address_file.empty()) {
-    if (auto status = WriteFileAtomically(config.listen_address_file, server->address());
+    if (auto status = files::AtomicWriteFile(config.listen_address_file, server->address() + "\n");
         !status.ok()) {
       return status;
     }

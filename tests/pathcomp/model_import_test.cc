@@ -275,9 +275,10 @@ TEST_F(BadInputTest, RepetitaFilesAreRefusedWithFileLineAndReasonAndTheStoreUnch
   path = Repetita("duplicate", WithLine(kGraph, 12, "e0 2 1 10 1000000 100"));
   EXPECT_THAT(Refused(path),
               HasSubstr(At(path, 12) + "duplicate edge label \"e0\" (first at line 9)"));
-  // (v) A self-loop.
-  path = Repetita("loop", WithLine(kGraph, 11, "e2 2 2 10 1000000 100"));
-  EXPECT_THAT(Refused(path), HasSubstr(At(path, 11) + "self-loop: edge e2 goes from node 2 to itself"));
+  // (v) A self-loop that is also malformed (a well-formed one carries no
+  // traffic and is skipped with a warning: repetita_test).
+  path = Repetita("loop", WithLine(kGraph, 11, "e2 2 2 0 1000000 100"));
+  EXPECT_THAT(Refused(path), HasSubstr(At(path, 11) + "weight: 0 is out of range [1, 16777215]"));
   // (vi) A non-numeric field, in the graph and in the demands beside it.
   path = Repetita("words", WithLine(kGraph, 9, "e0 0 1 10 fast 100"));
   EXPECT_THAT(Refused(path), HasSubstr(At(path, 9) + "bw: expected a number, got \"fast\""));

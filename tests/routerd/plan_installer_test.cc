@@ -107,14 +107,65 @@ TEST_F(PlanInstallerTest, RestoresTheInstalledPlanAfterRestart) {
   EXPECT_EQ(*restarted->Offer(MakePlan(3, 10, "b")), PlanVerdict::kFencedOff);
 }
 
-TEST_F(PlanInstallerTest, CorruptStoredPlanIsAClearError) {
-  std::filesystem::create_directories(dir_);
-  std::ofstream(dir_ / "installed-plan.pb") << "garbage";
+TEST_F(PlanInstallerTest, ATornOrEmptyStoredPlanIsRefusedAndSetAside) {
+  std::string whole;
+  {
+    auto installer = Open();
+    ASSERT_EQ(*installer->Offer(MakePlan(4, 9, "a")), PlanVerdict::kInstalled);
+    std::ifstream in(dir_ / "installed-plan.pb", std::ios::binary);
+    whole.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ASSERT_GT(whole.size(), 4u);
+  // What a power cut could leave of a file renamed into place without fsync.
+  for (const std::string& torn : {std::string(), whole.substr(0, whole.size() - 3), std::string("garbage")}) {
+    SCOPED_TRACE(torn.size());
+    std::ofstream(dir_ / "installed-plan.pb", std::ios::binary | std::ios::trunc) << torn;
+    std::filesystem::remove(dir_ / "installed-plan.pb.corrupt");
+    // Graceful restart is not announced for a plan that cannot be re-announced.
+    EXPECT_FALSE(PlanInstaller::HasStoredPlan(dir_.string(), "iad"));
+    log_.clear();
+    auto installer = Open();
+    ASSERT_NE(installer, nullptr);
+    EXPECT_TRUE(log_.empty()) << "nothing of a torn plan reaches the routers";
+    EXPECT_EQ(installer->installed().generation(), 0u);
+    EXPECT_EQ(installer->highest_epoch(), 0u);
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "installed-plan.pb"));
+    std::ifstream aside(dir_ / "installed-plan.pb.corrupt", std::ios::binary);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(aside), std::istreambuf_iterator<char>()), torn)
+        << "kept for a post-mortem";
+    // The controller's next plan installs as on a first start.
+    EXPECT_EQ(*installer->Offer(MakePlan(4, 10, "b")), PlanVerdict::kInstalled);
+    EXPECT_TRUE(PlanInstaller::HasStoredPlan(dir_.string(), "iad"));
+  }
+}
+
+TEST_F(PlanInstallerTest, AnotherFacilitysStoredPlanIsAClearErrorAndLeftAlone) {
+  {
+    auto chi = PlanInstaller::Open("chi", dir_.string(), std::make_unique<RecordingInstaller>(&log_));
+    ASSERT_TRUE(chi.ok());
+    v1::SitePlan plan = MakePlan(1, 3, "a");
+    plan.set_facility_id("chi");
+    ASSERT_EQ(*(*chi)->Offer(plan), PlanVerdict::kInstalled);
+  }
+  EXPECT_FALSE(PlanInstaller::HasStoredPlan(dir_.string(), "iad"));
+  EXPECT_TRUE(PlanInstaller::HasStoredPlan(dir_.string(), "chi"));
   auto installer =
       PlanInstaller::Open("iad", dir_.string(), std::make_unique<RecordingInstaller>(&log_));
   ASSERT_FALSE(installer.ok());
-  EXPECT_EQ(installer.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(installer.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(installer.status().message()), ::testing::HasSubstr("installed-plan.pb"));
+  EXPECT_THAT(std::string(installer.status().message()), ::testing::HasSubstr("chi"));
+  EXPECT_TRUE(PlanInstaller::HasStoredPlan(dir_.string(), "chi"));
+}
+
+TEST_F(PlanInstallerTest, PersistingLeavesNoTemporaryFiles) {
+  auto installer = Open();
+  for (uint64_t generation = 1; generation <= 3; ++generation) {
+    ASSERT_EQ(*installer->Offer(MakePlan(1, generation, "a")), PlanVerdict::kInstalled);
+  }
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_)) names.push_back(entry.path().filename());
+  EXPECT_THAT(names, ::testing::ElementsAre("installed-plan.pb"));
 }
 
 // Two primaries out of iad; a link backup for each.
@@ -174,9 +225,11 @@ TEST_F(PlanInstallerTest, LocalRepairWithoutBackupDropsTheFailedHopOrWithdraws) 
   EXPECT_EQ(*installer->ApplyLinkEvents(Events(true, {{"iad-nyc", v1::OPER_STATE_DOWN}})), 1u);
   EXPECT_EQ(DescribeNextHops(installer->effective().routes(0)), "iad-chi(w3)");
   log_.clear();
-  // A snapshot replaces the whole set: both down now.
-  EXPECT_EQ(*installer->ApplyLinkEvents(
-                Events(true, {{"iad-nyc", v1::OPER_STATE_DOWN}, {"iad-chi", v1::OPER_STATE_DOWN}})),
+  // A snapshot replaces the whole set: both down now (iad keeps a third link,
+  // iad-atl, so this is not every link of the facility at once).
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(true, {{"iad-nyc", v1::OPER_STATE_DOWN},
+                                                      {"iad-chi", v1::OPER_STATE_DOWN},
+                                                      {"iad-atl", v1::OPER_STATE_UP}})),
             1u);
   ASSERT_EQ(log_.size(), 1u);
   EXPECT_EQ(log_[0].removed.size(), 1u);
@@ -198,6 +251,139 @@ TEST_F(PlanInstallerTest, LinkEventsOfAnotherFacilityChangeNothing) {
   EXPECT_TRUE(installer->down_links().empty());
 }
 
+// Four links out of iad, one prefix behind each, each protected by the next link.
+v1::SitePlan FourLinkPlan(uint64_t generation) {
+  const std::vector<std::string> links = {"iad-nyc", "iad-chi", "iad-atl", "iad-dfw"};
+  v1::SitePlan plan;
+  plan.set_facility_id("iad");
+  plan.set_epoch(1);
+  plan.set_generation(generation);
+  for (size_t i = 0; i < links.size(); ++i) {
+    v1::Route* route = plan.add_routes();
+    route->set_prefix("10." + std::to_string(i) + ".0.0/16");
+    auto* hop = route->add_next_hops();
+    hop->set_link_id(links[i]);
+    hop->set_weight(1);
+    auto* backup = route->add_backups();
+    backup->mutable_protects()->set_kind(v1::FAILURE_KIND_LINK);
+    backup->mutable_protects()->set_id(links[i]);
+    auto* backup_hop = backup->add_next_hops();
+    backup_hop->set_link_id(links[(i + 1) % links.size()]);
+    backup_hop->set_weight(1);
+  }
+  return plan;
+}
+
+std::vector<std::string> Forwarding(const v1::SitePlan& plan) {
+  std::vector<std::string> routes;
+  for (const auto& route : plan.routes()) routes.push_back(route.prefix() + " " + DescribeNextHops(route));
+  return routes;
+}
+
+const std::vector<std::string> kFourLinkPrimaries = {"10.0.0.0/16 iad-nyc(w1)", "10.1.0.0/16 iad-chi(w1)",
+                                                    "10.2.0.0/16 iad-atl(w1)", "10.3.0.0/16 iad-dfw(w1)"};
+
+TEST_F(PlanInstallerTest, EveryLinkReportedDownTogetherKeepsEveryRoute) {
+  auto installer = Open();
+  ASSERT_EQ(*installer->Offer(FourLinkPlan(1)), PlanVerdict::kInstalled);
+  log_.clear();
+  // A starved agent's snapshot: all four links down at once.
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(true, {{"iad-nyc", v1::OPER_STATE_DOWN},
+                                                      {"iad-chi", v1::OPER_STATE_DOWN},
+                                                      {"iad-atl", v1::OPER_STATE_DOWN},
+                                                      {"iad-dfw", v1::OPER_STATE_DOWN}})),
+            0u);
+  EXPECT_TRUE(log_.empty()) << "nothing withdrawn or moved";
+  EXPECT_EQ(Forwarding(installer->effective()), kFourLinkPrimaries);
+  EXPECT_TRUE(installer->down_links().empty());
+  EXPECT_EQ(installer->suspect_links().size(), 4u);
+  EXPECT_EQ(installer->suspect_down_reports(), 1u);
+  // The controller's next plan installs as it was computed.
+  ASSERT_EQ(*installer->Offer(FourLinkPlan(2)), PlanVerdict::kInstalled);
+  EXPECT_EQ(Forwarding(installer->effective()), kFourLinkPrimaries);
+  // The links come back: nothing to undo.
+  log_.clear();
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(true, {{"iad-nyc", v1::OPER_STATE_UP}, {"iad-chi", v1::OPER_STATE_UP},
+                                                      {"iad-atl", v1::OPER_STATE_UP}, {"iad-dfw", v1::OPER_STATE_UP}})),
+            0u);
+  EXPECT_TRUE(log_.empty());
+  EXPECT_TRUE(installer->suspect_links().empty());
+  // And a real cut afterwards repairs at once.
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-chi", v1::OPER_STATE_DOWN}})), 1u);
+  EXPECT_EQ(DescribeNextHops(installer->effective().routes(1)), "iad-atl(w1)");
+  EXPECT_EQ(installer->suspect_down_reports(), 1u);
+}
+
+TEST_F(PlanInstallerTest, LinksFailingOneByOneWithinTheWindowAreHeldTogether) {
+  auto installer = Open();
+  ASSERT_EQ(*installer->Offer(FourLinkPlan(1)), PlanVerdict::kInstalled);
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<std::string> links = {"iad-nyc", "iad-chi", "iad-atl"};
+  for (size_t i = 0; i < links.size(); ++i) {
+    EXPECT_GT(*installer->ApplyLinkEvents(Events(false, {{links[i], v1::OPER_STATE_DOWN}}),
+                                          start + std::chrono::milliseconds(100 * i)),
+              0u);
+  }
+  EXPECT_EQ(installer->down_links().size(), 3u);  // three cuts, repaired as they came
+  // The fourth within a second of the first: the whole burst is suspect, the
+  // repairs it caused are undone and the plan's routes are back.
+  EXPECT_GT(*installer->ApplyLinkEvents(Events(false, {{"iad-dfw", v1::OPER_STATE_DOWN}}),
+                                        start + std::chrono::milliseconds(300)),
+            0u);
+  EXPECT_EQ(Forwarding(installer->effective()), kFourLinkPrimaries);
+  EXPECT_TRUE(installer->down_links().empty());
+  EXPECT_EQ(installer->suspect_down_reports(), 1u);
+}
+
+TEST_F(PlanInstallerTest, OneLinkDownRepairsAtOnceEvenAfterOthersFailedLongAgo) {
+  auto installer = Open();
+  ASSERT_EQ(*installer->Offer(FourLinkPlan(1)), PlanVerdict::kInstalled);
+  const auto start = std::chrono::steady_clock::now();
+  log_.clear();
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-nyc", v1::OPER_STATE_DOWN}}), start), 1u);
+  ASSERT_EQ(log_.size(), 1u);
+  EXPECT_EQ(DescribeNextHops(log_[0].changed.at(0).after), "iad-chi(w1)");
+  // Two more real cuts, each well apart: repaired, none suspect.
+  EXPECT_GT(*installer->ApplyLinkEvents(Events(false, {{"iad-chi", v1::OPER_STATE_DOWN}}),
+                                        start + std::chrono::seconds(10)),
+            0u);
+  EXPECT_GT(*installer->ApplyLinkEvents(Events(false, {{"iad-atl", v1::OPER_STATE_DOWN}}),
+                                        start + std::chrono::seconds(20)),
+            0u);
+  EXPECT_EQ(installer->down_links().size(), 3u);
+  EXPECT_EQ(installer->suspect_down_reports(), 0u);
+  // Only iad-dfw is left: local repair could only withdraw what still uses it.
+  // Held instead; the routers' next-hop tracking drops a link that is really dead.
+  const std::vector<std::string> before = Forwarding(installer->effective());
+  ASSERT_FALSE(before.empty());
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-dfw", v1::OPER_STATE_DOWN}}),
+                                        start + std::chrono::seconds(30)),
+            0u);
+  EXPECT_EQ(Forwarding(installer->effective()), before);
+  EXPECT_EQ(installer->suspect_links(), DownLinks{"iad-dfw"});
+  EXPECT_EQ(installer->suspect_down_reports(), 1u);
+}
+
+TEST_F(PlanInstallerTest, TwoLinksOfAConduitRepairUnlessTheShareSaysSuspect) {
+  const v1::LocalLinkEvents conduit =
+      Events(false, {{"iad-nyc", v1::OPER_STATE_DOWN}, {"iad-chi", v1::OPER_STATE_DOWN}});
+  {
+    auto installer = Open();  // default: only every link at once is suspect
+    ASSERT_EQ(*installer->Offer(FourLinkPlan(1)), PlanVerdict::kInstalled);
+    EXPECT_EQ(*installer->ApplyLinkEvents(conduit), 2u);
+    EXPECT_EQ(installer->down_links().size(), 2u);
+    EXPECT_EQ(installer->suspect_down_reports(), 0u);
+  }
+  std::filesystem::remove_all(dir_);
+  auto strict = PlanInstaller::Open("iad", dir_.string(), std::make_unique<RecordingInstaller>(&log_),
+                                    SuspectDownPolicy{.share = 0.5, .window = std::chrono::milliseconds(1000)});
+  ASSERT_TRUE(strict.ok());
+  ASSERT_EQ(*(*strict)->Offer(FourLinkPlan(1)), PlanVerdict::kInstalled);
+  EXPECT_EQ(*(*strict)->ApplyLinkEvents(conduit), 0u);
+  EXPECT_EQ((*strict)->suspect_links().size(), 2u);
+  EXPECT_EQ(Forwarding((*strict)->effective()), kFourLinkPrimaries);
+}
+
 TEST_F(PlanInstallerTest, ExpiryWithdrawsEverythingAndSurvivesRestart) {
   {
     auto installer = Open();
@@ -207,7 +393,7 @@ TEST_F(PlanInstallerTest, ExpiryWithdrawsEverythingAndSurvivesRestart) {
     ASSERT_EQ(log_.size(), 1u);
     EXPECT_EQ(log_[0].removed.size(), 1u);
     EXPECT_EQ(installer->installed().routes_size(), 0);
-    EXPECT_FALSE(PlanInstaller::HasStoredPlan(dir_.string()));
+    EXPECT_FALSE(PlanInstaller::HasStoredPlan(dir_.string(), "iad"));
     // The next plan installs normally, even with an older generation.
     EXPECT_EQ(*installer->Offer(ProtectedPlan(3)), PlanVerdict::kInstalled);
     ASSERT_TRUE(installer->ExpireAll("test").ok());

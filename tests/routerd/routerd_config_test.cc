@@ -58,6 +58,18 @@ TEST(RouterdConfigTest, WithoutBgpRoutesAreOnlyLogged) {
   EXPECT_EQ(config->stale_after, std::chrono::seconds(86400));
 }
 
+TEST(RouterdConfigTest, SuspectLinkDownReportsHaveSafeDefaultsAndAreTunable) {
+  auto defaults = ParseRouterdConfig(kBase, "routerd.yaml");
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->suspect_down.share, 1.0);  // only every link at once
+  EXPECT_EQ(defaults->suspect_down.window, std::chrono::milliseconds(1000));
+  auto tuned = ParseRouterdConfig(std::string(kBase) + "local_repair: {suspect_share: 0.75, suspect_window_ms: 250}\n",
+                                  "routerd.yaml");
+  ASSERT_TRUE(tuned.ok()) << tuned.status();
+  EXPECT_EQ(tuned->suspect_down.share, 0.75);
+  EXPECT_EQ(tuned->suspect_down.window, std::chrono::milliseconds(250));
+}
+
 TEST(RouterdConfigTest, BadBgpInputIsNamed) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"bgp: {local_as: 0, router_id: 10.0.0.1, peers: [{address: 127.0.0.2, remote_as: 1}], next_hops: [{link: a, ipv4: 1.1.1.1}]}",
@@ -83,6 +95,12 @@ TEST(RouterdConfigTest, BadBgpInputIsNamed) {
       {"bgp: {local_as: 1, router_id: 10.0.0.1, peers: [{address: 127.0.0.2, remote_as: 1, colour: red}], next_hops: [{link: a, ipv4: 1.1.1.1}]}",
        "colour"},
       {"fail_static: {stale_after_s: 5}", "stale_after_s"},
+      {"local_repair: {suspect_share: 0}", "suspect_share"},
+      {"local_repair: {suspect_share: 1.5}", "suspect_share"},
+      {"local_repair: {suspect_share: half}", "suspect_share"},
+      {"local_repair: {suspect_window_ms: 0}", "suspect_window_ms"},
+      {"local_repair: {suspect_window_ms: 3600000}", "suspect_window_ms"},
+      {"local_repair: {suspect_windw_ms: 100}", "suspect_windw_ms"},
   };
   for (const auto& [extra, expected] : cases) {
     SCOPED_TRACE(extra);

@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
+#include "files/atomic_file.h"
 
 namespace geodesic::tls::testing {
 namespace {
@@ -94,20 +95,7 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 
 absl::Status WriteFileAtomically(const std::string& path,
                                  const std::string& contents) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << contents;
-    if (!out.flush())
-      return absl::InternalError(absl::StrCat("cannot write ", tmp));
-  }
-  std::error_code error;
-  std::filesystem::rename(tmp, path, error);
-  if (error) {
-    return absl::InternalError(
-        absl::StrCat("rename ", tmp, ": ", error.message()));
-  }
-  return absl::OkStatus();
+  return files::AtomicWriteFile(path, contents);
 }
 
 absl::Status CopyFileAtomically(const std::string& from,

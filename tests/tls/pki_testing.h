@@ -45,7 +45,7 @@ absl::Status IssueCertWithoutIdentity(const std::string& dir,
 
 absl::StatusOr<std::string> ReadFile(const std::string& path);
 
-// Writes `contents` to `path` atomically (temporary file + rename), as a
+// Writes `contents` to `path` atomically (files::AtomicWriteFile), as a
 // rotation tool would.
 absl::Status WriteFileAtomically(const std::string& path,
                                  const std::string& contents);

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 #include <tuple>
+#include <vector>
 
 #include "tests/topology/topology_testing.h"
 
@@ -357,9 +358,51 @@ TEST_F(RepetitaBadInputTest, DuplicateLabels) {
               HasSubstr(DemandsAt(4) + "duplicate demand label \"d0\" (first at line 3)"));
 }
 
-TEST_F(RepetitaBadInputTest, SelfLoopAndDemandToItself) {
-  EXPECT_THAT(Error(WithLine(kGraph, 11, "e2 2 2 10 1000000 100")),
-              HasSubstr(At(11) + "self-loop: edge e2 goes from node 2 to itself"));
+TEST_F(RepetitaBadInputTest, ASelfLoopEdgeIsSkippedWithOneWarningNamingItsLine) {
+  // As Interoute has them (edge_98 17 17 ...): a node joined to itself.
+  std::string graph = WithLine(kGraph, 7, "EDGES 6");
+  graph += "e4 2 2 10 1000000 353\n"   // 13
+           "e5 2 2 10 1000000 353\n";  // 14
+  graph_path_ = dir_.Write("net.graph", graph);
+  std::vector<std::string> warnings;
+  auto topology = LoadRepetita(graph_path_, dir_.Write("net.0000.demands", kDemands), &warnings);
+  ASSERT_TRUE(topology.ok()) << topology.status();
+  EXPECT_EQ(topology->links.size(), 4u);
+  for (const auto& link : topology->links) EXPECT_NE(link.src_facility_id(), link.dst_facility_id());
+  EXPECT_THAT(warnings, ::testing::ElementsAre(
+                            At(13) + "self-loop edge e4 (node 2 to itself) skipped: it carries no traffic",
+                            At(14) + "self-loop edge e5 (node 2 to itself) skipped: it carries no traffic"));
+  // Without a place for warnings the import is the same.
+  auto quiet = LoadRepetita(graph_path_, "");
+  ASSERT_TRUE(quiet.ok()) << quiet.status();
+  EXPECT_EQ(quiet->links.size(), 4u);
+}
+
+TEST_F(RepetitaBadInputTest, ABrokenSelfLoopIsStillAnError) {
+  EXPECT_THAT(Error(WithLine(kGraph, 11, "e2 2 2 0 1000000 100")),
+              HasSubstr(At(11) + "weight: 0 is out of range"));
+  EXPECT_THAT(Error(WithLine(kGraph, 11, "e0 2 2 10 1000000 100")),
+              HasSubstr(At(11) + "duplicate edge label \"e0\""));
+}
+
+TEST_F(RepetitaBadInputTest, ParallelEdgesAreKeptAsParallelCircuits) {
+  std::string graph = WithLine(kGraph, 7, "EDGES 5");
+  graph += "e4 0 1 20 400000 100\n";  // a second a -> b circuit, as Interoute's edge_50 / edge_52
+  std::vector<std::string> warnings;
+  auto topology = LoadRepetita(dir_.Write("net.graph", graph), "", &warnings);
+  ASSERT_TRUE(topology.ok()) << topology.status();
+  EXPECT_TRUE(warnings.empty());
+  ASSERT_EQ(topology->links.size(), 5u);
+  const v1::Link& first = topology->links[0];
+  const v1::Link& second = topology->links[4];
+  EXPECT_EQ(first.src_facility_id(), second.src_facility_id());
+  EXPECT_EQ(first.dst_facility_id(), second.dst_facility_id());
+  EXPECT_NE(first.id(), second.id());
+  EXPECT_DOUBLE_EQ(first.capacity_gbps() + second.capacity_gbps(), 1.4);
+  EXPECT_EQ(second.igp_metric(), 20u);
+}
+
+TEST_F(RepetitaBadInputTest, ADemandToItselfIsRefused) {
   EXPECT_THAT(Error(kGraph, WithLine(kDemands, 3, "d0 1 1 5000")),
               HasSubstr(DemandsAt(3) + "demand d0 goes from node 1 to itself"));
 }
@@ -383,10 +426,10 @@ TEST_F(RepetitaBadInputTest, NonNumericFieldsAndWrongFieldCounts) {
 
 TEST_F(RepetitaBadInputTest, EveryProblemOfASectionIsListed) {
   std::string graph = WithLine(kGraph, 9, "e0 0 1 10 -5 100");
-  graph = WithLine(graph, 11, "e2 1 1 10 1000000 100");
+  graph = WithLine(graph, 11, "e2 1 9 10 1000000 100");
   const std::string message = Error(graph);
   EXPECT_THAT(message, HasSubstr(At(9) + "bw: capacity must be positive"));
-  EXPECT_THAT(message, HasSubstr(At(11) + "self-loop"));
+  EXPECT_THAT(message, HasSubstr(At(11) + "dest: node 9 is out of range"));
 }
 
 TEST(RepetitaTest, MissingFilesAreNotFound) {
