@@ -2,9 +2,11 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
+#include "cli/option_values.h"
 #include "text/table.h"
 
 namespace geodesic::cli {
@@ -42,6 +44,29 @@ int RunAuditLog(const Options& options, v1::Operator::StubInterface& stub) {
   }
   std::cout << table.Render();
   return 0;
+}
+
+namespace {
+
+absl::Status ParseAuditLog(const CommandArgs& args, Options& options) {
+  if (!args.operands.empty()) return Usage(absl::StrCat(args.name, " takes no operands"));
+  return ParseJournalWindow(args.flag("--from"), args.flag("--limit"), options);
+}
+
+}  // namespace
+
+const CommandSpec& AuditLogCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "audit-log",
+      .command = Command::kAuditLog,
+      .flags = {"--from", "--limit"},
+      .outputs = {OutputFormat::kTable, OutputFormat::kWide, OutputFormat::kJson, OutputFormat::kYaml},
+      .usage = "audit-log [--from SEQ] [--limit N] [-o table|wide|json|yaml]\n"
+               "    who asked for which change, when, and the result (N: 1..10000, default 100)\n",
+      .parse = ParseAuditLog,
+      .access = ServerOnly,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

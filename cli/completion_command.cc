@@ -6,7 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
+#include "cli/option_values.h"
 
 namespace geodesic::cli {
 namespace {
@@ -70,6 +72,27 @@ int RunCompletion(const Options&) {
                "}\n"
                "complete -F _tectl tectl\n";
   return 0;
+}
+
+namespace {
+
+absl::Status ParseCompletion(const CommandArgs& args, Options& options) {
+  if (args.operands.size() != 1 || args.operands[0] != "bash") return Usage("completion takes one shell: bash");
+  options.shell = args.operands[0];
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const CommandSpec& CompletionCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "completion",
+      .command = Command::kCompletion,
+      .usage = "completion bash\n    a bash completion script: source <(tectl completion bash)\n",
+      .parse = ParseCompletion,
+      .access = NoModel,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

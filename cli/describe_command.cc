@@ -8,9 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/entity_text.h"
 #include "cli/output.h"
+#include "cli/option_values.h"
 #include "entity/oper_state_name.h"
 #include "fabric/fabric_audit.h"
 #include "fabric/plane_capacity.h"
@@ -307,6 +309,37 @@ int RunDescribe(const Options& options, ModelSource& source) {
     case EntityKind::kPlan: return DescribePlan(options, source);
   }
   return 1;
+}
+
+namespace {
+
+absl::Status ParseDescribe(const CommandArgs& args, Options& options) {
+  if (auto status = ParseKindAndId(args.name, args.operands, options); !status.ok()) return status;
+  if (options.id.empty() && options.kind != EntityKind::kPlan) {
+    return Usage(absl::StrCat("describe needs the id of the ", EntityKindName(options.kind)));
+  }
+  if (!options.id.empty()) {
+    const std::string what(options.kind == EntityKind::kPlan ? "site" : EntityKindName(options.kind));
+    if (auto status = CheckId(what, options.id); !status.ok()) return status;
+  }
+  if (options.kind == EntityKind::kPlan && !options.id.empty()) {
+    options.facility = std::exchange(options.id, "");  // a plan's "id" is a site
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const CommandSpec& DescribeCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "describe",
+      .command = Command::kDescribe,
+      .outputs = {OutputFormat::kYaml, OutputFormat::kJson},
+      .usage = "describe KIND ID [-o yaml|json]\n    every field of one entity, and what follows from it\n",
+      .parse = ParseDescribe,
+      .access = ServerOrStore,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

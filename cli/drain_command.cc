@@ -7,10 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/impact_text.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
+#include "cli/option_values.h"
 
 namespace geodesic::cli {
 namespace {
@@ -94,6 +96,65 @@ int RunDrain(const Options& options, v1::Operator::StubInterface& stub) {
   note << "drained " << TargetText(options) << " (intent " << intent_id << (options.force ? ", forced" : "")
             << "), plan generation " << applied.plan_generation() << "\n";
   return 0;
+}
+
+namespace {
+
+// drain and undrain: KIND ID, or plane FACILITY:N.
+absl::Status ParseDrain(const CommandArgs& args, Options& options) {
+  const std::vector<std::string>& operands = args.operands;
+  if (operands.size() != 2) return Usage(absl::StrCat(args.name, " takes a kind and an id"));
+  if (operands[0] == "plane") {
+    auto plane = ParsePlane(operands[1]);
+    if (!plane.ok()) return plane.status();
+    options.kind = EntityKind::kFacility;
+    options.id = plane->first;
+    options.plane = plane->second;
+  } else {
+    auto kind = ParseEntityKind(operands[0]);
+    if (!kind || (*kind != EntityKind::kLink && *kind != EntityKind::kNode && *kind != EntityKind::kFacility)) {
+      return Usage(absl::StrCat("can ", args.name, " a link, node, facility or plane, not ", Quoted(operands[0])));
+    }
+    options.kind = *kind;
+    options.id = operands[1];
+    if (auto status = CheckId(std::string(EntityKindName(*kind)), options.id); !status.ok()) return status;
+  }
+  if (auto status = ParseReason(args.flag("--reason"), options); !status.ok()) return status;
+  options.dry_run = args.flag("--dry-run") != nullptr;
+  options.force = args.flag("--force") != nullptr;
+  if (options.force && options.dry_run) return Usage("--force and --dry-run do not go together");
+  if (options.force && options.reason.empty()) return Usage("--force needs a --reason");
+  return ParseUtilizationLimit(args.flag("--max-utilization"), options);
+}
+
+}  // namespace
+
+const CommandSpec& DrainCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "drain",
+      .command = Command::kDrain,
+      .flags = {"--reason", "--max-utilization"},
+      .switches = {"--dry-run", "--force"},
+      .outputs = {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kYaml},
+      .usage = "drain link|node|facility|plane ID [--reason TEXT] [--dry-run] [--force] [--max-utilization U]\n"
+               "    takes traffic off it. A plane's ID is FACILITY:N. First shows what would move;\n"
+               "    refused when a workload would lose its last path or a link would go over U\n"
+               "    (default 1 = capacity) unless --force (admin role, with --reason)\n",
+      .parse = ParseDrain,
+      .access = ServerOnly,
+  };
+  return *spec;
+}
+
+const CommandSpec& UndrainCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "undrain",
+      .command = Command::kUndrain,
+      .usage = "undrain link|node|facility|plane ID\n    removes the drain\n",
+      .parse = ParseDrain,
+      .access = ServerOnly,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

@@ -11,8 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/option_values.h"
 #include "sim/drill/drill_charts.h"
 #include "sim/drill/live_drill.h"
 #include "sim/drill/simulator.h"
@@ -105,6 +107,47 @@ int RunDrill(const Options& options) {
     return kExitDrillFailed;
   }
   return 0;
+}
+
+namespace {
+
+absl::Status ParseDrill(const CommandArgs& args, Options& options) {
+  if (args.operands.size() != 2 || args.operands[0] != "run") return Usage("drill takes: run FILE");
+  options.subcommand = "run";
+  options.file = args.operands[1];
+  const std::string* report = args.flag("--report");
+  const std::string* charts = args.flag("--charts");
+  for (const std::string* path : {static_cast<const std::string*>(&options.file), report, charts}) {
+    if (path != nullptr && !IsOneLine(*path)) return Usage("file names must be one line");
+  }
+  if (report) options.report_file = *report;
+  if (charts) options.charts_dir = *charts;
+  options.live = args.flag("--live") != nullptr;
+  if (const std::string* work_dir = args.flag("--work-dir")) {
+    if (!options.live) return Usage("--work-dir is for --live");
+    if (!IsOneLine(*work_dir)) return Usage("file names must be one line");
+    options.work_dir = *work_dir;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const CommandSpec& DrillCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "drill",
+      .command = Command::kDrill,
+      .flags = {"--report", "--charts", "--work-dir"},
+      .switches = {"--live"},
+      .outputs = {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kYaml},
+      .usage = "drill run FILE [--live [--work-dir DIR]] [--report FILE.json] [--charts DIR] [-o table|json|yaml]\n"
+               "    runs a failure drill (sim/drills/*.yaml) on the simulator with pathcomp's\n"
+               "    planning, or --live on real daemons started on loopback (pathcomp, agents,\n"
+               "    routerds, FRR); exits 4 when an expectation fails, saying which and why\n",
+      .parse = ParseDrill,
+      .access = LocalFiles,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

@@ -4,10 +4,12 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/entity_text.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
+#include "cli/option_values.h"
 #include "entity/oper_state_name.h"
 #include "google/protobuf/util/json_util.h"
 
@@ -67,6 +69,35 @@ int RunEvents(const Options& options, v1::Operator::StubInterface& stub) {
   if (!status.ok()) return PrintError(FromGrpc(status));
   std::cerr << "tectl: the server ended the stream\n";
   return 0;
+}
+
+namespace {
+
+absl::Status ParseEvents(const CommandArgs& args, Options& options) {
+  if (args.operands.size() != 1 || args.operands[0] != "watch") return Usage("events takes: watch");
+  options.subcommand = "watch";
+  if (const std::string* count = args.flag("--count")) {
+    auto n = ParseNumber(*count, 1, 1'000'000);
+    if (!n) return Usage(absl::StrCat("--count must be a whole number from 1 to 1000000, not ", Quoted(*count)));
+    options.count = *n;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const CommandSpec& EventsCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "events",
+      .command = Command::kEvents,
+      .flags = {"--count"},
+      .outputs = {OutputFormat::kTable, OutputFormat::kJson},
+      .usage = "events watch [--count N] [-o table|json]\n"
+               "    health, plan and intent changes as they happen (N events, or until ^C)\n",
+      .parse = ParseEvents,
+      .access = ServerOnly,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

@@ -6,9 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
+#include "cli/option_values.h"
 #include "text/table.h"
 
 namespace geodesic::cli {
@@ -123,6 +125,48 @@ int RunExplain(const Options& options, v1::Operator::StubInterface& stub) {
     std::cout << "\n" << backups.Render();
   }
   return 0;
+}
+
+namespace {
+
+absl::Status ParseAudit(const CommandArgs& args, Options&) {
+  if (!args.operands.empty()) return Usage("audit takes no operands");
+  return absl::OkStatus();
+}
+
+absl::Status ParseExplain(const CommandArgs& args, Options& options) {
+  if (args.operands.size() != 2 || args.operands[0] != "chain") return Usage("explain takes: chain ID");
+  options.id = args.operands[1];
+  return CheckId("workload", options.id);
+}
+
+}  // namespace
+
+const CommandSpec& AuditCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "audit",
+      .command = Command::kAudit,
+      .outputs = {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kYaml},
+      .usage = "audit [-o table|json|yaml]\n"
+               "    every single-facility dependency with its reason; exits 3 when there is any\n",
+      .parse = ParseAudit,
+      .access = ServerOnly,
+  };
+  return *spec;
+}
+
+const CommandSpec& ExplainCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "explain",
+      .command = Command::kExplain,
+      .outputs = {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kYaml},
+      .usage = "explain chain ID [-o table|json|yaml]\n"
+               "    each hop's replica, path, latency and share of the total; the slowest hop;\n"
+               "    the backup for each facility the chain touches\n",
+      .parse = ParseExplain,
+      .access = ServerOnly,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

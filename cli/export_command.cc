@@ -4,8 +4,10 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/option_values.h"
 #include "files/atomic_file.h"
 #include "topology/inventory.h"
 #include "topology/topology_writer.h"
@@ -56,6 +58,30 @@ int RunExport(const Options& options, ModelSource& source) {
                inventory.facilities.size(), inventory.links.size(), inventory.workloads.size(),
                source.where().c_str(), options.file.c_str());
   return 0;
+}
+
+namespace {
+
+absl::Status ParseExport(const CommandArgs& args, Options& options) {
+  if (args.operands.size() > 1) return Usage("export takes at most one file");
+  if (!args.operands.empty()) {
+    options.file = args.operands[0];
+    if (options.file.empty() || !IsOneLine(options.file)) return Usage("the file name must be one non-empty line");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const CommandSpec& ExportCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "export",
+      .command = Command::kExport,
+      .usage = "export [FILE]\n    the model's inventory in the project format (YAML), to FILE or stdout\n",
+      .parse = ParseExport,
+      .access = ServerOrStore,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

@@ -8,9 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/entity_text.h"
 #include "cli/output.h"
+#include "cli/option_values.h"
 #include "entity/oper_state_name.h"
 #include "fabric/usable_capacity.h"
 #include "text/table.h"
@@ -343,6 +345,55 @@ int RunGet(const Options& options, ModelSource& source) {
     case EntityKind::kPlan: return GetPlan(options, source);
   }
   return 1;
+}
+
+namespace {
+
+absl::Status ParseGet(const CommandArgs& args, Options& options) {
+  if (auto status = ParseKindAndId(args.name, args.operands, options); !status.ok()) return status;
+  if (!options.id.empty()) {
+    const std::string what(options.kind == EntityKind::kPlan ? "site" : EntityKindName(options.kind));
+    if (auto status = CheckId(what, options.id); !status.ok()) return status;
+  }
+  if (const std::string* facility = args.flag("--facility")) {
+    if (auto status = CheckId("facility", *facility); !status.ok()) return status;
+    if (options.kind == EntityKind::kIntent) return Usage("--facility does not apply to intents");
+    if (!options.id.empty()) {
+      return Usage(absl::StrCat("give ", options.kind == EntityKind::kPlan ? "the site" : "an id",
+                                " or --facility, not both"));
+    }
+    options.facility = *facility;
+  }
+  if (options.kind == EntityKind::kPlan && !options.id.empty()) {
+    options.facility = std::exchange(options.id, "");  // a plan's "id" is a site
+  }
+  if (const std::string* state = args.flag("--state")) {
+    if (options.kind != EntityKind::kLink) return Usage("--state is for get links");
+    static const std::set<std::string> kStates = {"up", "degraded", "down", "unknown", "drained"};
+    if (!kStates.count(*state)) {
+      return Usage(absl::StrCat("--state must be up, degraded, down, unknown or drained, not ", Quoted(*state)));
+    }
+    options.state = *state;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const CommandSpec& GetCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "get",
+      .command = Command::kGet,
+      .flags = {"--facility", "--state"},
+      .outputs = {OutputFormat::kTable, OutputFormat::kWide, OutputFormat::kJson, OutputFormat::kYaml},
+      .usage = "get KIND [ID] [--facility F] [--state S] [-o table|wide|json|yaml]\n"
+               "    KIND: facilities nodes links fabrics services workloads intents plan (singular\n"
+               "    or plural; a fabric's ID is its facility, plan's is a site). --state (links):\n"
+               "    up, degraded, down, unknown or drained\n",
+      .parse = ParseGet,
+      .access = ServerOrStore,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

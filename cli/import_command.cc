@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
+#include "cli/option_values.h"
 #include "pathcomp/model/offline_store.h"
 #include "text/table.h"
 #include "topology/import.h"
@@ -124,6 +126,34 @@ int RunImport(const Options& options, v1::Operator::StubInterface* stub) {
               << "; pathcomp plans it when it next starts\n";
   }
   return 0;
+}
+
+namespace {
+
+absl::Status ParseImport(const CommandArgs& args, Options& options) {
+  if (args.operands.size() != 1) return Usage("import takes one file");
+  options.file = args.operands[0];
+  if (options.file.empty() || !IsOneLine(options.file)) return Usage("the file name must be one non-empty line");
+  options.replace_workloads = args.flag("--replace-workloads") != nullptr;
+  options.dry_run = args.flag("--dry-run") != nullptr;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const CommandSpec& ImportCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "import",
+      .command = Command::kImport,
+      .switches = {"--replace-workloads", "--dry-run"},
+      .outputs = {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kYaml},
+      .usage = "import FILE [--replace-workloads] [--dry-run] [-o table|json|yaml]\n"
+               "    FILE: .yaml/.yml/.json (project format), .graph (REPETITA, with its\n"
+               "    .0000.demands beside it) or .graphml (Topology Zoo); needs the admin role\n",
+      .parse = ParseImport,
+      .access = ServerOrStore,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

@@ -6,8 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/option_values.h"
 #include "text/table.h"
 
 namespace geodesic::cli {
@@ -65,6 +67,29 @@ int RunJournal(const Options& options, ModelSource& source) {
   }
   std::cout << table.Render();
   return 0;
+}
+
+namespace {
+
+absl::Status ParseJournal(const CommandArgs& args, Options& options) {
+  if (!args.operands.empty()) return Usage(absl::StrCat(args.name, " takes no operands"));
+  return ParseJournalWindow(args.flag("--from"), args.flag("--limit"), options);
+}
+
+}  // namespace
+
+const CommandSpec& JournalCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "journal",
+      .command = Command::kJournal,
+      .flags = {"--from", "--limit"},
+      .outputs = {OutputFormat::kTable, OutputFormat::kWide, OutputFormat::kJson, OutputFormat::kYaml},
+      .usage = "journal [--from SEQ] [--limit N] [-o table|wide|json|yaml]\n"
+               "    the store's committed changes with their causes (N: 1..10000, default 100)\n",
+      .parse = ParseJournal,
+      .access = ServerOrStore,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

@@ -6,9 +6,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
+#include "cli/option_values.h"
 #include "text/table.h"
 
 namespace geodesic::cli {
@@ -164,6 +166,52 @@ int RunPlan(const Options& options, v1::Operator::StubInterface& stub) {
   if (chains.size() > 0) std::cout << "\n" << chain_table.Render();
   if (moved.size() > 0) std::cout << "\n" << moved_table.Render();
   return 0;
+}
+
+namespace {
+
+absl::Status ParsePlan(const CommandArgs& args, Options& options) {
+  const std::vector<std::string>& operands = args.operands;
+  if (operands.empty() || (operands[0] != "history" && operands[0] != "diff")) {
+    return Usage("plan takes history or diff A B");
+  }
+  options.subcommand = operands[0];
+  if (options.subcommand == "history") {
+    if (operands.size() != 1) return Usage("plan history takes no operands");
+    if (const std::string* limit = args.flag("--limit")) {
+      auto n = ParseNumber(*limit, 1, 100);
+      if (!n) return Usage(absl::StrCat("--limit must be a whole number from 1 to 100, not ", Quoted(*limit)));
+      options.limit = static_cast<uint32_t>(*n);
+    } else {
+      options.limit = 0;  // every plan kept
+    }
+    return absl::OkStatus();
+  }
+  if (args.flag("--limit")) return Usage("--limit is for plan history");
+  if (operands.size() != 3) return Usage("plan diff takes two generations: A B");
+  auto a = ParseNumber(operands[1], 1, UINT64_MAX);
+  auto b = ParseNumber(operands[2], 1, UINT64_MAX);
+  if (!a || !b) return Usage("plan diff takes two plan generations (whole numbers from 1)");
+  options.generation_a = *a;
+  options.generation_b = *b;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const CommandSpec& PlanCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "plan",
+      .command = Command::kPlan,
+      .flags = {"--limit"},
+      .outputs = {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kYaml},
+      .usage = "plan history [--limit N] [-o table|json|yaml]    the plans kept (newest 100)\n"
+               "plan diff A B [-o table|json|yaml]    routes and workloads that changed from\n"
+               "    generation A to B, and why each workload moved\n",
+      .parse = ParsePlan,
+      .access = ServerOnly,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

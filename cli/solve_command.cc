@@ -11,8 +11,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/option_values.h"
 #include "pathcomp/solver/mcf_solver.h"
 #include "pathcomp/solver/snapshot.h"
 #include "text/table.h"
@@ -148,6 +150,51 @@ int RunSolve(const Options& options) {
   }
   std::cout << table.Render();
   return 0;
+}
+
+namespace {
+
+absl::Status ParseSolve(const CommandArgs& args, Options& options) {
+  if (!args.operands.empty()) return Usage("solve takes no operands: give --graph FILE");
+  const std::string* graph = args.flag("--graph");
+  if (graph == nullptr) return Usage("solve needs --graph FILE");
+  options.graph = *graph;
+  if (const std::string* demands = args.flag("--demands")) options.demands = *demands;
+  if (!IsOneLine(options.graph) || !IsOneLine(options.demands)) return Usage("file names must be one line");
+  if (const std::string* objective = args.flag("--objective")) {
+    if (*objective == "mlu") {
+      options.objective = SolveObjective::kMlu;
+    } else if (*objective == "total-flow") {
+      options.objective = SolveObjective::kTotalFlow;
+    } else {
+      return Usage(absl::StrCat("--objective must be mlu or total-flow, not ", Quoted(*objective)));
+    }
+  }
+  if (const std::string* scale = args.flag("--scale")) {
+    double value = 0;
+    if (!absl::SimpleAtod(*scale, &value) || !std::isfinite(value) || value <= 0 || value > 1e6) {
+      return Usage(absl::StrCat("--scale must be a number in (0, 1e6], not ", Quoted(*scale)));
+    }
+    options.scale = value;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const CommandSpec& SolveCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "solve",
+      .command = Command::kSolve,
+      .flags = {"--graph", "--demands", "--objective", "--scale"},
+      .outputs = {OutputFormat::kTable, OutputFormat::kWide, OutputFormat::kJson, OutputFormat::kYaml},
+      .usage = "solve --graph FILE [--demands FILE] [--objective mlu|total-flow] [--scale S] [-o ...]\n"
+               "    the elephant-flow allocation, offline (every link up; FILE in any import\n"
+               "    format; S in (0, 1e6], default 1)\n",
+      .parse = ParseSolve,
+      .access = LocalFiles,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

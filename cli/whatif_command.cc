@@ -4,10 +4,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/impact_text.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
+#include "cli/option_values.h"
 
 namespace geodesic::cli {
 
@@ -41,6 +43,56 @@ int RunWhatIf(const Options& options, v1::Operator::StubInterface& stub) {
   }
   std::cout << "what if " << absl::StrJoin(names, " + ") << " failed, " << ImpactText(response.impact());
   return 0;
+}
+
+namespace {
+
+absl::StatusOr<Options::Failure> ParseFailure(const std::string& kind, const std::string& id) {
+  Options::Failure failure;
+  failure.kind = kind;
+  if (kind == "plane") {
+    auto plane = ParsePlane(id);
+    if (!plane.ok()) return plane.status();
+    failure.id = plane->first;
+    failure.plane = plane->second;
+    return failure;
+  }
+  if (kind != "link" && kind != "srlg" && kind != "node" && kind != "facility") {
+    return Usage(absl::StrCat("whatif fails a link, srlg, node, plane or facility, not ", Quoted(kind)));
+  }
+  if (auto status = CheckId(kind, id); !status.ok()) return status;
+  failure.id = id;
+  return failure;
+}
+
+absl::Status ParseWhatIf(const CommandArgs& args, Options& options) {
+  const std::vector<std::string>& operands = args.operands;
+  if (operands.empty() || operands[0] != "fail") return Usage("whatif takes: fail KIND ID [KIND ID ...]");
+  if (operands.size() < 3 || operands.size() % 2 != 1) return Usage("whatif fail takes KIND ID pairs");
+  for (size_t i = 1; i + 1 < operands.size(); i += 2) {
+    auto failure = ParseFailure(operands[i], operands[i + 1]);
+    if (!failure.ok()) return failure.status();
+    options.failures.push_back(*std::move(failure));
+  }
+  if (options.failures.size() > 64) return Usage("whatif fail takes at most 64 failures");
+  return ParseUtilizationLimit(args.flag("--max-utilization"), options);
+}
+
+}  // namespace
+
+const CommandSpec& WhatIfCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "whatif",
+      .command = Command::kWhatIf,
+      .flags = {"--max-utilization"},
+      .outputs = {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kYaml},
+      .usage = "whatif fail KIND ID [KIND ID ...] [--max-utilization U] [-o table|json|yaml]\n"
+               "    KIND: link srlg node plane facility. The impact, changing nothing: workloads\n"
+               "    that move or are cut, chains over budget, links over U, routes changed\n",
+      .parse = ParseWhatIf,
+      .access = ServerOnly,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

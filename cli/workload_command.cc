@@ -7,9 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
+#include "cli/option_values.h"
 #include "daemon/clock.h"
 #include "topology/project_reader.h"
 
@@ -172,6 +174,196 @@ int RunOverride(const Options& options, v1::Operator::StubInterface& stub) {
                     absl::StrCat("link ", options.id, " metric ", options.metric,
                                  options.for_s > 0 ? absl::StrCat(" until ", FormatUnixMs(override.expires_at_unix_ms()))
                                                    : " until cleared"));
+}
+
+namespace {
+
+absl::Status ParseWorkload(const CommandArgs& args, Options& options) {
+  static const std::vector<std::string> kAddFlags = {"--file", "--src", "--to", "--gbps", "--priority",
+                                                     "--origin", "--services", "--budget-ms"};
+  const std::vector<std::string>& operands = args.operands;
+  auto flag = [&args](const std::string& name) { return args.flag(name); };
+  if (operands.empty() || (operands[0] != "add" && operands[0] != "remove" && operands[0] != "list")) {
+    return Usage("workload takes add, remove or list");
+  }
+  options.subcommand = operands[0];
+  if (options.subcommand != "add") {
+    for (const std::string& name : kAddFlags) {
+      if (flag(name)) return Usage(absl::StrCat(name, " is for workload add"));
+    }
+    if (options.subcommand == "list") {
+      if (operands.size() != 1) return Usage("workload list takes no operands");
+      options.kind = EntityKind::kWorkload;
+      return absl::OkStatus();
+    }
+    if (flag("-o")) return Usage("-o is for workload list");
+    if (operands.size() != 2) return Usage("workload remove takes one id");
+    options.id = operands[1];
+    return CheckId("workload", options.id);
+  }
+  if (flag("-o")) return Usage("-o is for workload list");
+  if (const std::string* file = flag("--file")) {
+    if (operands.size() != 1) return Usage("workload add --file takes no id: the file has them");
+    for (const std::string& name : kAddFlags) {
+      if (name != "--file" && flag(name)) return Usage(absl::StrCat(name, " does not go with --file"));
+    }
+    if (!IsOneLine(*file)) return Usage("the file name must be one line");
+    options.file = *file;
+    return absl::OkStatus();
+  }
+  if (operands.size() != 2) return Usage("workload add takes one id (or --file FILE)");
+  options.id = operands[1];
+  if (auto status = CheckId("workload", options.id); !status.ok()) return status;
+  const bool elephant = flag("--src") || flag("--to") || flag("--gbps") || flag("--priority");
+  const bool chain = flag("--origin") || flag("--services") || flag("--budget-ms");
+  if (elephant == chain) {
+    return Usage("workload add takes an elephant flow (--src --to --gbps) or a chain (--origin --services --budget-ms)");
+  }
+  if (elephant) {
+    if (!flag("--src") || !flag("--to") || !flag("--gbps")) return Usage("an elephant flow needs --src, --to and --gbps");
+    options.src = *flag("--src");
+    if (auto status = CheckId("facility", options.src); !status.ok()) return status;
+    options.dst_prefix = *flag("--to");
+    double gbps = 0;
+    if (!absl::SimpleAtod(*flag("--gbps"), &gbps) || !std::isfinite(gbps) || gbps <= 0 || gbps > 1e6) {
+      return Usage(absl::StrCat("--gbps must be a number in (0, 1e6], not ", Quoted(*flag("--gbps"))));
+    }
+    options.gbps = gbps;
+    if (const std::string* priority = flag("--priority")) {
+      auto value = ParseNumber(*priority, 0, 7);
+      if (!value) return Usage(absl::StrCat("--priority must be 0-7 (0 = highest), not ", Quoted(*priority)));
+      options.priority = static_cast<uint32_t>(*value);
+    }
+    return absl::OkStatus();
+  }
+  if (!flag("--origin") || !flag("--services") || !flag("--budget-ms")) {
+    return Usage("an agent chain needs --origin, --services and --budget-ms");
+  }
+  options.origin = *flag("--origin");
+  if (auto status = CheckId("facility", options.origin); !status.ok()) return status;
+  auto services = ParseIdList("--services", *flag("--services"), /*repeats=*/true);
+  if (!services.ok()) return services.status();
+  options.services = *std::move(services);
+  auto budget = ParseNumber(*flag("--budget-ms"), 1, 60'000);
+  if (!budget) return Usage(absl::StrCat("--budget-ms must be a whole number from 1 to 60000, not ",
+                                         Quoted(*flag("--budget-ms"))));
+  options.budget_us = *budget * 1000;
+  return absl::OkStatus();
+}
+
+// workload list reads the model (also offline); add and remove change it.
+ModelAccess WorkloadAccess(const Options& parsed) {
+  return parsed.subcommand == "list" ? ModelAccess::kServerOrStore : ModelAccess::kServer;
+}
+
+// pin and unpin: one chain id; pin also --path or --facilities.
+absl::Status ParsePin(const CommandArgs& args, Options& options) {
+  if (args.operands.size() != 1) return Usage(absl::StrCat(args.name, " takes one chain id"));
+  options.id = args.operands[0];
+  if (auto status = CheckId("workload", options.id); !status.ok()) return status;
+  if (options.command == Command::kUnpin) return absl::OkStatus();
+  const std::string* path = args.flag("--path");
+  const std::string* facilities = args.flag("--facilities");
+  if ((path == nullptr) == (facilities == nullptr)) return Usage("pin takes --path or --facilities (one of them)");
+  auto list = ParseIdList(path ? "--path" : "--facilities", path ? *path : *facilities, /*repeats=*/path != nullptr);
+  if (!list.ok()) return list.status();
+  (path ? options.path : options.facilities) = *std::move(list);
+  return ParseReason(args.flag("--reason"), options);
+}
+
+// 90s, 30m, 4h, 2d: seconds, at most a year.
+absl::StatusOr<int64_t> ParseDuration(const std::string& text) {
+  const std::map<char, int64_t> units = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+  auto unit = text.empty() ? units.end() : units.find(text.back());
+  std::optional<uint64_t> count;
+  if (unit != units.end()) count = ParseNumber(text.substr(0, text.size() - 1), 1, 366 * 86400);
+  if (!count || static_cast<int64_t>(*count) * unit->second > 366 * 86400) {
+    return Usage(absl::StrCat("--for is a duration like 90s, 30m, 4h or 2d (at most a year), not ", Quoted(text)));
+  }
+  return static_cast<int64_t>(*count) * unit->second;
+}
+
+absl::Status ParseOverride(const CommandArgs& args, Options& options) {
+  if (args.operands.size() != 1) return Usage("override takes one link id");
+  options.id = args.operands[0];
+  if (auto status = CheckId("link", options.id); !status.ok()) return status;
+  options.clear = args.flag("--clear") != nullptr;
+  const std::string* metric = args.flag("--metric");
+  if (options.clear) {
+    if (metric || args.flag("--for") || args.flag("--reason")) {
+      return Usage("--clear takes no --metric, --for or --reason");
+    }
+    return absl::OkStatus();
+  }
+  if (metric == nullptr) return Usage("override needs --metric N (or --clear)");
+  auto value = ParseNumber(*metric, 1, 65535);
+  if (!value) return Usage(absl::StrCat("--metric must be a whole number from 1 to 65535, not ", Quoted(*metric)));
+  options.metric = static_cast<uint32_t>(*value);
+  if (const std::string* duration = args.flag("--for")) {
+    auto seconds = ParseDuration(*duration);
+    if (!seconds.ok()) return seconds.status();
+    options.for_s = *seconds;
+  }
+  return ParseReason(args.flag("--reason"), options);
+}
+
+}  // namespace
+
+const CommandSpec& WorkloadCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "workload",
+      .command = Command::kWorkload,
+      .flags = {"--file", "--src", "--to", "--gbps", "--priority", "--origin", "--services", "--budget-ms"},
+      .outputs = {OutputFormat::kTable, OutputFormat::kWide, OutputFormat::kJson, OutputFormat::kYaml},
+      .usage = "workload add ID --src F --to PREFIX --gbps G [--priority 0-7]     an elephant flow\n"
+               "workload add ID --origin F --services S1,S2,... --budget-ms MS     an agent chain\n"
+               "workload add --file FILE     every workload of a file (`workloads:` as in import)\n"
+               "workload remove ID\n"
+               "workload list [-o table|wide|json|yaml]\n",
+      .parse = ParseWorkload,
+      .access = WorkloadAccess,
+  };
+  return *spec;
+}
+
+const CommandSpec& PinCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "pin",
+      .command = Command::kPin,
+      .flags = {"--path", "--facilities", "--reason"},
+      .usage = "pin CHAIN (--path F1,F2,... | --facilities F1,F2,...) [--reason TEXT]\n"
+               "    keeps an agent chain on these replica facilities (one per call, in order) or\n"
+               "    within a facility set (replicas and transit)\n",
+      .parse = ParsePin,
+      .access = ServerOnly,
+  };
+  return *spec;
+}
+
+const CommandSpec& UnpinCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "unpin",
+      .command = Command::kUnpin,
+      .usage = "unpin CHAIN\n    removes the pin\n",
+      .parse = ParsePin,
+      .access = ServerOnly,
+  };
+  return *spec;
+}
+
+const CommandSpec& OverrideCommandSpec() {
+  static const auto* spec = new CommandSpec{
+      .name = "override",
+      .command = Command::kOverride,
+      .flags = {"--metric", "--for", "--reason"},
+      .switches = {"--clear"},
+      .usage = "override LINK --metric N [--for DURATION] [--reason TEXT] | override LINK --clear\n"
+               "    replaces the link's metric (1-65535; path cost scales by it over the inventory\n"
+               "    metric) until it expires (DURATION: 90s, 30m, 4h, 2d); admin role\n",
+      .parse = ParseOverride,
+      .access = ServerOnly,
+  };
+  return *spec;
 }
 
 }  // namespace geodesic::cli

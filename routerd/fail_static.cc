@@ -1,5 +1,8 @@
 #include "routerd/fail_static.h"
 
+#include "daemon/log.h"
+#include "routerd/plan_installer.h"
+
 namespace geodesic::routerd {
 
 ControllerContact::ControllerContact(std::chrono::seconds stale_after, Clock::time_point start)
@@ -32,6 +35,49 @@ ControllerContact::Verdict ControllerContact::Check(Clock::time_point now) {
     verdict.action = Verdict::Action::kWarn;
   }
   return verdict;
+}
+
+FailStaticWatchdog::FailStaticWatchdog(ControllerContact& contact, PlanInstaller& installer,
+                                       Options options)
+    : contact_(contact), installer_(installer), options_(std::move(options)) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+FailStaticWatchdog::~FailStaticWatchdog() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+ControllerContact::Verdict FailStaticWatchdog::CheckAt(Clock::time_point now) {
+  const auto verdict = contact_.Check(now);
+  using Action = ControllerContact::Verdict::Action;
+  if (verdict.action == Action::kWarn) {
+    daemon::LogError("fail-static: no controller reachable; keeping the installed routes",
+                     {{"alone_for_s", std::to_string(verdict.alone_for.count())},
+                      {"routes_expire_in_s", std::to_string(verdict.expires_in.count())},
+                      {"generation", std::to_string(installer_.installed().generation())}});
+  } else if (verdict.action == Action::kExpire) {
+    if (auto status = installer_.ExpireAll("no controller reachable for " +
+                                           std::to_string(verdict.alone_for.count()) +
+                                           " s (fail_static.stale_after_s)");
+        !status.ok()) {
+      daemon::LogError("fail-static: cannot withdraw the expired routes", {{"error", status.ToString()}});
+    }
+  }
+  return verdict;
+}
+
+void FailStaticWatchdog::Run() {
+  std::unique_lock lock(mu_);
+  while (!cv_.wait_for(lock, options_.check_every, [this] { return stopping_; })) {
+    lock.unlock();
+    CheckAt(options_.now());
+    lock.lock();
+  }
 }
 
 }  // namespace geodesic::routerd

@@ -4,9 +4,12 @@
 // have been kept long enough (stale_after) to be withdrawn.
 // The caller supplies the clock, so tests drive it. Thread-safe.
 #include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 
 namespace geodesic::routerd {
 
@@ -41,6 +44,45 @@ class ControllerContact {
   Clock::time_point last_warning_{};
   bool warned_ = false;
   bool expired_ = false;
+};
+
+class PlanInstaller;
+
+// Acts on ControllerContact's verdicts: logs an error while routes are kept
+// without a controller (kWarn) and withdraws them once stale (kExpire,
+// PlanInstaller::ExpireAll). Owns one thread that checks every `check_every`
+// from construction until destruction. `contact` and `installer` must outlive
+// it. Thread-safe.
+class FailStaticWatchdog {
+ public:
+  using Clock = ControllerContact::Clock;
+  struct Options {
+    std::chrono::milliseconds check_every{1000};
+    // Read at every check; tests give a fake clock.
+    std::function<Clock::time_point()> now = [] { return Clock::now(); };
+  };
+
+  FailStaticWatchdog(ControllerContact& contact, PlanInstaller& installer, Options options);
+  FailStaticWatchdog(ControllerContact& contact, PlanInstaller& installer)
+      : FailStaticWatchdog(contact, installer, Options{}) {}
+  ~FailStaticWatchdog();
+  FailStaticWatchdog(const FailStaticWatchdog&) = delete;
+  FailStaticWatchdog& operator=(const FailStaticWatchdog&) = delete;
+
+  // One check at `now`, as the thread makes them; returns what it decided.
+  // A failed withdrawal is logged, not returned: the routes stay.
+  ControllerContact::Verdict CheckAt(Clock::time_point now);
+
+ private:
+  void Run();
+
+  ControllerContact& contact_;
+  PlanInstaller& installer_;
+  const Options options_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::thread thread_;  // last: starts after everything above exists
 };
 
 }  // namespace geodesic::routerd

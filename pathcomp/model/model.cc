@@ -14,39 +14,10 @@ namespace {
 
 using state::Kind;
 
-constexpr std::string_view kCurrentPlanId = "current";
 constexpr std::string_view kEpochId = "epoch";
 
 bool SameMessage(const google::protobuf::MessageLite& a, const google::protobuf::MessageLite& b) {
   return a.SerializeAsString() == b.SerializeAsString();
-}
-
-// Store ids of history and audit records: zero-padded, so that they sort by number.
-std::string PaddedId(uint64_t number) {
-  std::string digits = std::to_string(number);
-  return std::string(20 - digits.size(), '0') + digits;
-}
-
-v1::PlanSummary SummaryOf(const v1::Plan& plan) {
-  v1::PlanSummary summary;
-  summary.set_generation(plan.generation());
-  summary.set_epoch(plan.epoch());
-  summary.set_replica_id(plan.replica_id());
-  summary.set_computed_at_unix_ms(plan.computed_at_unix_ms());
-  summary.set_reason(plan.reason());
-  *summary.mutable_moved_workload_ids() = plan.moved_workload_ids();
-  summary.set_max_utilization(plan.elephants().max_utilization());
-  summary.set_carried_gbps(plan.elephants().carried_gbps());
-  summary.set_demand_gbps(plan.elephants().demand_gbps());
-  uint32_t routes = 0;
-  for (const auto& site : plan.sites()) routes += static_cast<uint32_t>(site.routes_size());
-  summary.set_routes(routes);
-  uint32_t over_budget = 0;
-  for (const auto& chain : plan.chains()) over_budget += chain.primary().within_budget() ? 0 : 1;
-  summary.set_chains_over_budget(over_budget);
-  summary.set_single_facility_dependencies(static_cast<uint32_t>(plan.single_facility_dependencies_size()));
-  summary.set_unreachable_pairs(static_cast<uint32_t>(plan.unreachable_size()));
-  return summary;
 }
 
 template <typename T>
@@ -62,7 +33,7 @@ absl::Status LoadAll(const state::Store& store, Kind kind, std::map<std::string,
 
 }  // namespace
 
-Model::Model(state::StorePtr store) : store_(std::move(store)) {}
+Model::Model(state::StorePtr store) : store_(std::move(store)), plans_(*store_), audit_log_(*store_) {}
 
 absl::StatusOr<std::unique_ptr<Model>> Model::Open(state::StorePtr store) {
   std::unique_ptr<Model> model(new Model(std::move(store)));
@@ -94,21 +65,8 @@ absl::Status Model::Load() {
   for (auto& session : *sessions) {
     sessions_[SessionKey(session.facility_id(), session.agent_id())] = session;
   }
-  auto plan = state::Get<v1::Plan>(*store_, Kind::kPlan, kCurrentPlanId);
-  if (plan.ok()) {
-    plan_ = std::make_shared<const v1::Plan>(*std::move(plan));
-  } else if (!absl::IsNotFound(plan.status())) {
-    return plan.status();
-  }
-  auto history = state::List<v1::Plan>(*store_, Kind::kPlanHistory);
-  if (!history.ok()) return history.status();
-  for (const v1::Plan& old : *history) plan_history_[old.generation()] = SummaryOf(old);
-  auto audit = state::List<v1::AuditRecord>(*store_, Kind::kAudit);
-  if (!audit.ok()) return audit.status();
-  for (v1::AuditRecord& record : *audit) {
-    last_audit_seq_ = std::max(last_audit_seq_, record.seq());
-    audit_[record.seq()] = std::move(record);
-  }
+  if (auto s = plans_.Load(); !s.ok()) return s;
+  if (auto s = audit_log_.Load(); !s.ok()) return s;
   revision_ = store_->LastJournalSeq();
   return absl::OkStatus();
 }
@@ -428,88 +386,18 @@ absl::Status Model::DeleteWorkload(const std::string& id, const std::string& act
   return absl::OkStatus();
 }
 
-std::shared_ptr<const v1::Plan> Model::CurrentPlan() const {
-  std::lock_guard lock(mu_);
-  return plan_;
-}
+std::shared_ptr<const v1::Plan> Model::CurrentPlan() const { return plans_.Current(); }
 
-absl::Status Model::CommitPlan(std::shared_ptr<const v1::Plan> committed_plan) {
-  const v1::Plan& plan = *committed_plan;
-  // Serialized once and before the lock: a large network's plan is megabytes,
-  // and telemetry waits for this lock.
-  std::string bytes;
-  if (!plan.SerializeToString(&bytes)) return absl::InternalError("cannot serialize the plan");
-  v1::PlanSummary summary = SummaryOf(plan);
-  std::lock_guard lock(mu_);
-  state::ChangeSet changes(absl::StrCat("plan generation ", plan.generation(), ": ", plan.reason()));
-  changes.PutRaw(Kind::kPlan, kCurrentPlanId, bytes);
-  changes.PutRaw(Kind::kPlanHistory, PaddedId(plan.generation()), std::move(bytes));
-  std::vector<uint64_t> dropped;
-  for (auto it = plan_history_.begin();
-       plan_history_.size() + 1 - dropped.size() > kPlanHistoryDepth && it != plan_history_.end(); ++it) {
-    if (it->first == plan.generation()) continue;
-    changes.Delete(Kind::kPlanHistory, PaddedId(it->first));
-    dropped.push_back(it->first);
-  }
-  if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
-  plan_ = std::move(committed_plan);
-  for (uint64_t generation : dropped) plan_history_.erase(generation);
-  plan_history_[plan.generation()] = std::move(summary);
-  return absl::OkStatus();
-}
+absl::Status Model::CommitPlan(std::shared_ptr<const v1::Plan> plan) { return plans_.Commit(std::move(plan)); }
 
-std::vector<v1::PlanSummary> Model::PlanHistory(size_t limit) const {
-  std::lock_guard lock(mu_);
-  std::vector<v1::PlanSummary> plans;
-  for (auto it = plan_history_.rbegin(); it != plan_history_.rend(); ++it) {
-    if (limit != 0 && plans.size() >= limit) break;
-    plans.push_back(it->second);
-  }
-  return plans;
-}
+std::vector<v1::PlanSummary> Model::PlanHistory(size_t limit) const { return plans_.Summaries(limit); }
 
-absl::StatusOr<v1::Plan> Model::PlanAt(uint64_t generation) const {
-  {
-    std::lock_guard lock(mu_);
-    if (!plan_history_.count(generation)) {
-      return absl::NotFoundError(absl::StrCat(
-          "plan generation ", generation, " is not in the history (it keeps the newest ", kPlanHistoryDepth,
-          plan_history_.empty() ? ")" : absl::StrCat(": ", plan_history_.begin()->first, "..",
-                                                     plan_history_.rbegin()->first, ")")));
-    }
-  }
-  return state::Get<v1::Plan>(*store_, Kind::kPlanHistory, PaddedId(generation));
-}
+absl::StatusOr<v1::Plan> Model::PlanAt(uint64_t generation) const { return plans_.At(generation); }
 
-absl::StatusOr<uint64_t> Model::AppendAudit(v1::AuditRecord record) {
-  std::lock_guard lock(mu_);
-  record.set_seq(last_audit_seq_ + 1);
-  state::ChangeSet changes(absl::StrCat("audit ", record.seq(), ": ", record.action(), " by ", record.identity(),
-                                        ": ", record.ok() ? "ok" : "refused"));
-  changes.Put(Kind::kAudit, PaddedId(record.seq()), record);
-  if (audit_.size() >= kAuditLogDepth) changes.Delete(Kind::kAudit, PaddedId(audit_.begin()->first));
-  if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
-  if (audit_.size() >= kAuditLogDepth) audit_.erase(audit_.begin());
-  last_audit_seq_ = record.seq();
-  audit_[record.seq()] = std::move(record);
-  return last_audit_seq_;
-}
+absl::StatusOr<uint64_t> Model::AppendAudit(v1::AuditRecord record) { return audit_log_.Append(std::move(record)); }
 
 absl::StatusOr<v1::ListAuditLogResponse> Model::AuditLog(const v1::ListAuditLogRequest& request) const {
-  constexpr uint32_t kDefaultLimit = 100;
-  constexpr uint32_t kMaxLimit = 10'000;
-  const uint32_t limit = request.limit() == 0 ? kDefaultLimit : request.limit();
-  if (limit > kMaxLimit) return absl::InvalidArgumentError(absl::StrCat("limit must be at most ", kMaxLimit));
-  std::lock_guard lock(mu_);
-  v1::ListAuditLogResponse response;
-  response.set_last_seq(last_audit_seq_);
-  const uint64_t from = request.from_seq() != 0 ? request.from_seq()
-                                                : (last_audit_seq_ > limit ? last_audit_seq_ - limit + 1 : 1);
-  for (auto it = audit_.lower_bound(from); it != audit_.end() && response.records_size() < static_cast<int>(limit);
-       ++it) {
-    *response.add_records() = it->second;
-  }
-  return response;
+  return audit_log_.List(request);
 }
 
 absl::StatusOr<uint64_t> Model::NextEpoch() {

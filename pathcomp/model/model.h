@@ -15,6 +15,8 @@
 #include "geodesic/v1/operator.pb.h"
 #include "geodesic/v1/plan.pb.h"
 #include "geodesic/v1/telemetry.pb.h"
+#include "pathcomp/model/audit_log.h"
+#include "pathcomp/model/plan_history.h"
 #include "pathcomp/solver/snapshot.h"
 #include "state/change_set.h"
 #include "state/store.h"
@@ -144,7 +146,7 @@ class Model {
   // Stores `plan` (not null) as the current one and in the history, which
   // keeps the newest kPlanHistoryDepth generations.
   [[nodiscard]] absl::Status CommitPlan(std::shared_ptr<const v1::Plan> plan);
-  static constexpr size_t kPlanHistoryDepth = 100;
+  static constexpr size_t kPlanHistoryDepth = pathcomp::PlanHistory::kDepth;
   // The plans of the history, newest first, at most `limit` (0: all).
   std::vector<v1::PlanSummary> PlanHistory(size_t limit = 0) const;
   // One plan of the history; NotFound when it is not (or no longer) kept.
@@ -153,7 +155,7 @@ class Model {
   // --- Audit log (the newest kAuditLogDepth records) ---
   // Stores `record` with the next seq; returns that seq.
   [[nodiscard]] absl::StatusOr<uint64_t> AppendAudit(v1::AuditRecord record);
-  static constexpr size_t kAuditLogDepth = 10'000;
+  static constexpr size_t kAuditLogDepth = pathcomp::AuditLog::kDepth;
   // Records from request.from_seq, or the newest `limit` (default 100, at most
   // 10,000: InvalidArgument above) when from_seq is 0.
   [[nodiscard]] absl::StatusOr<v1::ListAuditLogResponse> AuditLog(const v1::ListAuditLogRequest& request) const;
@@ -194,7 +196,11 @@ class Model {
   bool ApplyReportGroup(const std::vector<PendingReport*>& group);
 
   state::StorePtr store_;
-  mutable std::mutex mu_;
+  // Plans and the audit log hold their own state and lock (plan_history.h,
+  // audit_log.h): a plan commit or an audit record never waits for telemetry.
+  pathcomp::PlanHistory plans_;
+  pathcomp::AuditLog audit_log_;
+  mutable std::mutex mu_;  // everything below
   std::map<std::string, v1::Facility> facilities_;
   std::map<std::string, v1::Node> nodes_;
   std::map<std::string, v1::Link> links_;
@@ -203,10 +209,6 @@ class Model {
   std::map<std::string, v1::Workload> workloads_;
   std::map<std::string, v1::Intent> intents_;
   std::map<std::string, v1::AgentSession> sessions_;  // key: facility/agent
-  std::shared_ptr<const v1::Plan> plan_;
-  std::map<uint64_t, v1::PlanSummary> plan_history_;  // by generation
-  std::map<uint64_t, v1::AuditRecord> audit_;          // by seq
-  uint64_t last_audit_seq_ = 0;
   std::shared_ptr<const Snapshot> snapshot_;  // null: rebuild on next use
   std::map<std::string, v1::LinkHealth> pending_health_;  // reported since snapshot_
   uint64_t revision_ = 0;  // see Revision(); guarded by mu_

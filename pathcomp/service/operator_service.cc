@@ -8,6 +8,7 @@
 #include "daemon/log.h"
 #include "pathcomp/model/model_queries.h"
 #include "pathcomp/service/grpc_status.h"
+#include "pathcomp/service/intent_admission.h"
 #include "pathcomp/solver/impact.h"
 #include "tls/peer_identity.h"
 #include "topology/inventory_proto.h"
@@ -269,42 +270,14 @@ grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
                              : request->force()                     ? "add intent (forced)"
                              : request->dry_run()                   ? "add intent (dry run)"
                                                                     : "add intent";
-  absl::Status result = model_.CheckIntent(intent);
-  if (result.ok() && intent.has_metric_override()) {
-    const int64_t expires = intent.metric_override().expires_at_unix_ms();
-    if (identity->role < tls::Role::kAdmin) {
-      result = absl::PermissionDeniedError("metric overrides need the admin role");
-    } else if (expires != 0 && expires <= daemon::UnixNowMs()) {
-      result = absl::InvalidArgumentError("the metric override expires in the past");
-    }
-  }
-  if (result.ok() && request->force()) {
-    if (identity->role < tls::Role::kAdmin) {
-      result = absl::PermissionDeniedError("force needs the admin role");
-    } else if (intent.reason().empty()) {
-      result = absl::InvalidArgumentError("a forced change needs a reason");
-    }
-  }
-  absl::StatusOr<double> limit = UtilizationLimit(request->utilization_limit());
-  if (result.ok()) result = limit.status();
-  // Drains are pre-checked: the plan with the drain against the plan without.
-  if (result.ok() && intent.has_drain()) {
-    auto impact = Impact({}, &intent, *limit);
-    if (!impact.ok()) {
-      result = impact.status();
-    } else {
-      const std::vector<std::string> refusals = DrainRefusals(*impact);
-      for (const std::string& refusal : refusals) impact->add_refusals(refusal);
-      *response->mutable_impact() = *impact;
-      // A dry run reports refusals in the impact (an error status would carry
-      // no response); the drain itself is refused.
-      if (!refusals.empty() && !request->force() && !request->dry_run()) {
-        result = absl::FailedPreconditionError(absl::StrCat(
-            "drain refused by the pre-check: ", absl::StrJoin(refusals, "; "),
-            " (an admin may force it, with a reason)"));
-      }
-    }
-  }
+  const IntentAdmissionPolicy admission_policy(
+      [this](const v1::Intent& checked) { return model_.CheckIntent(checked); },
+      [this](const v1::Intent& drain, double utilization_limit) {
+        return Impact({}, &drain, utilization_limit);
+      });
+  IntentAdmission admission = admission_policy.Admit(*request, identity->role, daemon::UnixNowMs());
+  absl::Status result = admission.status;
+  if (admission.impact) *response->mutable_impact() = *std::move(admission.impact);
   if (result.ok() && request->dry_run()) {
     if (auto plan = planner_.CurrentPlan()) response->set_plan_generation(plan->generation());
     // Nothing changed; a pre-check that refuses is audited all the same (what

@@ -6,41 +6,11 @@
 #include "absl/strings/str_join.h"
 #include "daemon/clock.h"
 #include "daemon/log.h"
+#include "pathcomp/service/same_routing.h"
 #include "pathcomp/solver/plan_builder.h"
 
 namespace geodesic::pathcomp {
 namespace {
-
-bool SameDependencies(const v1::Plan& a, const v1::Plan& b) {
-  if (a.single_facility_dependencies_size() != b.single_facility_dependencies_size()) return false;
-  for (int i = 0; i < a.single_facility_dependencies_size(); ++i) {
-    if (a.single_facility_dependencies(i).SerializeAsString() !=
-        b.single_facility_dependencies(i).SerializeAsString()) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// True when two plans route the same way and place every chain the same
-// (stamps and measured latencies aside).
-bool SameRouting(const v1::Plan& a, const v1::Plan& b) {
-  if (b.moved_workload_ids_size() != 0 || !SameDependencies(a, b)) return false;
-  if (a.sites_size() != b.sites_size()) return false;
-  if (a.unreachable_size() != b.unreachable_size()) return false;
-  for (int i = 0; i < a.unreachable_size(); ++i) {
-    if (a.unreachable(i) != b.unreachable(i)) return false;
-  }
-  for (int i = 0; i < a.sites_size(); ++i) {
-    const auto& x = a.sites(i);
-    const auto& y = b.sites(i);
-    if (x.facility_id() != y.facility_id() || x.routes_size() != y.routes_size()) return false;
-    for (int r = 0; r < x.routes_size(); ++r) {
-      if (x.routes(r).SerializeAsString() != y.routes(r).SerializeAsString()) return false;
-    }
-  }
-  return true;
-}
 
 // BuildPlan, its problems logged.
 v1::Plan ComputePlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
@@ -57,7 +27,8 @@ Planner::Planner(Model& model, EventBus& events, PlannerConfig config)
       events_(events),
       config_(std::move(config)),
       elephants_(config_.chain_headroom, config_.elephant_objectives),
-      plan_(model.CurrentPlan()) {}
+      plan_(model.CurrentPlan()),
+      debounce_(config_.debounce) {}
 
 Planner::~Planner() { Stop(); }
 
@@ -75,7 +46,7 @@ void Planner::Stop() {
 void Planner::RequestSolve(std::string reason) {
   {
     std::lock_guard lock(mu_);
-    pending_reasons_.push_back(std::move(reason));
+    debounce_.Request(std::move(reason), SolveDebounce::Clock::now());
   }
   cv_.notify_all();
 }
@@ -83,23 +54,24 @@ void Planner::RequestSolve(std::string reason) {
 void Planner::Run() {
   std::unique_lock lock(mu_);
   while (true) {
-    cv_.wait(lock, [this] { return stopping_ || !pending_reasons_.empty(); });
+    cv_.wait(lock, [this] { return stopping_ || debounce_.pending(); });
     if (stopping_) return;
     // Let the burst settle so one failure seen by several agents is one plan.
-    cv_.wait_for(lock, config_.debounce, [this] { return stopping_; });
+    cv_.wait_until(lock, *debounce_.due(), [this] { return stopping_; });
     if (stopping_) return;
-    std::vector<std::string> reasons;
-    reasons.swap(pending_reasons_);
+    std::optional<std::vector<std::string>> reasons = debounce_.TakeDue(SolveDebounce::Clock::now());
+    if (!reasons) continue;  // woken before the window passed
     ++solves_running_;
     lock.unlock();
     {
       std::lock_guard solve_lock(solve_mu_);
-      if (auto solved = SolveLocked(absl::StrJoin(reasons, "; ")); !solved.ok()) {
+      if (auto solved = SolveLocked(absl::StrJoin(*reasons, "; ")); !solved.ok()) {
         daemon::LogError("solve failed", {{"error", std::string(solved.status().message())}});
       }
     }
     lock.lock();
     --solves_running_;
+    debounce_.SolveFinished(SolveDebounce::Clock::now());
   }
 }
 
@@ -145,7 +117,7 @@ Planner::Convergence Planner::ConvergenceState() const {
   state.model_revision = model_.Revision();
   std::lock_guard lock(mu_);
   state.plan_model_revision = solved_revision_;
-  state.replan_pending = !pending_reasons_.empty() || solves_running_ > 0 ||
+  state.replan_pending = debounce_.pending() || solves_running_ > 0 ||
                          solved_revision_ < state.model_revision;
   return state;
 }

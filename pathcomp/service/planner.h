@@ -1,7 +1,7 @@
 #pragma once
 // Keeps the published plan in step with the model: re-solves (debounced) when
 // health or intents change, publishes a new generation only when routes
-// actually changed, and hands each site's part to its watchers.
+// actually changed (same_routing.h), and hands each site's part to its watchers.
 // Thread-safe. Owns one solver thread between Start() and Stop().
 #include <chrono>
 #include <condition_variable>
@@ -20,6 +20,7 @@
 #include "geodesic/v1/plan.pb.h"
 #include "pathcomp/model/model.h"
 #include "pathcomp/service/event_bus.h"
+#include "pathcomp/service/solve_debounce.h"
 #include "pathcomp/solver/elephant_allocator.h"
 
 namespace geodesic::pathcomp {
@@ -47,7 +48,7 @@ class Planner {
   void Stop();
 
   // Asks for a re-solve; requests within the debounce window are coalesced and
-  // their reasons joined.
+  // their reasons joined (solve_debounce.h).
   void RequestSolve(std::string reason);
   // Solves at once; returns the generation current afterwards.
   [[nodiscard]] absl::StatusOr<uint64_t> SolveNow(std::string reason);
@@ -97,8 +98,8 @@ class Planner {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::shared_ptr<const v1::Plan> plan_;
-  std::vector<std::string> pending_reasons_;
-  int solves_running_ = 0;         // taken from pending_reasons_ (or SolveNow), not finished
+  SolveDebounce debounce_;  // the requests not yet taken by a solve
+  int solves_running_ = 0;         // taken from debounce_ (or SolveNow), not finished
   uint64_t solved_revision_ = 0;   // the model revision the last finished solve saw
   bool stopping_ = false;
   std::map<std::string, v1::SiteInstallStatus> installed_;

@@ -1,6 +1,8 @@
 // tectl's command line: what it accepts, and the one-line error for what it does not.
 #include "cli/options.h"
 
+#include "cli/command_table.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -239,6 +241,22 @@ TEST(OptionsTest, TrafficEngineeringCommands) {
   EXPECT_THAT(Error({"--store", "/tmp/x", "whatif", "fail", "link", "a"}), HasSubstr("use --server"));
   options = Parse({"--store", "/tmp/x", "workload", "list"});
   EXPECT_TRUE(options.ok()) << options.status();
+}
+
+// Flags are split from words before the command is known: a flag must take
+// a value for every command that has it, or for none.
+TEST(OptionsTest, EveryCommandAgreesWhetherAFlagTakesAValue) {
+  for (const CommandSpec* command : CommandTable()) {
+    for (const std::string& flag : command->flags) {
+      EXPECT_FALSE(IsGlobalFlag(flag)) << command->name << " redefines " << flag;
+      for (const CommandSpec* other : CommandTable()) {
+        EXPECT_EQ(other->switches.count(flag), 0u)
+            << flag << " takes a value for " << command->name << " but not for " << other->name;
+      }
+    }
+    ASSERT_NE(command->parse, nullptr) << command->name;
+    ASSERT_NE(command->access, nullptr) << command->name;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,13 @@
 #include "routerd/fail_static.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include "routerd/plan_installer.h"
 
 namespace geodesic::routerd {
 namespace {
@@ -36,6 +43,112 @@ TEST(ControllerContactTest, AnyConnectedReplicaKeepsRoutesFresh) {
   contact.Disconnected("a", t0 + 6001s);
   EXPECT_EQ(contact.Check(t0 + 6500s).action, Action::kWarn);
   EXPECT_EQ(contact.Check(t0 + 6601s).action, Action::kExpire);
+}
+
+// Counts the routes withdrawn from the routers; any thread may apply.
+class WithdrawalCounter final : public RouteInstaller {
+ public:
+  explicit WithdrawalCounter(std::atomic<size_t>* withdrawn) : withdrawn_(withdrawn) {}
+  absl::Status Apply(const RibDiff& diff) override {
+    *withdrawn_ += diff.removed.size();
+    return absl::OkStatus();
+  }
+
+ private:
+  std::atomic<size_t>* withdrawn_;
+};
+
+v1::SitePlan TwoRoutePlan() {
+  v1::SitePlan plan;
+  plan.set_facility_id("iad");
+  plan.set_epoch(1);
+  plan.set_generation(7);
+  for (const char* prefix : {"10.1.0.0/16", "10.2.0.0/16"}) {
+    auto* route = plan.add_routes();
+    route->set_prefix(prefix);
+    auto* hop = route->add_next_hops();
+    hop->set_link_id("iad-nyc");
+    hop->set_weight(1);
+  }
+  return plan;
+}
+
+class FailStaticWatchdogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("fail-static-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    auto opened = PlanInstaller::Open("iad", dir_.string(), std::make_unique<WithdrawalCounter>(&withdrawn_));
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    installer_ = *std::move(opened);
+    ASSERT_EQ(*installer_->Offer(TwoRoutePlan()), PlanVerdict::kInstalled);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Checks far apart: the thread of the watchdog never runs during a test
+  // that drives CheckAt itself.
+  static FailStaticWatchdog::Options ManualOnly() { return {.check_every = std::chrono::hours(1)}; }
+
+  std::filesystem::path dir_;
+  std::atomic<size_t> withdrawn_{0};
+  std::unique_ptr<PlanInstaller> installer_;
+};
+
+TEST_F(FailStaticWatchdogTest, KeepsRoutesWhileWarningAndWithdrawsThemOnceStale) {
+  const auto t0 = ControllerContact::Clock::time_point{} + 1000s;
+  ControllerContact contact(600s, t0);
+  FailStaticWatchdog watchdog(contact, *installer_, ManualOnly());
+  EXPECT_EQ(watchdog.CheckAt(t0 + 11s).action, Action::kWarn);
+  EXPECT_EQ(installer_->installed().generation(), 7u);
+  EXPECT_EQ(withdrawn_, 0u);
+  EXPECT_EQ(watchdog.CheckAt(t0 + 600s).action, Action::kExpire);
+  EXPECT_EQ(withdrawn_, 2u);
+  EXPECT_EQ(installer_->installed().routes_size(), 0);
+  // Forgotten on disk too: a restart does not bring the expired routes back.
+  EXPECT_FALSE(PlanInstaller::HasStoredPlan(dir_.string()));
+  // The next plan installs normally.
+  auto next = TwoRoutePlan();
+  next.set_generation(8);
+  EXPECT_EQ(*installer_->Offer(next), PlanVerdict::kInstalled);
+}
+
+TEST_F(FailStaticWatchdogTest, AConnectedControllerKeepsRoutesPastStaleAfter) {
+  const auto t0 = ControllerContact::Clock::time_point{} + 1000s;
+  ControllerContact contact(600s, t0);
+  contact.Connected("a", t0 + 1s);
+  FailStaticWatchdog watchdog(contact, *installer_, ManualOnly());
+  EXPECT_EQ(watchdog.CheckAt(t0 + 10000s).action, Action::kNone);
+  EXPECT_EQ(installer_->installed().routes_size(), 2);
+  EXPECT_EQ(withdrawn_, 0u);
+}
+
+TEST_F(FailStaticWatchdogTest, ItsThreadChecksByItself) {
+  const auto t0 = ControllerContact::Clock::time_point{} + 1000s;
+  ControllerContact contact(600s, t0);
+  std::atomic<int64_t> fake_now_s{1000};
+  {
+    FailStaticWatchdog watchdog(contact, *installer_,
+                                {.check_every = std::chrono::milliseconds(5), .now = [&fake_now_s] {
+                                   return ControllerContact::Clock::time_point{} +
+                                          std::chrono::seconds(fake_now_s.load());
+                                 }});
+    fake_now_s = 1000 + 601;  // stale from now on
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (withdrawn_ < 2 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));  // bounded poll
+    }
+    EXPECT_EQ(withdrawn_, 2u) << "the watchdog's thread did not withdraw the stale routes within 10 s";
+  }
+  EXPECT_EQ(installer_->installed().routes_size(), 0);
+}
+
+TEST_F(FailStaticWatchdogTest, StopsWithoutWaitingForItsNextCheck) {
+  ControllerContact contact(600s, ControllerContact::Clock::now());
+  const auto started = std::chrono::steady_clock::now();
+  { FailStaticWatchdog watchdog(contact, *installer_, ManualOnly()); }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
 }
 
 }  // namespace

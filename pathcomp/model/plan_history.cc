@@ -1,0 +1,108 @@
+#include "pathcomp/model/plan_history.h"
+
+#include <string>
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+#include "pathcomp/model/entity_key.h"
+#include "state/change_set.h"
+#include "state/typed_access.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+using state::Kind;
+
+constexpr std::string_view kCurrentPlanId = "current";
+
+v1::PlanSummary SummaryOf(const v1::Plan& plan) {
+  v1::PlanSummary summary;
+  summary.set_generation(plan.generation());
+  summary.set_epoch(plan.epoch());
+  summary.set_replica_id(plan.replica_id());
+  summary.set_computed_at_unix_ms(plan.computed_at_unix_ms());
+  summary.set_reason(plan.reason());
+  *summary.mutable_moved_workload_ids() = plan.moved_workload_ids();
+  summary.set_max_utilization(plan.elephants().max_utilization());
+  summary.set_carried_gbps(plan.elephants().carried_gbps());
+  summary.set_demand_gbps(plan.elephants().demand_gbps());
+  uint32_t routes = 0;
+  for (const auto& site : plan.sites()) routes += static_cast<uint32_t>(site.routes_size());
+  summary.set_routes(routes);
+  uint32_t over_budget = 0;
+  for (const auto& chain : plan.chains()) over_budget += chain.primary().within_budget() ? 0 : 1;
+  summary.set_chains_over_budget(over_budget);
+  summary.set_single_facility_dependencies(static_cast<uint32_t>(plan.single_facility_dependencies_size()));
+  summary.set_unreachable_pairs(static_cast<uint32_t>(plan.unreachable_size()));
+  return summary;
+}
+
+}  // namespace
+
+absl::Status PlanHistory::Load() {
+  std::lock_guard lock(mu_);
+  auto plan = state::Get<v1::Plan>(store_, Kind::kPlan, kCurrentPlanId);
+  if (plan.ok()) {
+    current_ = std::make_shared<const v1::Plan>(*std::move(plan));
+  } else if (!absl::IsNotFound(plan.status())) {
+    return plan.status();
+  }
+  auto history = state::List<v1::Plan>(store_, Kind::kPlanHistory);
+  if (!history.ok()) return history.status();
+  for (const v1::Plan& old : *history) summaries_[old.generation()] = SummaryOf(old);
+  return absl::OkStatus();
+}
+
+std::shared_ptr<const v1::Plan> PlanHistory::Current() const {
+  std::lock_guard lock(mu_);
+  return current_;
+}
+
+absl::Status PlanHistory::Commit(std::shared_ptr<const v1::Plan> committed_plan) {
+  const v1::Plan& plan = *committed_plan;
+  // Serialized once and before the lock: a large network's plan is megabytes.
+  std::string bytes;
+  if (!plan.SerializeToString(&bytes)) return absl::InternalError("cannot serialize the plan");
+  v1::PlanSummary summary = SummaryOf(plan);
+  std::lock_guard lock(mu_);
+  state::ChangeSet changes(absl::StrCat("plan generation ", plan.generation(), ": ", plan.reason()));
+  changes.PutRaw(Kind::kPlan, kCurrentPlanId, bytes);
+  changes.PutRaw(Kind::kPlanHistory, PaddedId(plan.generation()), std::move(bytes));
+  std::vector<uint64_t> dropped;
+  for (auto it = summaries_.begin();
+       summaries_.size() + 1 - dropped.size() > kDepth && it != summaries_.end(); ++it) {
+    if (it->first == plan.generation()) continue;
+    changes.Delete(Kind::kPlanHistory, PaddedId(it->first));
+    dropped.push_back(it->first);
+  }
+  if (auto committed = store_.Commit(changes); !committed.ok()) return committed.status();
+  current_ = std::move(committed_plan);
+  for (uint64_t generation : dropped) summaries_.erase(generation);
+  summaries_[plan.generation()] = std::move(summary);
+  return absl::OkStatus();
+}
+
+std::vector<v1::PlanSummary> PlanHistory::Summaries(size_t limit) const {
+  std::lock_guard lock(mu_);
+  std::vector<v1::PlanSummary> plans;
+  for (auto it = summaries_.rbegin(); it != summaries_.rend(); ++it) {
+    if (limit != 0 && plans.size() >= limit) break;
+    plans.push_back(it->second);
+  }
+  return plans;
+}
+
+absl::StatusOr<v1::Plan> PlanHistory::At(uint64_t generation) const {
+  {
+    std::lock_guard lock(mu_);
+    if (!summaries_.count(generation)) {
+      return absl::NotFoundError(absl::StrCat(
+          "plan generation ", generation, " is not in the history (it keeps the newest ", kDepth,
+          summaries_.empty() ? ")" : absl::StrCat(": ", summaries_.begin()->first, "..",
+                                                  summaries_.rbegin()->first, ")")));
+    }
+  }
+  return state::Get<v1::Plan>(store_, Kind::kPlanHistory, PaddedId(generation));
+}
+
+}  // namespace geodesic::pathcomp

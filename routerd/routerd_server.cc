@@ -1,0 +1,124 @@
+#include "routerd/routerd_server.h"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/clock.h"
+#include "daemon/log.h"
+#include "local_events/local_event_listener.h"
+#include "routerd/bgp/speaker.h"
+#include "routerd/fail_static.h"
+#include "routerd/local_repair_log.h"
+#include "routerd/plan_installer.h"
+#include "routerd/plan_subscriber.h"
+#include "tls/credentials.h"
+
+namespace geodesic::routerd {
+namespace {
+
+absl::Status CheckIdentity(const RouterdConfig& config) {
+  if (auto status = tls::ValidateTlsFiles(config.tls); !status.ok()) return status;
+  auto identity = tls::ReadCertificateIdentity(config.tls.cert_path);
+  if (!identity.ok()) return identity.status();
+  if (identity->kind != tls::Identity::Kind::kRouterd ||
+      identity->facility_id != config.facility_id) {
+    return absl::InvalidArgumentError(absl::StrCat("facility: \"", config.facility_id,
+                                                   "\" does not match the certificate ",
+                                                   config.tls.cert_path, " (",
+                                                   identity->spiffe_id, ")"));
+  }
+  return absl::OkStatus();
+}
+
+class RouterdServerImpl final : public RouterdServer {
+ public:
+  RouterdServerImpl(RouterdConfig config, std::unique_ptr<PlanInstaller> installer)
+      : config_(std::move(config)),
+        installer_(std::move(installer)),
+        contact_(config_.stale_after, std::chrono::steady_clock::now()),
+        watchdog_(contact_, *installer_) {}
+
+  ~RouterdServerImpl() override { Shutdown(); }
+
+  absl::Status Start() {
+    auto credentials = tls::MakeChannelCredentials(config_.tls, tls::Identity::Kind::kPathcomp);
+    for (const auto& address : config_.pathcomp_addresses) {
+      subscribers_.push_back(
+          std::make_unique<PlanSubscriber>(config_.facility_id, address, credentials, *installer_, &contact_));
+      subscribers_.back()->Start();
+    }
+    // The site agent's link events arrive here at once, without a controller:
+    // local repair switches the affected prefixes to their precomputed backups.
+    if (!config_.agent_socket.empty()) {
+      agent_events_ = std::make_unique<local_events::LocalEventListener>(
+          local_events::ListenerOptions{.socket_path = config_.agent_socket, .facility_id = config_.facility_id},
+          [this](const v1::LocalLinkEvents& events) { ApplyLocalEvents(events); });
+      if (auto status = agent_events_->Start(); !status.ok()) {
+        return absl::Status(status.code(), absl::StrCat("agent_socket: ", status.message()));
+      }
+    }
+    daemon::LogInfo("routerd started", {{"facility", config_.facility_id},
+                                        {"replicas", std::to_string(subscribers_.size())},
+                                        {"agent_socket", config_.agent_socket.empty() ? "none" : config_.agent_socket}});
+    return absl::OkStatus();
+  }
+
+  void Shutdown() override {
+    for (auto& subscriber : subscribers_) subscriber->Stop();
+    if (agent_events_) agent_events_->Stop();
+  }
+
+ private:
+  void ApplyLocalEvents(const v1::LocalLinkEvents& events) {
+    for (const v1::LinkReport& report : events.links()) {
+      daemon::LogInfo("local link event", {{"link", report.link_id()},
+                                           {"state", v1::OperState_Name(report.health().state())},
+                                           {"snapshot", events.snapshot() ? "true" : "false"}});
+    }
+    auto changed = installer_->ApplyLinkEvents(events);
+    if (!changed.ok()) {
+      daemon::LogError("local repair failed", {{"error", changed.status().ToString()}});
+    } else if (*changed > 0) {
+      // After the routers have the repaired routes: tests and drills time a
+      // repair by asking routerd's state, not by reading its log.
+      if (auto recorded = repairs_.Record(installer_->down_links(), daemon::UnixNowMs(),
+                                          static_cast<uint32_t>(*changed));
+          !recorded.ok()) {
+        daemon::LogWarn("cannot record the local repair", {{"error", recorded.ToString()}});
+      }
+    }
+  }
+
+  const RouterdConfig config_;
+  LocalRepairLog repairs_{config_.facility_id, config_.state_dir};  // written by agent_events_'s callback
+  std::unique_ptr<PlanInstaller> installer_;
+  ControllerContact contact_;
+  FailStaticWatchdog watchdog_;
+  std::vector<std::unique_ptr<PlanSubscriber>> subscribers_;
+  std::unique_ptr<local_events::LocalEventListener> agent_events_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RouterdServer>> RouterdServer::Start(RouterdConfig config) {
+  if (auto status = CheckIdentity(config); !status.ok()) return status;
+  RouteInstallerPtr route_installer;
+  if (config.bgp) {
+    // Coming back with a stored plan: the routers still hold our routes
+    // (graceful restart); say so in OPEN and re-announce before they give up.
+    config.bgp->session.restarting = PlanInstaller::HasStoredPlan(config.state_dir, config.facility_id);
+    route_installer = bgp::BgpSpeaker::Start(*config.bgp);
+  } else {
+    route_installer = NewLoggingRouteInstaller();
+  }
+  auto installer = PlanInstaller::Open(config.facility_id, config.state_dir, std::move(route_installer),
+                                       config.suspect_down);
+  if (!installer.ok()) return installer.status();
+  auto server = std::make_unique<RouterdServerImpl>(std::move(config), *std::move(installer));
+  if (auto status = server->Start(); !status.ok()) return status;
+  return server;
+}
+
+}  // namespace geodesic::routerd
