@@ -107,7 +107,7 @@ TEST_F(FailStaticWatchdogTest, KeepsRoutesWhileWarningAndWithdrawsThemOnceStale)
   EXPECT_EQ(withdrawn_, 2u);
   EXPECT_EQ(installer_->installed().routes_size(), 0);
   // Forgotten on disk too: a restart does not bring the expired routes back.
-  EXPECT_FALSE(PlanInstaller::HasStoredPlan(dir_.string()));
+  EXPECT_FALSE(PlanInstaller::HasStoredPlan(dir_.string(), "iad"));
   // The next plan installs normally.
   auto next = TwoRoutePlan();
   next.set_generation(8);
