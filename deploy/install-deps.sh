@@ -3,6 +3,9 @@
 # Idempotent: asks apt only for what is missing, and does nothing when all is there.
 set -euo pipefail
 
+# `make test-sanitize` needs nothing more: gcc-12 (build-essential) brings the
+# ASan, UBSan and TSan runtimes (libasan8, libubsan1, libtsan2). clang and
+# libclang-rt-14-dev are for the libFuzzer target (GEODESIC_BUILD_FUZZ).
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   protobuf-compiler protobuf-compiler-grpc libprotobuf-dev libgrpc++-dev

@@ -25,7 +25,7 @@ struct ConvergedOptions {
   uint64_t min_model_revision = 0;
   // The sites that must have the current generation at their routers;
   // empty: every facility of the lab's topology.
-  std::vector<std::string> facilities;
+  std::vector<std::string> facilities = {};
   // False when the lab runs no routerd: only the controller is asked.
   bool at_routers = true;
 };

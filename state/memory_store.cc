@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 
@@ -19,7 +19,7 @@ class MemoryStore final : public Store {
  public:
   absl::StatusOr<uint64_t> Commit(const ChangeSet& changes) override {
     if (absl::Status valid = changes.Validate(); !valid.ok()) return valid;
-    absl::MutexLock lock(&mu_);
+    std::lock_guard lock(mu_);
     for (const Change& change : changes.changes()) {
       auto& entities = entities_[change.kind];
       if (change.value.has_value()) {
@@ -39,7 +39,7 @@ class MemoryStore final : public Store {
   absl::Status Sync() override { return absl::OkStatus(); }
 
   absl::StatusOr<std::string> GetRaw(Kind kind, std::string_view id) const override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard lock(mu_);
     auto kind_it = entities_.find(kind);
     if (kind_it != entities_.end()) {
       auto it = kind_it->second.find(id);
@@ -49,7 +49,7 @@ class MemoryStore final : public Store {
   }
 
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ListRaw(Kind kind) const override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard lock(mu_);
     std::vector<std::pair<std::string, std::string>> out;
     auto kind_it = entities_.find(kind);
     if (kind_it == entities_.end()) return out;
@@ -59,7 +59,7 @@ class MemoryStore final : public Store {
   }
 
   absl::StatusOr<std::vector<JournalEntry>> ReadJournal(uint64_t from_seq, size_t limit) const override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard lock(mu_);
     std::vector<JournalEntry> out;
     // journal_[i] has seq i + 1.
     for (uint64_t seq = std::max<uint64_t>(from_seq, 1); seq <= journal_.size() && out.size() < limit; ++seq) {
@@ -69,15 +69,18 @@ class MemoryStore final : public Store {
   }
 
   uint64_t LastJournalSeq() const override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard lock(mu_);
     return journal_.size();
   }
 
  private:
-  mutable absl::Mutex mu_;
+  // Guards entities_ and journal_. A std::mutex rather than absl::Mutex so
+  // ThreadSanitizer sees it: Debian's Abseil is not built with -fsanitize=thread,
+  // and TSan reports every access under an absl::Mutex it cannot see as a race.
+  mutable std::mutex mu_;
   // Per kind, id -> bytes; std::less<> so lookups take a string_view.
-  std::map<Kind, std::map<std::string, std::string, std::less<>>> entities_ ABSL_GUARDED_BY(mu_);
-  std::vector<JournalEntry> journal_ ABSL_GUARDED_BY(mu_);
+  std::map<Kind, std::map<std::string, std::string, std::less<>>> entities_;  // guarded by mu_
+  std::vector<JournalEntry> journal_;                                         // guarded by mu_
 };
 
 }  // namespace

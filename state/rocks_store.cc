@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <system_error>
@@ -18,7 +19,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "rocksdb/db.h"
@@ -204,7 +204,7 @@ class RocksStore final : public Store {
       if (!s.ok()) return RocksError(absl::StrCat("commit \"", changes.cause(), "\""), dir_, s);
     }
 
-    absl::MutexLock lock(&commit_mu_);
+    std::lock_guard lock(commit_mu_);
     const uint64_t seq = last_seq_.load() + 1;
     rocksdb::Status s = batch.Put(
         journal_cf_, internal::EncodeJournalKey(seq),
@@ -232,8 +232,9 @@ class RocksStore final : public Store {
   rocksdb::ColumnFamilyHandle* journal_cf_ = nullptr;  // null only in a read-only store of a DB without one
   // Serializes commits so seqs are assigned and written in order. (It also
   // keeps RocksDB on its single-writer memtable path, which uses the insert
-  // hints set in OpenColumnFamilies.)
-  absl::Mutex commit_mu_;
+  // hints set in OpenColumnFamilies.) std::mutex, not absl::Mutex, so
+  // ThreadSanitizer sees it (Debian's Abseil is not TSan-instrumented).
+  std::mutex commit_mu_;
   // Written only under commit_mu_, after the commit's write succeeded.
   std::atomic<uint64_t> last_seq_;
 };

@@ -105,7 +105,9 @@ class GraphmlScanner {
   std::string_view Parent() const { return stack_.empty() ? "" : std::string_view(stack_.back()); }
 
   void Start(std::string_view name, const XML_Char** attributes) {
-    const std::string_view parent = Parent();
+    // A copy: emplace_back below may reallocate stack_, and a view into the
+    // old last element would dangle.
+    const std::string parent(Parent());
     stack_.emplace_back(name);
     if (stack_.size() == 1) {
       if (name != "graphml") {

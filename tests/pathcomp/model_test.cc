@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <thread>
 
 #include "state/memory_store.h"
 #include "state/rocks_store.h"
@@ -244,6 +245,39 @@ TEST_F(ModelTest, SessionSurvivesReopenOnlyForTheSameIncarnation) {
   EXPECT_EQ(fresh->last_applied_seq(), 0u);
   EXPECT_EQ(model_->OpenSession("nowhere", "agent", 1).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// The header promises every method may be called from any thread: two agents'
+// streams apply at once while a reader lists the links. Run under TSan by
+// `make test-sanitize` (label threads), which fails on any unordered access.
+TEST_F(ModelTest, TwoAgentsAndAReaderAtOnce) {
+  ASSERT_TRUE(model_->OpenSession("chi", "agent", kIncarnation).ok());
+  constexpr uint64_t kDeltas = 200;
+  auto agent = [this](const std::string& facility, const std::string& link) {
+    auto apply = [&](const v1::AgentMessage& message) {
+      return model_->ApplyReport(facility, "agent", kIncarnation, message, "test-agent").ok();
+    };
+    EXPECT_TRUE(apply(Snapshot(1, link, v1::OPER_STATE_UP)));
+    EXPECT_TRUE(apply(Sync(2)));
+    for (uint64_t seq = 3; seq < 3 + kDeltas; ++seq) {
+      EXPECT_TRUE(apply(Delta(seq, link, seq % 2 == 0 ? v1::OPER_STATE_UP : v1::OPER_STATE_DOWN)));
+    }
+  };
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    while (!done) EXPECT_EQ(model_->Links().size(), 2u);
+  });
+  std::thread iad(agent, "iad", "iad-chi");
+  std::thread chi(agent, "chi", "chi-iad");
+  iad.join();
+  chi.join();
+  done = true;
+  reader.join();
+  // The last delta (seq 202) of each agent says up, and every one was applied once.
+  EXPECT_EQ(StateOf("iad-chi"), v1::OPER_STATE_UP);
+  EXPECT_EQ(StateOf("chi-iad"), v1::OPER_STATE_UP);
+  EXPECT_EQ(model_->OpenSession("iad", "agent", kIncarnation)->last_applied_seq(), 2 + kDeltas);
+  EXPECT_EQ(model_->OpenSession("chi", "agent", kIncarnation)->last_applied_seq(), 2 + kDeltas);
 }
 
 // A memory store that counts its syncs and can fail them, as a disk would.
