@@ -40,9 +40,9 @@ std::vector<std::string> CutWorkloads(const v1::Plan& plan);
 struct SettledPlan {
   const v1::Plan* before = nullptr;  // the plan it replaced; null for the first (the baseline)
   const v1::Plan* after = nullptr;   // not null
-  std::vector<uint64_t> chain_latency_us;  // of the chains up on it
+  std::vector<uint64_t> chain_latency_us = {};  // of the chains up on it
   uint32_t budget_violations = 0;          // chains up but over their latency budget
-  std::vector<std::string> cut_workload_ids;
+  std::vector<std::string> cut_workload_ids = {};
   double carried_ratio = 1.0;
 };
 
