@@ -327,7 +327,7 @@ TEST_F(TectlTest, ViewerReadsButCannotImport) {
 
 TEST_F(TectlTest, MalformedFileIsRefusedWithItsLinesAndChangesNothing) {
   const uint64_t before = LastSeq();
-  ScratchDir scratch;
+  TempDir scratch{"tectl"};
   const std::string bad = scratch.path() + "/bad.graph";
   std::ofstream(bad) << "NODES 2\n"
                         "label x y\n"
@@ -383,7 +383,7 @@ TEST_F(TectlTest, ListsLargerThanGrpcsDefaultLimitComeThrough) {
   // The backbone with 60,000 more workloads: ~6 MB each way, above gRPC's
   // default 4 MB receive limit (on pathcomp for the import, on tectl for the list).
   ResetModel();
-  ScratchDir scratch;
+  TempDir scratch{"tectl"};
   const std::string file = scratch.path() + "/bulk.yaml";
   constexpr int kBulk = 60'000;
   {

@@ -39,12 +39,12 @@
 #include "state/replay.h"
 #include "state/rocks_store.h"
 #include "state/store.h"
-#include "tests/state/temp_dir.h"
+#include "tests/support/test_dirs.h"
 
 namespace geodesic::state {
 namespace {
 
-using testing_support::TempDir;
+using ::geodesic::testing::TempDir;
 
 constexpr char kWriterFlag[] = "--crash-writer";
 
@@ -350,7 +350,7 @@ class CrashSafetyTest : public ::testing::TestWithParam<bool> {
  protected:
   bool sync_writes() const { return GetParam(); }
   TempDir temp_;
-  const std::string dir_ = temp_.Sub("state");
+  const std::string dir_ = temp_.Join("state");
 };
 
 TEST_P(CrashSafetyTest, KilledWriterLeavesWholeBatchesAndAReplayableJournal) {

@@ -124,8 +124,8 @@ bool PollUntil(const std::function<bool()>& done,
 class MtlsTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    a_ = new testing::TempDir();
-    b_ = new testing::TempDir();
+    a_ = new testing::TempDir("tls");
+    b_ = new testing::TempDir("tls");
     absl::Status made = testing::RunMakePki(
         a_->path(), {"--facilities", "iad", "--replicas", "pc1", "--operators",
                      "alice:admin,bob:viewer"});
@@ -253,7 +253,7 @@ TEST_F(MtlsTest, ClientRefusesServerFromAnotherCa) {
 
 TEST_F(MtlsTest, ServerPresentsReissuedCertificateWithoutRestart) {
   // A server directory under CA A where make-pki.sh reissues pathcomp-pc1.
-  testing::TempDir dir;
+  testing::TempDir dir{"tls"};
   ASSERT_TRUE(
       testing::CopyFileAtomically(a_->Join("ca.crt"), dir.Join("ca.crt")).ok());
   ASSERT_TRUE(
@@ -286,7 +286,7 @@ TEST_F(MtlsTest, ServerPresentsReissuedCertificateWithoutRestart) {
 
 TEST_F(MtlsTest, ServerMovesToANewCaWithoutRestart) {
   // The server starts on PKI A; its files are then replaced by PKI B's.
-  testing::TempDir dir;
+  testing::TempDir dir{"tls"};
   const TlsFiles files = testing::LeafFiles(dir.path(), "server");
   ASSERT_TRUE(
       testing::CopyFileAtomically(a_->Join("ca.crt"), files.ca_path).ok());
