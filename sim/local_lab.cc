@@ -17,6 +17,7 @@
 #include "absl/strings/strip.h"
 #include "files/atomic_file.h"
 #include "sim/make_pki.h"
+#include "sim/wait_until.h"
 
 namespace geodesic::sim {
 namespace {
@@ -157,8 +158,8 @@ absl::Status LocalLab::StartReplica(int replica) {
   if (auto status = WritePathcompConfig(replica, known.empty() ? "127.0.0.1:0" : known); !status.ok()) return status;
   if (auto status = Spawn(name, "bin/pathcomp", config_path(name)); !status.ok()) return status;
   ChildProcess* process = processes_[name].get();
-  const bool listening = WaitFor(
-      [&] {
+  const absl::Status listening =
+      WaitUntil(absl::StrCat(name, " to write its address"), std::chrono::seconds(30), [&] {
         std::ifstream in(address_file);
         std::string address;
         if (in >> address && !address.empty()) {
@@ -166,9 +167,8 @@ absl::Status LocalLab::StartReplica(int replica) {
           return true;
         }
         return !process->running();
-      },
-      std::chrono::seconds(30));
-  if (!listening || !process->running()) {
+      });
+  if (!listening.ok() || !process->running()) {
     return absl::UnavailableError(absl::StrCat(name, " did not start; see ", process->log_path()));
   }
   return absl::OkStatus();
