@@ -14,6 +14,7 @@
 #include "site_agent/probe/link_estimator.h"
 #include "site_agent/probe/probe_engine.h"
 #include "site_agent/probe/probe_packet.h"
+#include "sim/wait_until.h"
 #include "tests/site_agent/impairment_relay.h"
 
 namespace geodesic::site_agent::probe {
@@ -205,13 +206,10 @@ class Transitions {
   std::vector<std::pair<v1::OperState, std::chrono::steady_clock::time_point>> states_;
 };
 
+// The shared bounded poll (sim::WaitUntil), every 2 ms: the transitions
+// carry their own times, so the poll does not blur the detection measured.
 bool WaitFor(const std::function<bool()>& condition, milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(milliseconds(2));
-  }
-  return condition();
+  return sim::WaitUntil("a probe engine's state", timeout, condition, milliseconds(2)).ok();
 }
 
 TEST(ProbeEngineTest, TwoAgentsSeeBlackholesGrayLossAndRecovery) {
@@ -252,7 +250,11 @@ TEST(ProbeEngineTest, TwoAgentsSeeBlackholesGrayLossAndRecovery) {
   mark = a_states.size();
   a_to_b.DropOneIn(5);
   ASSERT_TRUE(WaitFor([&] { return a_states.Contains(v1::OPER_STATE_DEGRADED, mark); }, milliseconds(3000)));
-  std::this_thread::sleep_for(milliseconds(300));
+  // Never down: a whole loss window (50 probes) more goes through the lossy
+  // path, and the prober judged every one of them without a down.
+  const uint64_t sent_at_degraded = a_to_b.forwarded() + a_to_b.dropped();
+  ASSERT_TRUE(WaitFor([&] { return a_to_b.forwarded() + a_to_b.dropped() >= sent_at_degraded + 50; },
+                      milliseconds(5000)));
   EXPECT_FALSE(a_states.Contains(v1::OPER_STATE_DOWN, mark));
   EXPECT_EQ(state_of(*a), v1::OPER_STATE_DEGRADED);
   EXPECT_NEAR(a->Current()[0].second.loss_ratio(), 0.2, 0.08);
@@ -275,16 +277,16 @@ class RawPeer {
   void Send(std::span<const uint8_t> bytes, const udp::endpoint& to) { socket_.send_to(boost::asio::buffer(bytes.data(), bytes.size()), to); }
   // The next datagram within `timeout`, if any.
   std::optional<std::vector<uint8_t>> Receive(milliseconds timeout = milliseconds(200)) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
     std::array<uint8_t, 2048> buffer;
-    while (std::chrono::steady_clock::now() < deadline) {
+    std::optional<std::vector<uint8_t>> received;
+    (void)sim::WaitUntil("a datagram", timeout, [&] {
       boost::system::error_code error;
       udp::endpoint from;
       const size_t bytes = socket_.receive_from(boost::asio::buffer(buffer), from, 0, error);
-      if (!error) return std::vector<uint8_t>(buffer.begin(), buffer.begin() + bytes);
-      std::this_thread::sleep_for(milliseconds(1));
-    }
-    return std::nullopt;
+      if (!error) received.emplace(buffer.begin(), buffer.begin() + bytes);
+      return received.has_value();
+    }, milliseconds(1));
+    return received;
   }
 
  private:
@@ -301,10 +303,13 @@ TEST(ProbeEngineTest, TheResponderAnswersOnlyPeersAndNeverTwice) {
   const udp::endpoint target = (*engine)->local_endpoint();
   const auto request = EncodeProbe({.session = 77, .seq = 5, .t1_ns = 1});
 
+  // Each refusal is awaited as the engine counts it; then nothing came back.
   stranger.Send(request, target);
-  EXPECT_FALSE(stranger.Receive().has_value());
+  ASSERT_TRUE(WaitFor([&] { return (*engine)->counters().rejected_unknown_peer == 1; }, milliseconds(2000)));
+  EXPECT_FALSE(stranger.Receive(milliseconds(0)).has_value());
   peer.Send(std::vector<uint8_t>{'G', 'D', 'P', '1', 1}, target);
-  EXPECT_FALSE(peer.Receive().has_value());
+  ASSERT_TRUE(WaitFor([&] { return (*engine)->counters().rejected_malformed == 1; }, milliseconds(2000)));
+  EXPECT_FALSE(peer.Receive(milliseconds(0)).has_value());
   peer.Send(request, target);
   auto reply = peer.Receive();
   ASSERT_TRUE(reply.has_value());
@@ -315,7 +320,8 @@ TEST(ProbeEngineTest, TheResponderAnswersOnlyPeersAndNeverTwice) {
   EXPECT_EQ(decoded->seq, 5u);
   EXPECT_GE(decoded->t3_ns, decoded->t2_ns);
   peer.Send(request, target);  // replayed
-  EXPECT_FALSE(peer.Receive().has_value());
+  ASSERT_TRUE(WaitFor([&] { return (*engine)->counters().rejected_replay == 1; }, milliseconds(2000)));
+  EXPECT_FALSE(peer.Receive(milliseconds(0)).has_value());
 
   const ProbeCounters counters = (*engine)->counters();
   EXPECT_EQ(counters.rejected_unknown_peer, 1u);

@@ -365,6 +365,7 @@ TEST_P(CrashSafetyTest, KilledWriterLeavesWholeBatchesAndAReplayableJournal) {
       WriterProcess writer(dir_, sync_writes());
       ASSERT_TRUE(writer.WaitForCommits(kill_point.min_commits, std::chrono::seconds(60)))
           << "the writer reported " << writer.commits() << " commits (see its error above, if any)";
+      // The thing tested: the kill lands at a chosen (jittered) point in the middle of the writes.
       std::this_thread::sleep_for(std::chrono::milliseconds(kill_point.then_ms) +
                                   std::chrono::microseconds(jitter_us(random)));
       const int status = writer.KillAndReap();
