@@ -10,7 +10,6 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -31,15 +30,6 @@ std::string TlsBlock(const std::string& pki, const std::string& stem) {
 }
 
 }  // namespace
-
-bool LocalLab::WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    if (condition()) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-}
 
 absl::StatusOr<std::unique_ptr<LocalLab>> LocalLab::Create(LabOptions options) {
   std::unique_ptr<LocalLab> lab(new LocalLab(std::move(options)));
