@@ -20,6 +20,7 @@
 #include "bench/scratch_dir.h"
 #include "geodesic/v1/plan.pb.h"
 #include "sim/local_lab.h"
+#include "sim/wait_until.h"
 
 namespace geodesic::bench {
 namespace {
@@ -57,15 +58,16 @@ int Run() {
   for (int trial = 0; trial < kTrials; ++trial) {
     uint64_t epoch = 0;
     int leader = -1;
-    if (!sim::LocalLab::WaitFor(
-            [&] { return (leader = (*lab)->LeaderReplica(&epoch)) >= 0 && InstalledEpoch(**lab) == epoch; },
-            std::chrono::seconds(60))) {
+    if (!sim::WaitUntil("a leader's plan installed at iad", std::chrono::seconds(60), [&] {
+           return (leader = (*lab)->LeaderReplica(&epoch)) >= 0 && InstalledEpoch(**lab) == epoch;
+         }).ok()) {
       std::fprintf(stderr, "bench_failover: no leader's plan installed at iad\n");
       return 1;
     }
     const auto killed = Clock::now();
     (*lab)->Kill((*lab)->ReplicaName(leader), SIGKILL);
-    if (!sim::LocalLab::WaitFor([&] { return InstalledEpoch(**lab) > epoch; }, std::chrono::seconds(30))) {
+    if (!sim::WaitUntil("a new leader's plan installed at iad", std::chrono::seconds(30),
+                        [&] { return InstalledEpoch(**lab) > epoch; }).ok()) {
       std::fprintf(stderr, "bench_failover: no new leader's plan within 30 s\n");
       return 1;
     }

@@ -17,8 +17,8 @@ set(GEODESIC_LAYER_1 geodesic_state geodesic_tls geodesic_config geodesic_config
 set(GEODESIC_LAYER_2 geodesic_solver geodesic_model geodesic_routerd_core)
 set(GEODESIC_LAYER_3 geodesic_proto_grpc geodesic_pathcomp_service geodesic_replication geodesic_offline_store
     geodesic_site_agent geodesic_routerd_bgp geodesic_routerd)
-set(GEODESIC_LAYER_4 geodesic_cli geodesic_process geodesic_lab geodesic_drill geodesic_live_drill geodesic_test_support
-    geodesic_bench_support)
+set(GEODESIC_LAYER_4 geodesic_cli geodesic_process geodesic_lab geodesic_drill geodesic_live_drill geodesic_test_dirs
+    geodesic_test_support geodesic_bench_support)
 
 # Same-layer uses the data flow allows ("user>used").
 set(GEODESIC_SAME_LAYER_EDGES
@@ -37,7 +37,8 @@ set(GEODESIC_SAME_LAYER_EDGES
   # layer 4: tectl runs drills; drills run labs; tests support labs
   geodesic_cli>geodesic_drill geodesic_cli>geodesic_live_drill
   geodesic_live_drill>geodesic_drill geodesic_live_drill>geodesic_lab
-  geodesic_lab>geodesic_process geodesic_test_support>geodesic_lab geodesic_test_support>geodesic_process)
+  geodesic_lab>geodesic_process geodesic_test_support>geodesic_lab geodesic_test_support>geodesic_process
+  geodesic_test_support>geodesic_test_dirs)
 
 # Uses no layer may make: tectl and the drills reach a controller only over
 # its API or through the store's own read/import API (geodesic_offline_store).

@@ -19,7 +19,8 @@ PlanSubscriber::PlanSubscriber(std::string facility_id, std::string address,
       address_(std::move(address)),
       credentials_(std::move(credentials)),
       installer_(installer),
-      contact_(contact) {}
+      contact_(contact),
+      acks_(installer, [this](const v1::PlanAck& ack) { return SendAck(ack); }) {}
 
 PlanSubscriber::~PlanSubscriber() { Stop(); }
 
@@ -69,6 +70,20 @@ bool PlanSubscriber::WaitSentToRouters() {
   }
 }
 
+bool PlanSubscriber::SendAck(const v1::PlanAck& ack) {
+  auto stub = v1::PlanService::NewStub(grpc::CreateChannel(address_, credentials_));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  v1::PlanAckResponse response;
+  const grpc::Status status = stub->Ack(&context, ack, &response);
+  if (!status.ok()) {
+    daemon::LogWarn("plan ack failed", {{"replica", address_},
+                                        {"generation", std::to_string(ack.generation())},
+                                        {"error", status.error_message()}});
+  }
+  return status.ok();
+}
+
 bool PlanSubscriber::WatchOnce() {
   auto stub = v1::PlanService::NewStub(grpc::CreateChannel(address_, credentials_));
   grpc::ClientContext context;
@@ -109,15 +124,11 @@ bool PlanSubscriber::WatchOnce() {
       // Acknowledged as installed at the routers only once they were sent it
       // (with BGP: every session established and every UPDATE written).
       ack.set_sent_to_routers(*verdict == PlanVerdict::kInstalled && WaitSentToRouters());
-      if (!ack.sent_to_routers()) ack.set_error("not yet sent to every router (a BGP session is not established)");
+      if (!ack.sent_to_routers()) {
+        ack.set_error("not yet sent to every router (a BGP session is not established); acknowledged again once it is");
+      }
     }
-    if (!verdict.ok() || *verdict != PlanVerdict::kStale) {
-      grpc::ClientContext ack_context;
-      ack_context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-      v1::PlanAckResponse response;
-      const grpc::Status status = stub->Ack(&ack_context, ack, &response);
-      if (!status.ok()) daemon::LogWarn("plan ack failed", {{"error", status.error_message()}});
-    }
+    if (!verdict.ok() || *verdict != PlanVerdict::kStale) acks_.Acknowledge(ack);
   }
   const grpc::Status status = reader->Finish();
   if (answered && contact_ != nullptr) contact_->Disconnected(address_, std::chrono::steady_clock::now());

@@ -4,8 +4,10 @@
 // jitter; while no controller is reachable, the installed routes stay (fail-static).
 // A watch counts as contact once the replica answered it (its initial metadata).
 // An installed plan is acknowledged once its routes were sent to every router
-// (PlanAck.sent_to_routers), or after kSentToRoutersTimeout without that.
-// Thread-safe. Owns one thread between Start() and Stop().
+// (PlanAck.sent_to_routers), or after kSentToRoutersTimeout without that; then
+// it is acknowledged again when the routers catch up (plan_acknowledger.h).
+// Thread-safe. Owns one thread between Start() and Stop(), and the
+// acknowledger's catch-up thread from construction until Stop().
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -16,6 +18,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "routerd/fail_static.h"
+#include "routerd/plan_acknowledger.h"
 #include "routerd/plan_installer.h"
 
 namespace geodesic::routerd {
@@ -38,6 +41,8 @@ class PlanSubscriber {
   // routers have every installed route.
   bool WaitSentToRouters();
   static constexpr std::chrono::seconds kSentToRoutersTimeout{10};
+  // Delivers one acknowledgement to the replica (PlanAcknowledger::SendAck).
+  bool SendAck(const v1::PlanAck& ack);
 
   const std::string facility_id_;
   const std::string address_;
@@ -49,6 +54,7 @@ class PlanSubscriber {
   std::condition_variable cv_;
   bool stopping_ = false;
   grpc::ClientContext* live_context_ = nullptr;
+  PlanAcknowledger acks_;
   std::thread thread_;
 };
 

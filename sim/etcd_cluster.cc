@@ -8,10 +8,10 @@
 
 #include <chrono>
 #include <filesystem>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "sim/wait_until.h"
 
 namespace geodesic::sim {
 namespace {
@@ -51,16 +51,16 @@ absl::StatusOr<std::unique_ptr<EtcdCluster>> EtcdCluster::Start(const std::strin
   for (int i = 0; i < members; ++i) {
     if (auto status = cluster->Spawn(i, true); !status.ok()) return status;
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (true) {
-    auto health = cluster->Etcdctl({"endpoint", "health", "--cluster"});
-    if (health.ok()) return cluster;
-    if (std::chrono::steady_clock::now() > deadline) {
-      return absl::DeadlineExceededError(absl::StrCat("etcd did not become healthy: ", health.status().message(),
-                                                      "; see ", work_dir, "/etcd*.log"));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  absl::Status health = absl::UnknownError("not asked yet");
+  const absl::Status healthy = WaitUntil("etcd to become healthy", std::chrono::seconds(30), [&] {
+    health = cluster->Etcdctl({"endpoint", "health", "--cluster"}).status();
+    return health.ok();
+  }, std::chrono::milliseconds(100));
+  if (!healthy.ok()) {
+    return absl::DeadlineExceededError(
+        absl::StrCat(healthy.message(), ": ", health.message(), "; see ", work_dir, "/etcd*.log"));
   }
+  return cluster;
 }
 
 absl::Status EtcdCluster::Spawn(int index, bool initial) {

@@ -9,11 +9,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
+#include "sim/wait_until.h"
 
 namespace geodesic::sim {
 namespace {
@@ -131,17 +131,16 @@ absl::StatusOr<std::unique_ptr<FrrRouter>> FrrRouter::Start(FrrOptions options) 
                                   dir + "/bgpd.log");
   if (!bgpd.ok()) return bgpd.status();
   router->bgpd_ = *std::move(bgpd);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (!router->bgpd_->running()) {
-      return absl::UnavailableError(absl::StrCat("bgpd exited at start; see ", dir, "/bgpd.log"));
-    }
-    if (auto summary = router->Vtysh("show bgp summary json"); summary.ok() && summary->find('{') != std::string::npos) {
-      return router;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const absl::Status answered = WaitUntil("bgpd to answer vtysh", std::chrono::seconds(20), [&] {
+    if (!router->bgpd_->running()) return true;
+    auto summary = router->Vtysh("show bgp summary json");
+    return summary.ok() && summary->find('{') != std::string::npos;
+  }, std::chrono::milliseconds(50));
+  if (!router->bgpd_->running()) {
+    return absl::UnavailableError(absl::StrCat("bgpd exited at start; see ", dir, "/bgpd.log"));
   }
-  return absl::DeadlineExceededError(absl::StrCat("bgpd did not answer vtysh; see ", dir, "/bgpd.log"));
+  if (!answered.ok()) return absl::DeadlineExceededError(absl::StrCat(answered.message(), "; see ", dir, "/bgpd.log"));
+  return router;
 }
 
 FrrRouter::~FrrRouter() {

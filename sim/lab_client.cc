@@ -1,7 +1,5 @@
 #include "sim/lab_client.h"
 
-#include <thread>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -10,10 +8,6 @@ namespace {
 
 std::chrono::system_clock::time_point Deadline(std::chrono::milliseconds timeout) {
   return std::chrono::system_clock::now() + timeout;
-}
-
-std::string Seconds(std::chrono::milliseconds timeout) {
-  return absl::StrCat(static_cast<double>(timeout.count()) / 1000, " s");
 }
 
 }  // namespace
@@ -52,18 +46,6 @@ std::string ConvergenceGap(const v1::GetPlanResponse& response, const std::vecto
     gaps.push_back(absl::StrCat("generation ", generation, " is not installed at ", absl::StrJoin(behind, ", ")));
   }
   return absl::StrJoin(gaps, "; ");
-}
-
-absl::Status WaitUntil(const std::string& what, std::chrono::milliseconds timeout,
-                       const std::function<bool()>& condition) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() >= deadline) {
-      return absl::DeadlineExceededError(absl::StrCat("waited ", Seconds(timeout), " for ", what));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return absl::OkStatus();
 }
 
 LabClient::LabClient(LocalLab& lab, int replica, std::string operator_name)

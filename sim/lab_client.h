@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "geodesic/v1/operator.pb.h"
 #include "sim/local_lab.h"
+#include "sim/wait_until.h"
 
 namespace geodesic::sim {
 
@@ -36,11 +37,6 @@ struct ConvergedOptions {
 // reports the plan's generation installed and sent to its routers. Pure.
 std::string ConvergenceGap(const v1::GetPlanResponse& response, const std::vector<std::string>& facilities,
                            uint64_t min_model_revision = 0);
-
-// Polls `condition` every 20 ms until it holds; DeadlineExceeded naming
-// `what` after `timeout`.
-[[nodiscard]] absl::Status WaitUntil(const std::string& what, std::chrono::milliseconds timeout,
-                                     const std::function<bool()>& condition);
 
 class LabClient {
  public:

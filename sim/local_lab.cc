@@ -10,13 +10,13 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "files/atomic_file.h"
 #include "sim/make_pki.h"
+#include "sim/wait_until.h"
 
 namespace geodesic::sim {
 namespace {
@@ -30,15 +30,6 @@ std::string TlsBlock(const std::string& pki, const std::string& stem) {
 }
 
 }  // namespace
-
-bool LocalLab::WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    if (condition()) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-}
 
 absl::StatusOr<std::unique_ptr<LocalLab>> LocalLab::Create(LabOptions options) {
   std::unique_ptr<LocalLab> lab(new LocalLab(std::move(options)));
@@ -157,8 +148,8 @@ absl::Status LocalLab::StartReplica(int replica) {
   if (auto status = WritePathcompConfig(replica, known.empty() ? "127.0.0.1:0" : known); !status.ok()) return status;
   if (auto status = Spawn(name, "bin/pathcomp", config_path(name)); !status.ok()) return status;
   ChildProcess* process = processes_[name].get();
-  const bool listening = WaitFor(
-      [&] {
+  const absl::Status listening =
+      WaitUntil(absl::StrCat(name, " to write its address"), std::chrono::seconds(30), [&] {
         std::ifstream in(address_file);
         std::string address;
         if (in >> address && !address.empty()) {
@@ -166,9 +157,8 @@ absl::Status LocalLab::StartReplica(int replica) {
           return true;
         }
         return !process->running();
-      },
-      std::chrono::seconds(30));
-  if (!listening || !process->running()) {
+      });
+  if (!listening.ok() || !process->running()) {
     return absl::UnavailableError(absl::StrCat(name, " did not start; see ", process->log_path()));
   }
   return absl::OkStatus();

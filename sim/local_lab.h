@@ -124,9 +124,6 @@ class LocalLab {
   // An Operator API client with the named operator's certificate, to a replica.
   std::unique_ptr<v1::Operator::Stub> OperatorClient(const std::string& operator_name = "admin", int replica = 0);
 
-  // Polls `condition` every 20 ms until it holds or `timeout` passes.
-  static bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
-
  private:
   explicit LocalLab(LabOptions options) : options_(std::move(options)) {}
   absl::Status WritePathcompConfig(int replica, const std::string& listen_address);

@@ -12,9 +12,9 @@
 
 #include <chrono>
 #include <cstring>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "sim/wait_until.h"
 
 namespace geodesic::sim {
 namespace {
@@ -70,17 +70,13 @@ void ChildProcess::Signal(int signal_number) {
 
 std::optional<int> ChildProcess::Wait(int timeout_ms) {
   if (exit_code_) return exit_code_;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (true) {
+  (void)WaitUntil(absl::StrCat("process ", pid_, " to exit"), std::chrono::milliseconds(timeout_ms), [&] {
     int status = 0;
-    const pid_t done = waitpid(pid_, &status, WNOHANG);
-    if (done == pid_) {
-      exit_code_ = DecodeStatus(status);
-      return exit_code_;
-    }
-    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+    if (waitpid(pid_, &status, WNOHANG) != pid_) return false;
+    exit_code_ = DecodeStatus(status);
+    return true;
+  }, std::chrono::milliseconds(10));
+  return exit_code_;
 }
 
 int ChildProcess::Stop(int grace_ms) {

@@ -2,7 +2,6 @@
 // with the Operator API's answers.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <set>
@@ -10,30 +9,15 @@
 #include "cli/model_source.h"
 #include "pathcomp/model/model.h"
 #include "state/rocks_store.h"
+#include "tests/support/test_dirs.h"
 #include "topology/topology.h"
 
 namespace geodesic::cli {
 namespace {
 
+using ::geodesic::testing::TempDir;
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = ::testing::TempDir() + "geodesic_cli_XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 topology::Topology Inventory() {
   auto topology = topology::ParseTopology(R"(
@@ -58,7 +42,7 @@ links:
 class StoreModelSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = temp_.Sub("state");
+    dir_ = temp_.Join("state");
     state::RocksStoreOptions options;
     options.sync_writes = true;
     auto store = state::OpenRocksStore(dir_, options);
@@ -197,7 +181,7 @@ TEST_F(StoreModelSourceTest, ReadingWritesNothingIntoTheStore) {
 
 TEST(StoreModelSourceOpenTest, MissingStoreIsNotFoundAndNotCreated) {
   TempDir temp;
-  const std::string dir = temp.Sub("nothing-here");
+  const std::string dir = temp.Join("nothing-here");
   auto source = OpenStoreModelSource(dir);
   ASSERT_FALSE(source.ok());
   EXPECT_EQ(source.status().code(), absl::StatusCode::kNotFound) << source.status();

@@ -17,7 +17,7 @@ using ::testing::StartsWith;
 using namespace ::geodesic::cli::tectl_testing;  // NOLINT: test helpers
 
 TEST(TectlDrillTest, RunsADrillAndWritesItsReportAndCharts) {
-  ScratchDir scratch;
+  TempDir scratch{"tectl"};
   const TectlRun run = Tectl({"drill", "run", SourceDir() + "/sim/drills/backbone-srlg-cut.yaml", "--report",
                               scratch.path() + "/report.json", "--charts", scratch.path() + "/charts"});
   ASSERT_EQ(run.exit_code, 0) << run;
@@ -40,7 +40,7 @@ TEST(TectlDrillTest, AFailedExpectationExitsFourSayingWhichAndWhy) {
 }
 
 TEST(TectlDrillTest, BadInput) {
-  ScratchDir scratch;
+  TempDir scratch{"tectl"};
   std::ofstream(scratch.path() + "/bad.yaml") << "name: bad\ntopology: nowhere.yaml\nduration_s: 0\n";
   TectlRun run = Tectl({"drill", "run", scratch.path() + "/bad.yaml"});
   EXPECT_EQ(run.exit_code, 1) << run;

@@ -19,7 +19,7 @@ using namespace ::geodesic::cli::tectl_testing;  // NOLINT: test helpers
 namespace fs = std::filesystem;
 
 TEST(TectlOfflineTest, ImportsIntoAFreshStoreAndReadsItBack) {
-  ScratchDir scratch;
+  TempDir scratch{"tectl"};
   const std::string store = scratch.path() + "/state";
   const std::string graph = RepetitaDir() + "/Abilene.graph";
   const RepetitaCounts abilene = CountRepetita("Abilene");

@@ -64,7 +64,7 @@ TEST(TectlSolveTest, ScaleAndObjectiveChangeTheProblem) {
 }
 
 TEST(TectlSolveTest, BadInputIsRefusedClearly) {
-  ScratchDir scratch;
+  TempDir scratch{"tectl"};
   const std::string bad = scratch.path() + "/bad.graph";
   std::ofstream(bad) << "NODES 2\nlabel x y\na 0 0\nb 1 1\n\nEDGES 1\nlabel src dest weight bw delay\n"
                         "e0 0 5 1 100 1\n";

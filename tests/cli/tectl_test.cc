@@ -10,14 +10,13 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "geodesic/v1/operator.grpc.pb.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
-#include "sim/local_lab.h"
 #include "tests/cli/tectl_testing.h"
+#include "tests/support/lab_testing.h"
 #include "yaml-cpp/yaml.h"
 
 namespace geodesic::cli {
@@ -31,17 +30,13 @@ namespace fs = std::filesystem;
 class TectlTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    sim::LabOptions options;
-    options.source_dir = SourceDir();
-    options.binary_dir = BinaryDir();
-    options.work_dir =
-        (fs::temp_directory_path() / ("geodesic-tectl-" + std::to_string(::getpid()))).string();
-    fs::remove_all(options.work_dir);
-    options.topology_path = Backbone();
-    auto lab = sim::LocalLab::Create(options);
+    work_ = new TempDir("tectl");
+    // The agents report their links up (configured, not probed), so the
+    // plan has routes to show.
+    auto lab = sim::LocalLab::Create(testing::LabOptionsFor(work_->path()));
     ASSERT_TRUE(lab.ok()) << lab.status();
     lab_ = lab->release();
-    // The agents make the links measured, so the plan has routes to show.
+    client_ = new sim::LabClient(*lab_);
     ASSERT_TRUE(lab_->StartPathcomp().ok());
     for (const auto& facility : lab_->topology().facilities) {
       ASSERT_TRUE(lab_->StartAgent(facility.id()).ok());
@@ -49,11 +44,13 @@ class TectlTest : public ::testing::Test {
   }
 
   static void TearDownTestSuite() {
-    if (lab_ == nullptr) return;
-    const std::string dir = lab_->work_dir();
+    delete client_;
+    client_ = nullptr;
     delete lab_;
     lab_ = nullptr;
-    if (!failed_) fs::remove_all(dir);  // else kept, with every daemon's log
+    if (failed_) work_->keep();  // with every daemon's log
+    delete work_;
+    work_ = nullptr;
   }
 
   void SetUp() override { ASSERT_NE(lab_, nullptr); }
@@ -93,26 +90,14 @@ class TectlTest : public ::testing::Test {
   }
 
   // Every test starts from the example backbone, without intents, its links
-  // measured up. An import that re-adds links resets their facilities' agent
+  // reported up. An import that re-adds links resets their facilities' agent
   // sessions; the agents then start over with a snapshot, which this waits for.
   static void ResetModel() {
     (void)Online({"undrain", "link", "iad-nyc"});
     const TectlRun run = Online({"import", Backbone(), "--replace-workloads"});
     ASSERT_EQ(run.exit_code, 0) << run;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (true) {
-      auto stub = lab_->OperatorClient("admin");
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-      v1::ListLinksResponse links;
-      ASSERT_TRUE(stub->ListLinks(&context, {}, &links).ok());
-      int unknown = 0;
-      for (const auto& link : links.links()) unknown += link.health().state() != v1::OPER_STATE_UP;
-      if (unknown == 0 && links.links_size() > 0) return;
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline)
-          << unknown << " links still not up: the agents did not resend their snapshots";
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    const absl::Status up = client_->WaitLinksIn(v1::OPER_STATE_UP, std::chrono::seconds(20));
+    ASSERT_TRUE(up.ok()) << up << " (did the agents resend their snapshots?)";
   }
 
   // The seq import's table names ("journal seq N, ...").
@@ -124,11 +109,15 @@ class TectlTest : public ::testing::Test {
 
   static std::string StateDir() { return lab_->work_dir() + "/state/pathcomp"; }
 
+  static TempDir* work_;
   static sim::LocalLab* lab_;
+  static sim::LabClient* client_;
   static bool failed_;
 };
 
+TempDir* TectlTest::work_ = nullptr;
 sim::LocalLab* TectlTest::lab_ = nullptr;
+sim::LabClient* TectlTest::client_ = nullptr;
 bool TectlTest::failed_ = false;
 
 TEST_F(TectlTest, ImportsAbileneOnlineAndShowsIt) {
@@ -208,13 +197,16 @@ TEST_F(TectlTest, GetAndDescribeEveryKindInEveryFormat) {
   ResetModel();
   TectlRun drained = Online({"drain", "link", "iad-nyc", "--reason", "fiber work"});
   ASSERT_EQ(drained.exit_code, 0) << drained;
-  ASSERT_TRUE(sim::LocalLab::WaitFor(
-      [] {
-        const TectlRun plan = Online({"get", "plan", "iad"});
-        return plan.exit_code == 0 && plan.out.find("10.3.0.0/16") != std::string::npos;
-      },
-      std::chrono::seconds(60)))
-      << Online({"get", "plan"});
+  // The drain is in the model once answered; wait for the plan made from it
+  // (no routerd runs here: the controller's answer alone).
+  auto drained_model = client_->Plan();
+  ASSERT_TRUE(drained_model.ok()) << drained_model.status();
+  auto converged = client_->WaitConverged(
+      {.timeout = std::chrono::seconds(60), .min_model_revision = drained_model->model_revision(), .at_routers = false});
+  ASSERT_TRUE(converged.ok()) << converged.status();
+  const TectlRun plan = Online({"get", "plan", "iad"});
+  ASSERT_EQ(plan.exit_code, 0) << plan;
+  ASSERT_THAT(plan.out, HasSubstr("10.3.0.0/16"));
 
   struct Case {
     std::string kind, singular, id, list_field, id_field, header;
@@ -327,7 +319,7 @@ TEST_F(TectlTest, ViewerReadsButCannotImport) {
 
 TEST_F(TectlTest, MalformedFileIsRefusedWithItsLinesAndChangesNothing) {
   const uint64_t before = LastSeq();
-  ScratchDir scratch;
+  TempDir scratch{"tectl"};
   const std::string bad = scratch.path() + "/bad.graph";
   std::ofstream(bad) << "NODES 2\n"
                         "label x y\n"
@@ -383,7 +375,7 @@ TEST_F(TectlTest, ListsLargerThanGrpcsDefaultLimitComeThrough) {
   // The backbone with 60,000 more workloads: ~6 MB each way, above gRPC's
   // default 4 MB receive limit (on pathcomp for the import, on tectl for the list).
   ResetModel();
-  ScratchDir scratch;
+  TempDir scratch{"tectl"};
   const std::string file = scratch.path() + "/bulk.yaml";
   constexpr int kBulk = 60'000;
   {

@@ -20,15 +20,6 @@ namespace geodesic::cli::tectl_testing {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string Env(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
-
-}  // namespace
-
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -36,10 +27,7 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-std::string SourceDir() { return Env("GEODESIC_SOURCE_DIR"); }
-std::string BinaryDir() { return Env("GEODESIC_BINARY_DIR"); }
 std::string RepetitaDir() { return SourceDir() + "/../shared/data/repetita"; }
-std::string Backbone() { return SourceDir() + "/deploy/examples/backbone.yaml"; }
 std::string Absolute(const std::string& path) { return fs::absolute(path).lexically_normal().string(); }
 
 std::ostream& operator<<(std::ostream& os, const TectlRun& run) {
@@ -47,7 +35,7 @@ std::ostream& operator<<(std::ostream& os, const TectlRun& run) {
 }
 
 TectlRun Tectl(const std::vector<std::string>& args) {
-  ScratchDir scratch;
+  TempDir scratch("tectl-run");
   const std::string out = scratch.path() + "/out", err = scratch.path() + "/err";
   std::vector<std::string> argv = {BinaryDir() + "/bin/tectl"};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -119,16 +107,5 @@ std::vector<int> ImportRow(const std::string& table, const std::string& kind) {
 }
 
 size_t LineCount(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
-
-ScratchDir::ScratchDir() {
-  std::string pattern = (fs::temp_directory_path() / "geodesic-tectl-XXXXXX").string();
-  path_ = mkdtemp(pattern.data()) ? pattern : "";
-  EXPECT_FALSE(path_.empty()) << "mkdtemp(" << pattern << ") failed";
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ignored;
-  if (!path_.empty()) fs::remove_all(path_, ignored);
-}
 
 }  // namespace geodesic::cli::tectl_testing

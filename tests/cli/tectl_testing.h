@@ -1,8 +1,8 @@
 #pragma once
 // Test-only: running the real tectl binary (from $GEODESIC_BINARY_DIR/bin)
-// and reading what it printed; where the checkout's data is; scratch
-// directories; counts read straight from REPETITA files, to check imports
-// against.
+// and reading what it printed; where the checkout's data is; counts read
+// straight from REPETITA files, to check imports against. Directories are
+// the tests' shared TempDir (tests/support/test_dirs.h).
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -10,29 +10,18 @@
 #include <vector>
 
 #include "google/protobuf/util/json_util.h"
+#include "tests/support/test_dirs.h"
 
 namespace geodesic::cli::tectl_testing {
 
-std::string SourceDir();    // $GEODESIC_SOURCE_DIR
-std::string BinaryDir();    // $GEODESIC_BINARY_DIR
+using ::geodesic::testing::Backbone;   // deploy/examples/backbone.yaml
+using ::geodesic::testing::BinaryDir;  // $GEODESIC_BINARY_DIR
+using ::geodesic::testing::SourceDir;  // $GEODESIC_SOURCE_DIR
+using ::geodesic::testing::TempDir;
 std::string RepetitaDir();  // ../shared/data/repetita beside the checkout
-std::string Backbone();     // deploy/examples/backbone.yaml
 // How tectl names a file in the journal: absolute, normalized.
 std::string Absolute(const std::string& path);
 std::string ReadFile(const std::string& path);
-
-// A fresh directory under $TMPDIR, removed with its contents.
-class ScratchDir {
- public:
-  ScratchDir();
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 struct TectlRun {
   int exit_code = -1;  // 128 + signal when killed

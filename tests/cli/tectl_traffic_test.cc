@@ -15,10 +15,9 @@
 #include "absl/strings/str_cat.h"
 #include "cli/options.h"
 #include "geodesic/v1/operator.grpc.pb.h"
-#include "sim/lab_client.h"
-#include "sim/local_lab.h"
 #include "sim/process.h"
 #include "tests/cli/tectl_testing.h"
+#include "tests/support/lab_testing.h"
 
 namespace geodesic::cli {
 namespace {
@@ -33,14 +32,9 @@ namespace fs = std::filesystem;
 class TectlTrafficTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    sim::LabOptions options;
-    options.source_dir = SourceDir();
-    options.binary_dir = BinaryDir();
-    options.work_dir = (fs::temp_directory_path() / ("geodesic-tectl-te-" + std::to_string(::getpid()))).string();
-    fs::remove_all(options.work_dir);
-    options.topology_path = Backbone();
-    options.probe_interval_ms = 0;  // health from the agents' static source: no plan churn from RTT jitter
-    auto lab = sim::LocalLab::Create(options);
+    work_ = new TempDir("tectl-te");
+    // Health from the agents' static source: no plan churn from RTT jitter.
+    auto lab = sim::LocalLab::Create(testing::LabOptionsFor(work_->path()));
     ASSERT_TRUE(lab.ok()) << lab.status();
     lab_ = lab->release();
     ASSERT_TRUE(lab_->StartPathcomp().ok());
@@ -48,11 +42,11 @@ class TectlTrafficTest : public ::testing::Test {
   }
 
   static void TearDownTestSuite() {
-    if (lab_ == nullptr) return;
-    const std::string dir = lab_->work_dir();
     delete lab_;
     lab_ = nullptr;
-    if (!failed_) fs::remove_all(dir);
+    if (failed_) work_->keep();  // with every daemon's log
+    delete work_;
+    work_ = nullptr;
   }
 
   // Every test starts without intents, with the backbone's workloads and its
@@ -129,10 +123,12 @@ class TectlTrafficTest : public ::testing::Test {
     return {ids.begin(), ids.end()};
   }
 
+  static TempDir* work_;
   static sim::LocalLab* lab_;
   static bool failed_;
 };
 
+TempDir* TectlTrafficTest::work_ = nullptr;
 sim::LocalLab* TectlTrafficTest::lab_ = nullptr;
 bool TectlTrafficTest::failed_ = false;
 
@@ -284,7 +280,7 @@ TEST_F(TectlTrafficTest, WorkloadsFromFlagsAndFiles) {
   EXPECT_THAT(run.out, HasSubstr("sync-chi-sjc"));
   EXPECT_THAT(run.out, HasSubstr("agent-lon"));
 
-  ScratchDir scratch;
+  TempDir scratch{"tectl"};
   const std::string file = scratch.path() + "/workloads.yaml";
   std::ofstream(file) << "workloads:\n"
                          "  - {id: w-one, kind: elephant, src: den, dst_prefix: 10.2.0.0/16, demand_gbps: 10}\n"
@@ -371,7 +367,7 @@ TEST_F(TectlTrafficTest, PinsExplainAndTheAudit) {
   const auto kept = ParseJson<v1::ChainPlan>(run.out);
   ASSERT_TRUE(kept.primary().placed()) << run;
   for (const auto& hop : kept.primary().hops()) {
-    for (const auto& facility : hop.path_there_facility_ids()) EXPECT_THAT(facility, testing::AnyOf("nyc", "iad", "dfw"));
+    for (const auto& facility : hop.path_there_facility_ids()) EXPECT_THAT(facility, ::testing::AnyOf("nyc", "iad", "dfw"));
   }
   EXPECT_EQ(Online({"unpin", "rag-nyc"}, "ops").exit_code, 0);
 
@@ -418,7 +414,7 @@ TEST_F(TectlTrafficTest, MetricOverridesAreForAdminsAndExpire) {
 TEST_F(TectlTrafficTest, PlanHistoryDiffAndEvents) {
   // Watch while a drain happens: its intent and its plan arrive. The drain
   // starts once the watch said it is subscribed (its first line).
-  ScratchDir scratch;
+  TempDir scratch{"tectl"};
   const std::string watch_out = scratch.path() + "/watch.out";
   const tls::TlsFiles viewer = lab_->operator_tls("viewer");
   auto watcher = sim::ChildProcess::Spawn(
@@ -470,7 +466,7 @@ TEST_F(TectlTrafficTest, HelpAndCompletion) {
   TectlRun run = Tectl({"completion", "bash"});
   ASSERT_EQ(run.exit_code, 0) << run;
   EXPECT_THAT(run.out, HasSubstr("complete -F _tectl tectl"));
-  ScratchDir scratch;
+  TempDir scratch{"tectl"};
   std::ofstream(scratch.path() + "/tectl.bash") << run.out;
   auto syntax = sim::RunCommand({"/bin/bash", "-n", scratch.path() + "/tectl.bash"});
   ASSERT_TRUE(syntax.ok()) << syntax.status();

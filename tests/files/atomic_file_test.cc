@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/test_dirs.h"
+
 namespace geodesic::files {
 namespace {
 
@@ -28,13 +30,8 @@ std::string ReadFile(const fs::path& path) {
 class AtomicWriteFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("atomic-file-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = temp_.path();
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Every file in the directory but `keep`.
   std::vector<std::string> Others(const std::string& keep) const {
@@ -45,6 +42,7 @@ class AtomicWriteFileTest : public ::testing::Test {
     return names;
   }
 
+  testing::TempDir temp_{"atomic-file"};
   fs::path dir_;
 };
 

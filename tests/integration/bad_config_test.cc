@@ -9,6 +9,7 @@
 
 #include "sim/make_pki.h"
 #include "sim/process.h"
+#include "tests/support/test_dirs.h"
 
 namespace geodesic {
 namespace {
@@ -18,19 +19,18 @@ using ::testing::HasSubstr;
 class BadConfigTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = (std::filesystem::temp_directory_path() /
-            ("geodesic-bad-config-" + std::to_string(::getpid())))
-               .string();
-    std::filesystem::create_directories(dir_);
+    temp_ = new testing::TempDir("bad-config");
+    dir_ = temp_->path();
     const absl::Status pki = sim::RunMakePki(dir_ + "/pki", {"--facilities", "iad,chi", "--replicas", "pc1"});
     ASSERT_TRUE(pki.ok()) << pki;
   }
-  static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
-
-  static std::string Source() { return std::getenv("GEODESIC_SOURCE_DIR"); }
-  static std::string Binary(const std::string& name) {
-    return std::string(std::getenv("GEODESIC_BINARY_DIR")) + "/bin/" + name;
+  static void TearDownTestSuite() {
+    delete temp_;
+    temp_ = nullptr;
   }
+
+  static std::string Source() { return testing::SourceDir(); }
+  static std::string Binary(const std::string& name) { return testing::BinaryDir() + "/bin/" + name; }
 
   // Runs `daemon --config <file with content>`; returns exit code and output.
   sim::RunResult Run(const std::string& daemon, const std::string& content) {
@@ -42,10 +42,12 @@ class BadConfigTest : public ::testing::Test {
     return *result;
   }
 
+  static testing::TempDir* temp_;
   static std::string dir_;
   std::string last_path_;
 };
 
+testing::TempDir* BadConfigTest::temp_ = nullptr;
 std::string BadConfigTest::dir_;
 
 TEST_F(BadConfigTest, PathcompMissingKeyAndWrongType) {

@@ -9,19 +9,17 @@
 
 #include <atomic>
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "geodesic/v1/plan.pb.h"
-#include "sim/local_lab.h"
+#include "tests/support/lab_testing.h"
 
 namespace geodesic {
 namespace {
 
+using sim::LabClient;
 using sim::LocalLab;
+using sim::WaitUntil;
 using std::chrono::seconds;
 
 constexpr char kFacility[] = "iad";
@@ -58,26 +56,37 @@ class BgpRouterdTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (auto status = sim::FrrAvailable(); !status.ok()) GTEST_SKIP() << status;
-    sim::LabOptions options;
-    options.source_dir = std::getenv("GEODESIC_SOURCE_DIR");
-    options.binary_dir = std::getenv("GEODESIC_BINARY_DIR");
-    options.work_dir = (std::filesystem::temp_directory_path() / ("geodesic-bgp-" + std::to_string(::getpid()))).string();
-    std::filesystem::remove_all(options.work_dir);
-    options.topology_path = options.source_dir + "/deploy/examples/backbone.yaml";
+    // Link health is configured, not probed: this test is about BGP.
+    sim::LabOptions options = testing::LabOptionsFor(work_.path());
     options.bgp_facilities = {kFacility};
     options.bgp_bandwidth_per_weight_mbps = 10;
     auto lab = LocalLab::Create(options);
     ASSERT_TRUE(lab.ok()) << lab.status();
     lab_ = *std::move(lab);
+    client_ = std::make_unique<LabClient>(*lab_);
     ASSERT_TRUE(lab_->StartAll().ok());
     frr_ = lab_->frr(kFacility);
     ASSERT_NE(frr_, nullptr);
   }
 
   void TearDown() override {
-    const std::string dir = lab_ ? lab_->work_dir() : "";
+    client_.reset();
     lab_.reset();
-    if (!HasFailure() && !dir.empty()) std::filesystem::remove_all(dir);
+    if (HasFailure()) work_.keep();
+  }
+
+  // Waits until the controller says the plan is at every site's routers
+  // (for iad: every UPDATE written to FRR), then until FRR's own table,
+  // which bgpd fills as it reads them, holds exactly iad's installed plan.
+  void WaitConvergedIntoFrr(uint64_t min_model_revision = 0) {
+    auto converged = client_->WaitConverged({.timeout = seconds(60), .min_model_revision = min_model_revision});
+    ASSERT_TRUE(converged.ok()) << converged.status();
+    uint64_t installed = 0;
+    Installed(&installed);
+    EXPECT_EQ(installed, converged->plan().generation());
+    ASSERT_EQ(WaitUntil("FRR to hold iad's installed plan", seconds(30), [&] { return FrrMatchesInstalled(); }),
+              absl::OkStatus())
+        << "installed:\n" << Describe(Installed()) << "FRR:\n" << Describe(Frr());
   }
 
   // What routerd has installed (its state file), as FRR should hold it.
@@ -129,13 +138,15 @@ class BgpRouterdTest : public ::testing::Test {
     return installed && frr && installed->size() == reachable && SameTable(*installed, *frr) && stale == 0;
   }
 
+  testing::TempDir work_{"bgp"};
   std::unique_ptr<LocalLab> lab_;
+  std::unique_ptr<LabClient> client_;
   sim::FrrRouter* frr_ = nullptr;
 };
 
 TEST_F(BgpRouterdTest, FrrHoldsThePlanFollowsItAndKeepsItThroughARouterdCrash) {
-  ASSERT_TRUE(LocalLab::WaitFor([&] { return FrrMatchesInstalled(); }, seconds(60)))
-      << "FRR never matched the installed plan:\n" << Describe(Installed()) << "FRR:\n" << Describe(Frr());
+  WaitConvergedIntoFrr();
+  if (HasFatalFailure()) return;
 
   // A link of iad fails: FRR follows (local repair first, then the new plan)
   // and no route of iad uses it any more.
@@ -146,17 +157,12 @@ TEST_F(BgpRouterdTest, FrrHoldsThePlanFollowsItAndKeepsItThroughARouterdCrash) {
     if (lab_->topology().links[i].id() == "iad-chi") chi_index = i;
   }
   const std::string via_chi = LocalLab::BgpNextHopV4(chi_index);
-  ASSERT_TRUE(LocalLab::WaitFor(
-      [&] {
-        auto frr = Frr();
-        if (!frr || !FrrMatchesInstalled()) return false;
-        for (const auto& [prefix, hops] : *frr) {
-          if (hops.contains(via_chi)) return false;
-        }
-        return true;
-      },
-      seconds(30)));
+  auto revision = client_->WaitLinkStates({"iad-chi", "chi-iad"}, v1::OPER_STATE_DOWN, seconds(30));
+  ASSERT_TRUE(revision.ok()) << revision.status();
+  WaitConvergedIntoFrr(*revision);
+  if (HasFatalFailure()) return;
   const Table before = *Frr();
+  for (const auto& [prefix, hops] : before) EXPECT_FALSE(hops.contains(via_chi)) << prefix << " still via chi";
   uint64_t generation_before = 0;
   ASSERT_TRUE(Installed(&generation_before));
   const size_t prefixes = before.size();
@@ -173,15 +179,29 @@ TEST_F(BgpRouterdTest, FrrHoldsThePlanFollowsItAndKeepsItThroughARouterdCrash) {
         stale_seen = std::max(stale_seen.load(), stale);
         ++polls;
       }
+      // Samples FRR's table every 20 ms for as long as the crash lasts (joined below).
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   });
+  // Joined however the test ends (an ASSERT returns early).
+  struct Join {
+    std::atomic<bool>& flag;
+    std::thread& thread;
+    ~Join() {
+      flag = false;
+      if (thread.joinable()) thread.join();
+    }
+  } join{watching, watcher};
   lab_->Kill(std::string("routerd/") + kFacility, SIGKILL);
   // FRR keeps our routes as stale while routerd is away (graceful restart).
-  EXPECT_TRUE(LocalLab::WaitFor([&] { return stale_seen > 0; }, seconds(20)));
-  std::this_thread::sleep_for(seconds(1));  // routerd stays away a while
+  EXPECT_EQ(WaitUntil("FRR to keep iad's routes as stale", seconds(20), [&] { return stale_seen > 0; }),
+            absl::OkStatus());
+  std::this_thread::sleep_for(seconds(1));  // the thing tested: FRR keeps the routes while routerd stays away
   ASSERT_TRUE(lab_->Restart(std::string("routerd/") + kFacility).ok());
-  EXPECT_TRUE(LocalLab::WaitFor([&] { return FrrMatchesInstalled(); }, seconds(30)));
+  // The restarted routerd re-announces its stored plan; FRR ends with it, none stale.
+  EXPECT_EQ(WaitUntil("FRR to hold the installed plan again, none stale", seconds(30),
+                      [&] { return FrrMatchesInstalled(); }),
+            absl::OkStatus());
   watching = false;
   watcher.join();
   EXPECT_GT(polls.load(), 5u);

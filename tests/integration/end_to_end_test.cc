@@ -13,9 +13,7 @@
 
 #include "geodesic/v1/plan.grpc.pb.h"
 #include "geodesic/v1/telemetry.grpc.pb.h"
-#include "sim/lab_client.h"
-#include "sim/local_lab.h"
-#include "sim/make_pki.h"
+#include "tests/support/lab_testing.h"
 
 namespace geodesic {
 namespace {
@@ -25,11 +23,6 @@ using ::testing::Not;
 using sim::LocalLab;
 using std::chrono::seconds;
 
-std::string Env(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
-
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -37,38 +30,30 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-std::string TempDir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("geodesic-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  return dir.string();
-}
-
 class EndToEndTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    sim::LabOptions options;
-    options.source_dir = Env("GEODESIC_SOURCE_DIR");
-    options.binary_dir = Env("GEODESIC_BINARY_DIR");
-    options.work_dir = TempDir("e2e");
-    options.topology_path = options.source_dir + "/deploy/examples/backbone.yaml";
-    options.probe_interval_ms = 0;  // link health from the agents' static source: no probe flaps
-    auto lab = LocalLab::Create(options);
+    work_ = new testing::TempDir("e2e");
+    // Link health from the agents' static source: no probe flaps.
+    auto lab = LocalLab::Create(testing::LabOptionsFor(work_->path()));
     ASSERT_TRUE(lab.ok()) << lab.status();
     lab_ = lab->release();
+    client_ = new sim::LabClient(*lab_);
     ASSERT_TRUE(lab_->StartAll().ok());
   }
 
   static void TearDownTestSuite() {
-    if (lab_ != nullptr) {
-      const std::string dir = lab_->work_dir();
-      delete lab_;
-      lab_ = nullptr;
-      if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
-    }
+    delete client_;
+    client_ = nullptr;
+    delete lab_;
+    lab_ = nullptr;
+    if (failed_) work_->keep();
+    delete work_;
+    work_ = nullptr;
   }
 
   void SetUp() override { ASSERT_NE(lab_, nullptr); }
+  void TearDown() override { failed_ = failed_ || HasFailure(); }
 
   static std::optional<v1::GetPlanResponse> GetPlan() {
     auto stub = lab_->OperatorClient("admin");
@@ -88,20 +73,16 @@ class EndToEndTest : public ::testing::Test {
     return {response.links().begin(), response.links().end()};
   }
 
-  // Every link measured up, and pathcomp says the plan reflects the model and
-  // is at every site's routers (sim::ConvergenceGap).
-  static bool Converged() { return Gap().empty(); }
-  // What keeps the lab from being converged, in words.
-  static std::string Gap() {
-    for (const auto& link : Links()) {
-      if (link.health().state() != v1::OPER_STATE_UP) return "link " + link.id() + " is not up";
-    }
-    auto plan = GetPlan();
-    if (!plan) return "no plan";
-    if (!plan->plan().unreachable().empty()) return "some facility pair is unreachable";
-    std::vector<std::string> facilities;
-    for (const auto& facility : lab_->topology().facilities) facilities.push_back(facility.id());
-    return sim::ConvergenceGap(*plan, facilities);
+  // Waits until every link is reported up and pathcomp says the plan made
+  // from that is at every site's routers, with every facility pair reachable.
+  static absl::Status AwaitConverged(seconds timeout) {
+    if (auto up = client_->WaitLinksIn(v1::OPER_STATE_UP, timeout); !up.ok()) return up;
+    auto seen = client_->Plan();
+    if (!seen.ok()) return seen.status();
+    auto converged = client_->WaitConverged({.timeout = timeout, .min_model_revision = seen->model_revision()});
+    if (!converged.ok()) return converged.status();
+    if (!converged->plan().unreachable().empty()) return absl::FailedPreconditionError("some facility pair is unreachable");
+    return absl::OkStatus();
   }
 
   // The state of every link whose id starts with `prefix` (all by default):
@@ -150,13 +131,19 @@ class EndToEndTest : public ::testing::Test {
                                tls::MakeChannelCredentials(files, tls::Identity::Kind::kPathcomp));
   }
 
+  static testing::TempDir* work_;
   static LocalLab* lab_;
+  static sim::LabClient* client_;
+  static bool failed_;
 };
 
+testing::TempDir* EndToEndTest::work_ = nullptr;
 LocalLab* EndToEndTest::lab_ = nullptr;
+sim::LabClient* EndToEndTest::client_ = nullptr;
+bool EndToEndTest::failed_ = false;
 
 TEST_F(EndToEndTest, RouterdReceivesThePlanComputedFromAgentReports) {
-  ASSERT_TRUE(LocalLab::WaitFor(Converged, seconds(60))) << "not converged: " << Gap();
+  ASSERT_EQ(AwaitConverged(seconds(60)), absl::OkStatus());
   auto plan = GetPlan();
   ASSERT_TRUE(plan);
   // iad reaches chi directly: the fiber the iad agent reported up.
@@ -176,18 +163,17 @@ TEST_F(EndToEndTest, RouterdReceivesThePlanComputedFromAgentReports) {
 
   // A cut reported by the agents moves the route, and routerd installs that.
   ASSERT_TRUE(lab_->SetLinkState("iad-chi", "down").ok());
-  const sim::LabClient client(*lab_);
-  auto revision = client.WaitLinkStates({"iad-chi"}, v1::OPER_STATE_DOWN, seconds(30));
+  auto revision = client_->WaitLinkStates({"iad-chi"}, v1::OPER_STATE_DOWN, seconds(30));
   ASSERT_TRUE(revision.ok()) << revision.status();
-  auto moved = client.WaitConverged({.timeout = seconds(30), .min_model_revision = *revision});
+  auto moved = client_->WaitConverged({.timeout = seconds(30), .min_model_revision = *revision});
   ASSERT_TRUE(moved.ok()) << moved.status();
   EXPECT_EQ(ViaAtIad(), "iad-nyc");
   ASSERT_TRUE(lab_->SetLinkState("iad-chi", "up").ok());
-  ASSERT_TRUE(LocalLab::WaitFor(Converged, seconds(30))) << "not converged: " << Gap();
+  ASSERT_EQ(AwaitConverged(seconds(30)), absl::OkStatus());
 }
 
 TEST_F(EndToEndTest, ClientWithoutCertificateIsRefused) {
-  ASSERT_TRUE(LocalLab::WaitFor(Converged, seconds(60))) << "not converged: " << Gap();
+  ASSERT_EQ(AwaitConverged(seconds(60)), absl::OkStatus());
   grpc::SslCredentialsOptions server_auth_only;
   server_auth_only.pem_root_certs = ReadFile(lab_->pki_dir() + "/ca.crt");
   auto stub = v1::Operator::NewStub(
@@ -207,8 +193,9 @@ TEST_F(EndToEndTest, ClientWithoutCertificateIsRefused) {
 }
 
 TEST_F(EndToEndTest, CertificateFromAnotherCaIsRefused) {
-  ASSERT_TRUE(LocalLab::WaitFor(Converged, seconds(60))) << "not converged: " << Gap();
-  const std::string other = TempDir("other-ca");
+  ASSERT_EQ(AwaitConverged(seconds(60)), absl::OkStatus());
+  testing::TempDir other_dir("other-ca");
+  const std::string other = other_dir.path();
   const absl::Status made = sim::RunMakePki(other, {"--facilities", "iad", "--operators", "admin:admin"});
   ASSERT_TRUE(made.ok()) << made;
   // What the rogue agent below would report on: iad's links. (The others are
@@ -241,11 +228,10 @@ TEST_F(EndToEndTest, CertificateFromAnotherCaIsRefused) {
   EXPECT_FALSE(stream->Read(&reply));
   EXPECT_FALSE(stream->Finish().ok());
   EXPECT_EQ(LinkStates("iad-"), before);
-  std::filesystem::remove_all(other);
 }
 
 TEST_F(EndToEndTest, AgentClaimingAnotherFacilitysLinksIsRefusedAndChangesNothing) {
-  ASSERT_TRUE(LocalLab::WaitFor(Converged, seconds(60))) << "not converged: " << Gap();
+  ASSERT_EQ(AwaitConverged(seconds(60)), absl::OkStatus());
   const std::string before = LinkStates("chi-iad") + LinkStates("iad-chi");
   const uint64_t generation = GetPlan()->plan().generation();
   auto telemetry = v1::Telemetry::NewStub(Channel(lab_->agent_tls("iad")));
@@ -326,7 +312,7 @@ TEST_F(EndToEndTest, AgentClaimingAnotherFacilitysLinksIsRefusedAndChangesNothin
 }
 
 TEST_F(EndToEndTest, RolesAndSiteIdentitiesAreEnforced) {
-  ASSERT_TRUE(LocalLab::WaitFor(Converged, seconds(60))) << "not converged: " << Gap();
+  ASSERT_EQ(AwaitConverged(seconds(60)), absl::OkStatus());
   const uint64_t generation = GetPlan()->plan().generation();
   {  // A viewer reads but cannot drain.
     auto viewer = lab_->OperatorClient("viewer");
@@ -366,7 +352,7 @@ TEST_F(EndToEndTest, RolesAndSiteIdentitiesAreEnforced) {
 }
 
 TEST_F(EndToEndTest, OperatorDrainMovesTrafficAndUndrainRestoresIt) {
-  ASSERT_TRUE(LocalLab::WaitFor(Converged, seconds(60))) << "not converged: " << Gap();
+  ASSERT_EQ(AwaitConverged(seconds(60)), absl::OkStatus());
   auto admin = lab_->OperatorClient("admin");
   grpc::ClientContext context;
   v1::AddIntentRequest drain;
@@ -389,7 +375,7 @@ TEST_F(EndToEndTest, OperatorDrainMovesTrafficAndUndrainRestoresIt) {
   v1::DeleteIntentResponse undrained;
   ASSERT_TRUE(admin->DeleteIntent(&undrain_context, undrain, &undrained).ok());
   EXPECT_GT(undrained.plan_generation(), response.plan_generation());
-  ASSERT_TRUE(LocalLab::WaitFor(Converged, seconds(30))) << "not converged: " << Gap();
+  ASSERT_EQ(AwaitConverged(seconds(30)), absl::OkStatus());
 }
 
 }  // namespace

@@ -6,29 +6,23 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
-
 #include "sim/drill/live_drill.h"
+#include "tests/support/test_dirs.h"
 
 namespace geodesic::sim {
 namespace {
 
-namespace fs = std::filesystem;
-
-std::string Env(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
+using ::geodesic::testing::BinaryDir;
+using ::geodesic::testing::SourceDir;
 
 TEST(LiveDrillTest, TheLinkCutDrillHoldsOnTheRealDaemons) {
-  auto spec = LoadDrill(Env("GEODESIC_SOURCE_DIR") + "/sim/drills/backbone-link-cut.yaml");
+  auto spec = LoadDrill(SourceDir() + "/sim/drills/backbone-link-cut.yaml");
   ASSERT_TRUE(spec.ok()) << spec.status();
   LiveDrillOptions options;
-  options.source_dir = Env("GEODESIC_SOURCE_DIR");
-  options.binary_dir = Env("GEODESIC_BINARY_DIR");
-  options.work_dir = (fs::temp_directory_path() / ("geodesic-live-drill-" + std::to_string(::getpid()))).string();
-  fs::remove_all(options.work_dir);
+  options.source_dir = SourceDir();
+  options.binary_dir = BinaryDir();
+  testing::TempDir work("live-drill");
+  options.work_dir = work.path();
   auto report = RunLiveDrill(*spec, options);
   ASSERT_TRUE(report.ok()) << report.status();
   for (const auto& expectation : report->expectations()) {
@@ -40,22 +34,22 @@ TEST(LiveDrillTest, TheLinkCutDrillHoldsOnTheRealDaemons) {
   EXPECT_GT(cut.affected_workload_ids_size(), 0);
   EXPECT_LE(cut.at_ms(), cut.detected_at_ms());
   EXPECT_LE(cut.detected_at_ms(), cut.replanned_at_ms());
-  EXPECT_GT(cut.repaired_at_ms(), 0u) << "iad's routerd logged no local repair";
+  EXPECT_GT(cut.repaired_at_ms(), 0u) << "iad's routerd recorded no local repair";
   std::cout << "live: cut at " << cut.at_ms() << " ms, seen by pathcomp at " << cut.detected_at_ms()
             << " ms, repaired locally at " << cut.repaired_at_ms() << " ms, new plan everywhere at "
             << cut.replanned_at_ms() << " ms; longest chain outage " << report->max_chain_outage_ms() << " ms ("
             << report->worst_chain() << ")\n";
-  if (!HasFailure()) fs::remove_all(options.work_dir);
+  if (HasFailure()) work.keep();
 }
 
 TEST(LiveDrillTest, PlaneLossesGoThroughTheAgentsFabricSource) {
-  auto spec = LoadDrill(Env("GEODESIC_SOURCE_DIR") + "/sim/drills/backbone-plane-loss.yaml");
+  auto spec = LoadDrill(SourceDir() + "/sim/drills/backbone-plane-loss.yaml");
   ASSERT_TRUE(spec.ok()) << spec.status();
   LiveDrillOptions options;
-  options.source_dir = Env("GEODESIC_SOURCE_DIR");
-  options.binary_dir = Env("GEODESIC_BINARY_DIR");
-  options.work_dir = (fs::temp_directory_path() / ("geodesic-live-plane-" + std::to_string(::getpid()))).string();
-  fs::remove_all(options.work_dir);
+  options.source_dir = SourceDir();
+  options.binary_dir = BinaryDir();
+  testing::TempDir work("live-plane");
+  options.work_dir = work.path();
   auto report = RunLiveDrill(*spec, options);
   ASSERT_TRUE(report.ok()) << report.status();
   for (const auto& expectation : report->expectations()) {
@@ -66,7 +60,7 @@ TEST(LiveDrillTest, PlaneLossesGoThroughTheAgentsFabricSource) {
     EXPECT_LE(event.at_ms(), event.detected_at_ms()) << event.event();  // pathcomp saw the plane's state
     EXPECT_LE(event.detected_at_ms(), event.replanned_at_ms()) << event.event();
   }
-  if (!HasFailure()) fs::remove_all(options.work_dir);
+  if (HasFailure()) work.keep();
 }
 
 }  // namespace

@@ -14,19 +14,17 @@
 
 #include "local_events/local_event_listener.h"
 #include "local_events/local_event_sender.h"
+#include "sim/wait_until.h"
+#include "tests/support/test_dirs.h"
 
 namespace geodesic::local_events {
 namespace {
 
 using std::chrono::milliseconds;
 
-bool WaitFor(const std::function<bool()>& condition, milliseconds timeout = milliseconds(5000)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(milliseconds(2));
-  }
-  return condition();
+// The shared bounded poll (sim::WaitUntil), every 2 ms for at most 5 s.
+absl::Status WaitFor(const std::string& what, const std::function<bool()>& condition) {
+  return sim::WaitUntil(what, milliseconds(5000), condition, milliseconds(2));
 }
 
 v1::LinkReport Report(const std::string& link_id, v1::OperState state) {
@@ -38,13 +36,7 @@ v1::LinkReport Report(const std::string& link_id, v1::OperState state) {
 
 class LocalEventsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = ::testing::TempDir() + "local-events-" + std::to_string(::getpid());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    socket_path_ = dir_ + "/routerd.sock";
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void SetUp() override { socket_path_ = dir_.Join("routerd.sock"); }
 
   std::unique_ptr<LocalEventListener> StartListener(size_t max_message_bytes = 256 * 1024) {
     auto listener = std::make_unique<LocalEventListener>(
@@ -86,7 +78,8 @@ class LocalEventsTest : public ::testing::Test {
     return message.SerializeAsString();
   }
 
-  std::string dir_, socket_path_;
+  testing::TempDir dir_{"local-events"};
+  std::string socket_path_;
   std::mutex mu_;
   std::vector<v1::LocalLinkEvents> received_;
 };
@@ -97,11 +90,11 @@ TEST_F(LocalEventsTest, SnapshotThenEveryChangeAtOnce) {
                            .retry_interval = milliseconds(20)});
   sender.Publish({Report("iad-nyc", v1::OPER_STATE_UP), Report("iad-chi", v1::OPER_STATE_UP)});
   sender.Start();
-  ASSERT_TRUE(WaitFor([&] { return Received().size() == 1; }));
+  ASSERT_EQ(WaitFor("one report received", [&] { return Received().size() == 1; }), absl::OkStatus());
   EXPECT_TRUE(Received()[0].snapshot());
   EXPECT_EQ(Received()[0].links_size(), 2);
   sender.Publish({Report("iad-chi", v1::OPER_STATE_DOWN)});
-  ASSERT_TRUE(WaitFor([&] { return Received().size() == 2; }));
+  ASSERT_EQ(WaitFor("two reports received", [&] { return Received().size() == 2; }), absl::OkStatus());
   const v1::LocalLinkEvents delta = Received()[1];
   EXPECT_FALSE(delta.snapshot());
   EXPECT_EQ(delta.seq(), 2u);
@@ -116,12 +109,12 @@ TEST_F(LocalEventsTest, ARestartedRouterdGetsAFreshSnapshotWithWhatChangedMeanwh
   sender.Start();
   sender.Publish({Report("iad-nyc", v1::OPER_STATE_UP)});  // nobody listens yet
   auto listener = StartListener();
-  ASSERT_TRUE(WaitFor([&] { return Received().size() == 1; }));
+  ASSERT_EQ(WaitFor("one report received", [&] { return Received().size() == 1; }), absl::OkStatus());
   listener.reset();  // routerd goes away
-  ASSERT_TRUE(WaitFor([&] { return !sender.connected(); }));
+  ASSERT_EQ(WaitFor("the sender to see the listener gone", [&] { return !sender.connected(); }), absl::OkStatus());
   sender.Publish({Report("iad-nyc", v1::OPER_STATE_DOWN)});
   listener = StartListener();
-  ASSERT_TRUE(WaitFor([&] { return Received().size() == 2; }));
+  ASSERT_EQ(WaitFor("two reports received", [&] { return Received().size() == 2; }), absl::OkStatus());
   const v1::LocalLinkEvents snapshot = Received()[1];
   EXPECT_TRUE(snapshot.snapshot());
   EXPECT_EQ(snapshot.seq(), 1u);
@@ -150,7 +143,7 @@ TEST_F(LocalEventsTest, BadMessagesAreCountedAndChangeNothing) {
 TEST_F(LocalEventsTest, RefusesAnotherUsersProcess) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to run a client as another user";
   auto listener = StartListener();
-  std::filesystem::permissions(dir_, std::filesystem::perms::all);
+  std::filesystem::permissions(dir_.path(), std::filesystem::perms::all);
   // The socket file is 0660: make it reachable so the credential check is what refuses.
   std::filesystem::permissions(socket_path_, std::filesystem::perms::all);
   const pid_t child = ::fork();
@@ -169,7 +162,7 @@ TEST_F(LocalEventsTest, RefusesAnotherUsersProcess) {
   ::waitpid(child, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 0);
-  ASSERT_TRUE(WaitFor([&] { return listener->counters().rejected_peer == 1; }));
+  ASSERT_EQ(WaitFor("the stranger to be rejected", [&] { return listener->counters().rejected_peer == 1; }), absl::OkStatus());
   EXPECT_EQ(listener->counters().messages, 0u);
 }
 

@@ -5,12 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <map>
 #include <mutex>
 
 #include "sim/etcd_cluster.h"
-#include "sim/local_lab.h"
+#include "sim/wait_until.h"
+#include "tests/support/test_dirs.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -56,9 +56,7 @@ class EtcdMirrorTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (auto status = sim::EtcdAvailable(); !status.ok()) GTEST_SKIP() << status;
-    dir_ = std::filesystem::temp_directory_path() / ("geodesic-mirror-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir_);
-    auto cluster = sim::EtcdCluster::Start(dir_.string(), 1);
+    auto cluster = sim::EtcdCluster::Start(dir_.path(), 1);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     etcd_ = *std::move(cluster);
     auto client = EtcdClient::Create({.endpoints = etcd_->endpoints(), .credentials = nullptr, .call_timeout = 1000ms});
@@ -68,7 +66,7 @@ class EtcdMirrorTest : public ::testing::Test {
   void TearDown() override {
     client_.reset();
     etcd_.reset();
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
+    if (HasFailure()) dir_.keep();
   }
 
   void Put(const std::string& key, const std::string& value) {
@@ -76,7 +74,7 @@ class EtcdMirrorTest : public ::testing::Test {
     ASSERT_TRUE(put.ok()) << put.status();
   }
 
-  std::filesystem::path dir_;
+  testing::TempDir dir_{"mirror"};
   std::unique_ptr<sim::EtcdCluster> etcd_;
   std::unique_ptr<EtcdClient> client_;
 };
@@ -88,17 +86,19 @@ TEST_F(EtcdMirrorTest, ResyncUndoesAModelChangedBehindEtcdsBack) {
   EtcdMirror mirror(*client_, "test/intents/", model.Access(), nullptr);
   mirror.Start();
   const std::map<std::string, std::string> in_etcd = {{"drain-a", "drain-a"}};
-  ASSERT_TRUE(sim::LocalLab::WaitFor([&] { return model.entries() == in_etcd; }, 10s))
-      << "the mirror never held etcd's entries";
+  ASSERT_EQ(sim::WaitUntil("the mirror to hold etcd's entries", 10s, [&] { return model.entries() == in_etcd; }),
+            absl::OkStatus());
 
   model.DivergeBehindEtcdsBack(/*add=*/"pin-b", /*remove=*/"drain-a");
   mirror.Resync();
-  EXPECT_TRUE(sim::LocalLab::WaitFor([&] { return model.entries() == in_etcd; }, 10s))
-      << "the model still holds pin-b or lacks drain-a after Resync";
+  EXPECT_EQ(sim::WaitUntil("Resync to drop pin-b and bring back drain-a", 10s,
+                           [&] { return model.entries() == in_etcd; }),
+            absl::OkStatus());
 
   // The watch runs again afterwards: a change in etcd still reaches the model.
   Put("test/intents/drain-c", "drain-c");
-  EXPECT_TRUE(sim::LocalLab::WaitFor([&] { return model.entries().contains("drain-c"); }, 10s));
+  EXPECT_EQ(sim::WaitUntil("drain-c to reach the model", 10s, [&] { return model.entries().contains("drain-c"); }),
+            absl::OkStatus());
   mirror.Stop();
 }
 

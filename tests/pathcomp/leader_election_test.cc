@@ -8,38 +8,37 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "sim/etcd_cluster.h"
-#include "tls/credentials.h"
-#include "sim/local_lab.h"
 #include "sim/make_pki.h"
+#include "sim/wait_until.h"
+#include "tests/support/test_dirs.h"
+#include "tls/credentials.h"
 
 namespace geodesic::pathcomp {
 namespace {
 
 using namespace std::chrono_literals;
-using sim::LocalLab;
+using sim::WaitUntil;
 
 class LeaderElectionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (auto status = sim::EtcdAvailable(); !status.ok()) GTEST_SKIP() << status;
-    dir_ = std::filesystem::temp_directory_path() /
-           ("geodesic-election-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    auto cluster = sim::EtcdCluster::Start(dir_.string(), 3);
+    auto cluster = sim::EtcdCluster::Start(dir_.path(), 3);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     etcd_ = *std::move(cluster);
   }
   void TearDown() override {
     candidates_.clear();
     etcd_.reset();
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
+    if (HasFailure()) dir_.keep();
   }
 
   struct Candidate {
@@ -64,16 +63,26 @@ class LeaderElectionTest : public ::testing::Test {
 
   static bool Leads(const Candidate& candidate) { return candidate.election->LeadingEpoch().has_value(); }
 
-  std::filesystem::path dir_;
+  // Whether etcd holds a campaign key of `name` in the election: the
+  // candidate has campaigned and waits in etcd's queue (or leads).
+  bool Campaigning(const std::string& name) {
+    auto range = candidates_.front()->client->RangePrefix("test/leader/");
+    if (!range.ok()) return false;
+    return std::any_of(range->kvs.begin(), range->kvs.end(), [&](const auto& kv) { return kv.value() == name; });
+  }
+
+  testing::TempDir dir_{"election"};
   std::unique_ptr<sim::EtcdCluster> etcd_;
   std::vector<std::unique_ptr<Candidate>> candidates_;
 };
 
 TEST_F(LeaderElectionTest, OneLeaderAtATimeAndEpochsGrow) {
   Candidate& a = AddCandidate("pc1 127.0.0.1:1001");
-  ASSERT_TRUE(LocalLab::WaitFor([&] { return Leads(a); }, 10s));
+  ASSERT_EQ(WaitUntil("pc1 to lead", 10s, [&] { return Leads(a); }), absl::OkStatus());
   Candidate& b = AddCandidate("pc2 127.0.0.1:1002");
-  std::this_thread::sleep_for(500ms);
+  // Once etcd queued b's campaign behind a's key, b cannot lead while a does.
+  ASSERT_EQ(WaitUntil("pc2's campaign in etcd", 10s, [&] { return Campaigning("pc2 127.0.0.1:1002"); }),
+            absl::OkStatus());
   EXPECT_FALSE(Leads(b));
   EXPECT_EQ(b.election->CurrentLeader(), "pc1 127.0.0.1:1001");
   const uint64_t first = *a.election->LeadingEpoch();
@@ -81,14 +90,14 @@ TEST_F(LeaderElectionTest, OneLeaderAtATimeAndEpochsGrow) {
   // The leader resigns (orderly stop): the other takes over at once, with a higher epoch.
   a.election->Stop();
   EXPECT_EQ(a.lost.load(), 1);
-  ASSERT_TRUE(LocalLab::WaitFor([&] { return Leads(b); }, 5s));
+  ASSERT_EQ(WaitUntil("pc2 to lead", 5s, [&] { return Leads(b); }), absl::OkStatus());
   EXPECT_GT(*b.election->LeadingEpoch(), first);
   EXPECT_EQ(b.election->CurrentLeader(), "pc2 127.0.0.1:1002");
 }
 
 TEST_F(LeaderElectionTest, ALeaderWhoseLeaseIsGoneStepsDownAndWritesAreFenced) {
   Candidate& a = AddCandidate("pc1");
-  ASSERT_TRUE(LocalLab::WaitFor([&] { return Leads(a); }, 10s));
+  ASSERT_EQ(WaitUntil("pc1 to lead", 10s, [&] { return Leads(a); }), absl::OkStatus());
   Candidate& b = AddCandidate("pc2");
   const LeaderKey a_key = *a.election->leader_key();
   ASSERT_TRUE(a.client->PutIfLeader(a_key, "test/intents/x", "drain").ok());
@@ -96,33 +105,35 @@ TEST_F(LeaderElectionTest, ALeaderWhoseLeaseIsGoneStepsDownAndWritesAreFenced) {
   // The lease disappears behind the leader's back (as if etcd had expired it
   // while the leader was paused): it steps down, the other leads.
   ASSERT_TRUE(etcd_->Etcdctl({"lease", "revoke", absl::StrCat(absl::Hex(a_key.lease))}).ok());
-  ASSERT_TRUE(LocalLab::WaitFor([&] { return Leads(b); }, 10s));
-  EXPECT_TRUE(LocalLab::WaitFor([&] { return !Leads(a) && a.lost.load() == 1; }, 5s));
+  ASSERT_EQ(WaitUntil("pc2 to lead", 10s, [&] { return Leads(b); }), absl::OkStatus());
+  EXPECT_EQ(WaitUntil("pc1 to step down", 5s, [&] { return !Leads(a) && a.lost.load() == 1; }), absl::OkStatus());
   // Its writes under the old epoch are refused; the new leader's go through.
   EXPECT_EQ(a.client->PutIfLeader(a_key, "test/intents/x", "stale").code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(b.client->PutIfLeader(*b.election->leader_key(), "test/intents/x", "undrain").ok());
   EXPECT_EQ(**b.client->Get("test/intents/x"), "undrain");
-  // The old leader campaigns again, as a follower now.
-  std::this_thread::sleep_for(500ms);
+  // The old leader campaigns again (its revoked lease took its old key with
+  // it), queued behind the new leader: a follower now.
+  EXPECT_EQ(WaitUntil("pc1's new campaign in etcd", 10s, [&] { return Campaigning("pc1"); }), absl::OkStatus());
   EXPECT_FALSE(Leads(a));
+  EXPECT_TRUE(Leads(b));
 }
 
 TEST_F(LeaderElectionTest, LosingOneEtcdMemberChangesNothingLosingTwoStopsTheLeader) {
   Candidate& a = AddCandidate("pc1", 2s);
-  ASSERT_TRUE(LocalLab::WaitFor([&] { return Leads(a); }, 10s));
+  ASSERT_EQ(WaitUntil("pc1 to lead", 10s, [&] { return Leads(a); }), absl::OkStatus());
   const uint64_t epoch = *a.election->LeadingEpoch();
   etcd_->Kill(0, SIGKILL);
-  std::this_thread::sleep_for(3s);  // longer than the lease
+  std::this_thread::sleep_for(3s);  // the thing tested: still leading after longer than the 2 s lease
   EXPECT_EQ(a.election->LeadingEpoch(), epoch);
   EXPECT_EQ(a.lost.load(), 0);
 
   // No quorum: keep-alives fail, the leader stops leading within its TTL.
   etcd_->Kill(1, SIGKILL);
-  EXPECT_TRUE(LocalLab::WaitFor([&] { return !Leads(a); }, 4s));
+  EXPECT_EQ(WaitUntil("pc1 to stop leading within its lease", 4s, [&] { return !Leads(a); }), absl::OkStatus());
   // Quorum returns: someone leads again, with a higher epoch.
   ASSERT_TRUE(etcd_->Restart(0).ok());
   ASSERT_TRUE(etcd_->Restart(1).ok());
-  ASSERT_TRUE(LocalLab::WaitFor([&] { return Leads(a); }, 30s));
+  ASSERT_EQ(WaitUntil("pc1 to lead again", 30s, [&] { return Leads(a); }), absl::OkStatus());
   EXPECT_GE(*a.election->LeadingEpoch(), epoch);
 }
 
@@ -130,13 +141,11 @@ TEST_F(LeaderElectionTest, LosingOneEtcdMemberChangesNothingLosingTwoStopsTheLea
 // in, a client without one does not.
 TEST(EtcdTlsTest, MembersRequireACertificateOfTheProjectCa) {
   if (auto status = sim::EtcdAvailable(); !status.ok()) GTEST_SKIP() << status;
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("geodesic-etcd-tls-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  const std::string pki = (dir / "pki").string();
+  testing::TempDir dir("etcd-tls");
+  const std::string pki = dir.Join("pki");
   const absl::Status made = sim::RunMakePki(pki, {"--etcd", "etcd1,etcd2,etcd3", "--replicas", "pc1"});
   ASSERT_TRUE(made.ok()) << made;
-  auto cluster = sim::EtcdCluster::Start((dir / "etcd").string(), 3, pki);
+  auto cluster = sim::EtcdCluster::Start(dir.Join("etcd"), 3, pki);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   const tls::TlsFiles replica{.ca_path = pki + "/ca.crt", .cert_path = pki + "/pathcomp-pc1.crt",
                               .key_path = pki + "/pathcomp-pc1.key"};
@@ -162,7 +171,7 @@ TEST(EtcdTlsTest, MembersRequireACertificateOfTheProjectCa) {
                                        .call_timeout = 2000ms});
   EXPECT_FALSE((*plaintext)->GrantLease(5s).ok());
   cluster->reset();
-  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+  if (::testing::Test::HasFailure()) dir.keep();
 }
 
 }  // namespace

@@ -16,7 +16,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using namespace model_testing;  // NOLINT: the shared helpers of these tests
-using topology::testing::ScratchDir;
 
 // --- Import semantics ---
 
@@ -193,7 +192,7 @@ TEST(ConfiguredInventoryTest, AnEmptyStoreGetsTheWholeFileOnce) {
   auto abilene = topology::LoadRepetita(GraphPath("Abilene"), DemandsPath("Abilene"));
   ASSERT_TRUE(abilene.ok()) << abilene.status();
   {
-    auto model = OpenModel(dir.Sub("db"));
+    auto model = OpenModel(dir.Join("db"));
     ASSERT_TRUE(model.ok()) << model.status();
     auto applied = (*model)->ApplyConfiguredInventory(*abilene, "abilene.graph");
     ASSERT_TRUE(applied.ok()) << applied.status();
@@ -202,7 +201,7 @@ TEST(ConfiguredInventoryTest, AnEmptyStoreGetsTheWholeFileOnce) {
     EXPECT_EQ(CountOf(**applied, Kind::kLink).added, 28u);
     EXPECT_EQ(CountOf(**applied, Kind::kWorkload).added, 110u);
   }
-  auto model = OpenModel(dir.Sub("db"));
+  auto model = OpenModel(dir.Join("db"));
   ASSERT_TRUE(model.ok()) << model.status();
   auto again = (*model)->ApplyConfiguredInventory(*abilene, "abilene.graph");
   ASSERT_TRUE(again.ok()) << again.status();

@@ -19,7 +19,7 @@
 #include "pathcomp/solver/snapshot.h"
 #include "state/rocks_store.h"
 #include "tests/pathcomp/model_import_testing.h"
-#include "tests/state/temp_dir.h"
+#include "tests/support/test_dirs.h"
 #include "tests/topology/topology_testing.h"
 #include "topology/import.h"
 #include "topology/repetita.h"
@@ -29,7 +29,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using namespace model_testing;  // NOLINT: the shared helpers of these tests
-using topology::testing::ScratchDir;
 
 // One section of a REPETITA file as the file has it, read without the
 // importer: the count its head announces and the whitespace-separated fields
@@ -86,7 +85,7 @@ TEST(ModelImportTest, EveryRepetitaDatasetImportsAndReadsBackWithTheFilesCounts)
     auto inventory = topology::LoadRepetita(GraphPath(name), DemandsPath(name));
     ASSERT_TRUE(inventory.ok()) << inventory.status();
     {
-      auto model = OpenModel(dir.Sub("db"));
+      auto model = OpenModel(dir.Join("db"));
       ASSERT_TRUE(model.ok()) << model.status();
       auto imported = (*model)->ImportInventory(*inventory, absl::StrCat("import of ", name));
       ASSERT_TRUE(imported.ok()) << imported.status();
@@ -96,7 +95,7 @@ TEST(ModelImportTest, EveryRepetitaDatasetImportsAndReadsBackWithTheFilesCounts)
       EXPECT_EQ(CountOf(*imported, Kind::kWorkload).added, demands_with_traffic);
     }
     // A fresh Model on the reopened store sees what the files hold.
-    auto reopened = OpenModel(dir.Sub("db"));
+    auto reopened = OpenModel(dir.Join("db"));
     ASSERT_TRUE(reopened.ok()) << reopened.status();
     const Model& model = **reopened;
     EXPECT_EQ(model.Facilities().size(), nodes.rows.size());
@@ -114,11 +113,11 @@ TEST(ModelImportTest, CogentcoSnapshotFromTheStoreMatchesTheFileEdgeByEdge) {
   {
     auto inventory = topology::LoadRepetita(GraphPath("Cogentco"), DemandsPath("Cogentco"));
     ASSERT_TRUE(inventory.ok()) << inventory.status();
-    auto model = OpenModel(dir.Sub("db"));
+    auto model = OpenModel(dir.Join("db"));
     ASSERT_TRUE(model.ok()) << model.status();
     ASSERT_TRUE((*model)->ImportInventory(*inventory, "import of Cogentco").ok());
   }
-  auto reopened = OpenModel(dir.Sub("db"));
+  auto reopened = OpenModel(dir.Join("db"));
   ASSERT_TRUE(reopened.ok()) << reopened.status();
   Model& model = **reopened;
   const std::shared_ptr<const Snapshot> snapshot = model.CurrentSnapshot();
@@ -256,7 +255,7 @@ class BadInputTest : public StoredAbileneTest {
     return absl::StrCat(path, ":", line, ": ");
   }
 
-  ScratchDir files_;
+  TempDir files_{"model-import"};
 };
 
 TEST_F(BadInputTest, RepetitaFilesAreRefusedWithFileLineAndReasonAndTheStoreUnchanged) {

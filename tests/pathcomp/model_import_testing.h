@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "pathcomp/model/model.h"
 #include "state/rocks_store.h"
-#include "tests/state/temp_dir.h"
+#include "tests/support/test_dirs.h"
 #include "tests/topology/topology_testing.h"
 #include "topology/import.h"
 #include "topology/repetita.h"
@@ -20,7 +20,7 @@
 namespace geodesic::pathcomp::model_testing {
 
 using state::Kind;
-using state::testing_support::TempDir;
+using ::geodesic::testing::TempDir;
 using topology::testing::RepetitaDir;
 
 inline constexpr const char* kDatasets[] = {"Abilene", "Geant2009", "AttMpls",   "Esnet",
@@ -98,7 +98,7 @@ class StoredAbileneTest : public ::testing::Test {
   // Closes the store and opens it again in a fresh Model.
   void Reopen() {
     model_.reset();
-    auto model = OpenModel(dir_.Sub("db"));
+    auto model = OpenModel(dir_.Join("db"));
     ASSERT_TRUE(model.ok()) << model.status();
     model_ = *std::move(model);
   }

@@ -10,6 +10,7 @@
 
 #include "state/memory_store.h"
 #include "state/rocks_store.h"
+#include "tests/support/test_dirs.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -360,8 +361,8 @@ TEST(ModelStoreDeathTest, AFailedTelemetrySyncStopsPathcomp) {
 // Telemetry writes a link's health apart from its inventory record: it is
 // there again after a restart, and it leaves with the link.
 TEST(ModelStoreTest, MeasuredHealthSurvivesReopenAndLeavesWithItsLink) {
-  const std::string dir = ::testing::TempDir() + "model-health-" + std::to_string(::getpid());
-  std::filesystem::remove_all(dir);
+  const testing::TempDir temp("model-health");
+  const std::string dir = temp.Join("state");
   auto open = [&] {
     auto store = state::OpenRocksStore(dir);
     EXPECT_TRUE(store.ok()) << store.status();

@@ -3,11 +3,11 @@
 // changes and withdrawals, answers route refresh, and with TCP-MD5 too.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 
 #include "routerd/bgp/speaker.h"
 #include "sim/frr_router.h"
-#include "sim/local_lab.h"
+#include "sim/wait_until.h"
+#include "tests/support/test_dirs.h"
 
 namespace geodesic::routerd::bgp {
 namespace {
@@ -32,19 +32,15 @@ class BgpFrrTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (auto status = sim::FrrAvailable(); !status.ok()) GTEST_SKIP() << status;
-    dir_ = std::filesystem::temp_directory_path() /
-           ("geodesic-bgp-frr-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
   }
   void TearDown() override {
     speaker_.reset();
     frr_.reset();
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
+    if (HasFailure()) dir_.keep();
   }
 
   void StartFrr(const std::string& password = "") {
-    auto frr = sim::FrrRouter::Start({.work_dir = dir_.string() + "/frr", .local_as = kFrrAs, .address = "127.0.0.1",
+    auto frr = sim::FrrRouter::Start({.work_dir = dir_.Join("frr"), .local_as = kFrrAs, .address = "127.0.0.1",
                                       .neighbors = {{.address = kRouterdAddress, .remote_as = kRouterdAs,
                                                      .password = password}},
                                       .stalepath_time_s = 360});
@@ -79,8 +75,7 @@ class BgpFrrTest : public ::testing::Test {
   using Expected = std::map<std::string, std::map<std::string, double>>;
   ::testing::AssertionResult WaitForTable(bool ipv6, const Expected& expected) {
     std::string last;
-    const bool ok = sim::LocalLab::WaitFor(
-        [&] {
+    const bool ok = sim::WaitUntil("FRR's table", seconds(20), [&] {
           auto routes = frr_->Routes(ipv6);
           if (!routes.ok()) {
             last = routes.status().ToString();
@@ -112,13 +107,12 @@ class BgpFrrTest : public ::testing::Test {
             }
           }
           return false;
-        },
-        seconds(20));
+        }).ok();
     if (ok) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure() << last;
   }
 
-  std::filesystem::path dir_;
+  testing::TempDir dir_{"bgp-frr"};
   std::unique_ptr<sim::FrrRouter> frr_;
   std::unique_ptr<BgpSpeaker> speaker_;
 };
@@ -143,7 +137,7 @@ TEST_F(BgpFrrTest, FrrLearnsFollowsAndWithdrawsThePlan) {
   ASSERT_TRUE(speaker_->Apply(first).ok());
   EXPECT_TRUE(WaitForTable(false, v4));
   EXPECT_TRUE(WaitForTable(true, v6));
-  ASSERT_TRUE(sim::LocalLab::WaitFor([&] { return Established(); }, seconds(5)));
+  ASSERT_EQ(sim::WaitUntil("the session established", seconds(5), [&] { return Established(); }), absl::OkStatus());
 
   // The plan moves a third of the prefixes to other links and drops another third.
   RibDiff second;

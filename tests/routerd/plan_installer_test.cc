@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/test_dirs.h"
+
 namespace geodesic::routerd {
 namespace {
 
@@ -37,13 +39,6 @@ v1::SitePlan MakePlan(uint64_t epoch, uint64_t generation, const std::string& li
 
 class PlanInstallerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("plan-installer-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::unique_ptr<PlanInstaller> Open() {
     auto installer =
@@ -52,7 +47,8 @@ class PlanInstallerTest : public ::testing::Test {
     return installer.ok() ? *std::move(installer) : nullptr;
   }
 
-  std::filesystem::path dir_;
+  const testing::TempDir temp_{"plan-installer"};
+  const std::filesystem::path dir_ = temp_.path();
   std::vector<RibDiff> log_;
 };
 

@@ -10,6 +10,7 @@
 
 #include "sim/drill/drill_charts.h"
 #include "sim/drill/simulator.h"
+#include "tests/support/test_dirs.h"
 
 namespace geodesic::sim {
 namespace {
@@ -47,7 +48,8 @@ TEST(DrillTest, SameSeedSameReportAndAnotherSeedAnother) {
     std::ifstream in(SourceDir() + "/sim/drills/backbone-facility-loss.yaml");
     return std::string(std::istreambuf_iterator<char>(in), {});
   }();
-  const fs::path other = fs::temp_directory_path() / "geodesic-drill-seed.yaml";
+  const testing::TempDir dir("drill-seed");
+  const fs::path other = dir.Join("drill-seed.yaml");
   std::string reseeded = text;
   reseeded.replace(reseeded.find("seed: 11"), 8, "seed: 12");
   const std::string backbone = SourceDir() + "/deploy/examples/backbone.yaml";
@@ -56,7 +58,6 @@ TEST(DrillTest, SameSeedSameReportAndAnotherSeedAnother) {
   auto seeded = LoadDrill(other.string());
   ASSERT_TRUE(seeded.ok()) << seeded.status();
   EXPECT_NE(RunDrill(*seeded).SerializeAsString(), first);
-  fs::remove(other);
 }
 
 TEST(DrillTest, ReportsWhatHappenedAtEachEvent) {
@@ -76,7 +77,8 @@ TEST(DrillTest, ReportsWhatHappenedAtEachEvent) {
 }
 
 TEST(DrillTest, BadDrillFilesAreRefusedWithTheirLines) {
-  const fs::path file = fs::temp_directory_path() / "geodesic-bad-drill.yaml";
+  const testing::TempDir dir("bad-drill");
+  const fs::path file = dir.Join("bad-drill.yaml");
   const std::string backbone = SourceDir() + "/deploy/examples/backbone.yaml";
   std::ofstream(file) << "name: bad\ntopology: " << backbone
                       << "\nduration_s: 30\n"
@@ -96,7 +98,6 @@ TEST(DrillTest, BadDrillFilesAreRefusedWithTheirLines) {
   EXPECT_THAT(message, HasSubstr("4 planes, not plane 9"));
   EXPECT_THAT(message, HasSubstr("give loss and/or added_latency_ms"));
   EXPECT_THAT(message, HasSubstr("surprise"));
-  fs::remove(file);
 }
 
 }  // namespace

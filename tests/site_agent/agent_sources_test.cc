@@ -15,6 +15,7 @@
 #include "site_agent/fabric_health_source.h"
 #include "site_agent/interface_counters.h"
 #include "site_agent/local_http.h"
+#include "tests/support/test_dirs.h"
 
 namespace geodesic::site_agent {
 namespace {
@@ -22,12 +23,7 @@ namespace {
 using ::testing::HasSubstr;
 using std::chrono::seconds;
 
-std::string ScratchDir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + name + "-" + std::to_string(::getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+using ::geodesic::testing::TempDir;
 
 void WriteFile(const std::string& path, const std::string& content) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
@@ -35,7 +31,8 @@ void WriteFile(const std::string& path, const std::string& content) {
 }
 
 TEST(InterfaceCountersTest, UtilizationIsTheSentBitsOverTheCapacity) {
-  const std::string root = ScratchDir("sysfs");
+  const TempDir dir("sysfs");
+  const std::string root = dir.path();
   WriteFile(root + "/eth1/speed", "100000\n");
   WriteFile(root + "/eth1/statistics/tx_bytes", "1000\n");
   InterfaceCounters counters(root);
@@ -56,7 +53,8 @@ TEST(InterfaceCountersTest, UtilizationIsTheSentBitsOverTheCapacity) {
 }
 
 TEST(InterfaceCountersTest, RefusesBadNamesAndUnknownSpeeds) {
-  const std::string root = ScratchDir("sysfs-bad");
+  const TempDir dir("sysfs-bad");
+  const std::string root = dir.path();
   WriteFile(root + "/veth0/speed", "-1\n");
   InterfaceCounters counters(root);
   EXPECT_EQ(counters.SpeedGbps("veth0").status().code(), absl::StatusCode::kUnavailable);
@@ -98,7 +96,8 @@ TEST(FabricHealthTest, RefusesWhatDoesNotFitTheFabric) {
 }
 
 TEST(FabricHealthTest, FileSourceReportsChangesAndIgnoresBadDocuments) {
-  const std::string path = ScratchDir("fabric") + "/planes.yaml";
+  const TempDir dir("fabric");
+  const std::string path = dir.Join("planes.yaml");
   auto source = FabricHealthSource::Create(path, kShape);
   ASSERT_TRUE(source.ok()) << source.status();
   EXPECT_TRUE(source->Poll(1).empty());  // no file yet: nothing known

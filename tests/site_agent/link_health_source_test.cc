@@ -6,14 +6,15 @@
 #include <cstdio>
 #include <fstream>
 
+#include "tests/support/test_dirs.h"
+
 namespace geodesic::site_agent {
 namespace {
 
 class LinkHealthSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = ::testing::TempDir() + "health-" + std::to_string(::getpid()) + ".yaml";
-    std::remove(path_.c_str());
+    path_ = dir_.Join("health.yaml");
     v1::LinkHealth up;
     up.set_state(v1::OPER_STATE_UP);
     up.set_rtt_us(4000);
@@ -21,9 +22,9 @@ class LinkHealthSourceTest : public ::testing::Test {
         std::vector<std::pair<std::string, v1::LinkHealth>>{{"iad-chi", up}, {"iad-nyc", up}},
         path_);
   }
-  void TearDown() override { std::remove(path_.c_str()); }
   void Write(const std::string& content) { std::ofstream(path_) << content; }
 
+  testing::TempDir dir_{"link-health"};
   std::string path_;
   std::unique_ptr<LinkHealthSource> source_;
 };

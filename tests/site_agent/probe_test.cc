@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cmath>
+#include <atomic>
 #include <cstdio>
 #include <mutex>
 #include <thread>
@@ -15,6 +15,7 @@
 #include "site_agent/probe/link_estimator.h"
 #include "site_agent/probe/probe_engine.h"
 #include "site_agent/probe/probe_packet.h"
+#include "sim/wait_until.h"
 #include "tests/site_agent/impairment_relay.h"
 
 namespace geodesic::site_agent::probe {
@@ -169,13 +170,12 @@ TEST_F(EstimatorTest, LateRepeatedAndUnknownAnswersAreRefused) {
 
 // --- two engines on loopback through impairment relays ---
 
-ProbeEngineOptions EngineOptions(const std::string& link_id, udp::endpoint peer, udp::endpoint accept_from) {
+// `detect_multiplier` intervals (10 ms) without an answer read as down.
+ProbeEngineOptions EngineOptions(const std::string& link_id, udp::endpoint peer, udp::endpoint accept_from,
+                                 uint32_t detect_multiplier = 3) {
   ProbeEngineOptions options;
   options.listen = udp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0);
-  // The estimator's timing is tested on a fake clock (EstimatorTest); here two
-  // engines run on a possibly loaded machine's real clock, so down takes 100 ms
-  // of silence: a starved scheduler (tens of ms) must not read as a cut.
-  options.estimator = {.interval = milliseconds(10), .detect_multiplier = 10, .window = 50,
+  options.estimator = {.interval = milliseconds(10), .detect_multiplier = detect_multiplier, .window = 50,
                        .loss_degraded_ratio = 0.05, .hold_down = milliseconds(100),
                        .hold_down_max = milliseconds(2000)};
   options.links = {{link_id, peer}};
@@ -209,67 +209,99 @@ class Transitions {
   std::vector<std::pair<v1::OperState, std::chrono::steady_clock::time_point>> states_;
 };
 
+// The shared bounded poll (sim::WaitUntil), every 2 ms: the transitions
+// carry their own times, so the poll does not blur the detection measured.
 bool WaitFor(const std::function<bool()>& condition, milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(milliseconds(2));
-  }
-  return condition();
+  return sim::WaitUntil("a probe engine's state", timeout, condition, milliseconds(2)).ok();
 }
 
-TEST(ProbeEngineTest, TwoAgentsSeeBlackholesGrayLossAndRecovery) {
+// Two engines probing each other's link, a -> b through a_to_b and b -> a
+// through b_to_a; a's reported state transitions are recorded.
+class EnginePair {
+ public:
+  ::testing::AssertionResult Start(uint32_t detect_multiplier) {
+    auto started_a = ProbeEngine::Start(
+        EngineOptions("a-b", a_to_b.listen_endpoint(), b_to_a.outward_endpoint(), detect_multiplier),
+        [this] {
+          if (ProbeEngine* engine = a_started.load()) a_states.Record(engine->Current()[0].second.state());
+        });
+    if (!started_a.ok()) return ::testing::AssertionFailure() << started_a.status();
+    auto started_b = ProbeEngine::Start(
+        EngineOptions("b-a", b_to_a.listen_endpoint(), a_to_b.outward_endpoint(), detect_multiplier), nullptr);
+    if (!started_b.ok()) return ::testing::AssertionFailure() << started_b.status();
+    a = *std::move(started_a);
+    a_started = a.get();
+    b = *std::move(started_b);
+    a_to_b.SetTarget(b->local_endpoint());
+    b_to_a.SetTarget(a->local_endpoint());
+    if (!WaitFor([&] { return StateOf(*a) == v1::OPER_STATE_UP && StateOf(*b) == v1::OPER_STATE_UP; },
+                 milliseconds(3000))) {
+      return ::testing::AssertionFailure() << "the engines never saw each other up";
+    }
+    return ::testing::AssertionSuccess();
+  }
+  static v1::OperState StateOf(const ProbeEngine& engine) { return engine.Current()[0].second.state(); }
+
   testing::ImpairmentRelay a_to_b, b_to_a;
   Transitions a_states;
-  std::unique_ptr<ProbeEngine> a;
-  auto started_a = ProbeEngine::Start(EngineOptions("a-b", a_to_b.listen_endpoint(), b_to_a.outward_endpoint()),
-                                      [&] { a_states.Record(a->Current()[0].second.state()); });
-  ASSERT_TRUE(started_a.ok()) << started_a.status();
-  auto b = ProbeEngine::Start(EngineOptions("b-a", b_to_a.listen_endpoint(), a_to_b.outward_endpoint()), nullptr);
-  ASSERT_TRUE(b.ok()) << b.status();
-  a = *std::move(started_a);
-  a_to_b.SetTarget((*b)->local_endpoint());
-  b_to_a.SetTarget(a->local_endpoint());
+  std::atomic<ProbeEngine*> a_started{nullptr};  // what a's callback reads: set once a is started
+  std::unique_ptr<ProbeEngine> a, b;
+};
 
-  auto state_of = [](const ProbeEngine& engine) { return engine.Current()[0].second.state(); };
-  ASSERT_TRUE(WaitFor([&] { return state_of(*a) == v1::OPER_STATE_UP && state_of(**b) == v1::OPER_STATE_UP; },
-                      milliseconds(3000)));
-  EXPECT_GT(a->Current()[0].second.rtt_us(), 0u);
-  EXPECT_LT(a->Current()[0].second.rtt_us(), 50'000u);
+TEST(ProbeEngineTest, TwoAgentsSeeABlackholeAndRecovery) {
+  EnginePair pair;
+  ASSERT_TRUE(pair.Start(/*detect_multiplier=*/3));
+  ProbeEngine& a = *pair.a;
+  EXPECT_GT(a.Current()[0].second.rtt_us(), 0u);
+  EXPECT_LT(a.Current()[0].second.rtt_us(), 50'000u);
 
-  // A blackhole: down after interval x multiplier (100 ms; how fast is the
-  // estimator's to test, on a fake clock, and the benchmarks' to measure).
-  size_t mark = a_states.size();
+  // A blackhole reads down. How fast (interval x multiplier, 30 ms) is the
+  // estimator's to test on a fake clock (EstimatorTest) and a benchmark's to
+  // measure: on a loaded machine's real clock a starved thread would fail a bound.
+  size_t mark = pair.a_states.size();
   const auto cut = std::chrono::steady_clock::now();
-  a_to_b.Blackhole();
-  ASSERT_TRUE(WaitFor([&] { return a_states.Contains(v1::OPER_STATE_DOWN, mark); }, milliseconds(5000)))
-      << "a blackholed link never read down";
-  const auto detection = std::chrono::duration_cast<milliseconds>(*a_states.When(v1::OPER_STATE_DOWN, mark) - cut);
-  std::printf("blackhole detected in %lld ms (interval 10 ms x 10)\n", static_cast<long long>(detection.count()));
-  EXPECT_EQ(state_of(**b), v1::OPER_STATE_UP);  // the other direction is fine
+  pair.a_to_b.Blackhole();
+  ASSERT_TRUE(WaitFor([&] { return pair.a_states.Contains(v1::OPER_STATE_DOWN, mark); }, milliseconds(2000)));
+  const auto detection =
+      std::chrono::duration_cast<milliseconds>(*pair.a_states.When(v1::OPER_STATE_DOWN, mark) - cut);
+  std::printf("blackhole detected in %lld ms (interval 10 ms x 3)\n", static_cast<long long>(detection.count()));
+  EXPECT_EQ(EnginePair::StateOf(*pair.b), v1::OPER_STATE_UP);  // the other direction is fine
 
   // Recovery: up again once the hold-down passed.
-  mark = a_states.size();
-  a_to_b.Pass();
-  ASSERT_TRUE(WaitFor([&] { return a_states.Contains(v1::OPER_STATE_UP, mark); }, milliseconds(3000)));
+  mark = pair.a_states.size();
+  pair.a_to_b.Pass();
+  ASSERT_TRUE(WaitFor([&] { return pair.a_states.Contains(v1::OPER_STATE_UP, mark); }, milliseconds(3000)));
+  EXPECT_EQ(a.counters().rejected_unknown_peer, 0u);
+  EXPECT_EQ(pair.b->counters().rejected_replay, 0u);
+}
 
-  // 20% loss (every fifth probe): degraded, never down.
-  mark = a_states.size();
-  a_to_b.DropOneIn(5);
-  ASSERT_TRUE(WaitFor([&] { return a_states.Contains(v1::OPER_STATE_DEGRADED, mark); }, milliseconds(3000)));
-  // Until the window holds the loss pattern: every probe judged in it, 1 in 5 lost.
-  ASSERT_TRUE(WaitFor([&] { return std::abs(a->Current()[0].second.loss_ratio() - 0.2) <= 0.04; },
-                      milliseconds(5000)))
-      << "the loss ratio never reached 0.2; it is " << a->Current()[0].second.loss_ratio();
-  EXPECT_FALSE(a_states.Contains(v1::OPER_STATE_DOWN, mark));
-  EXPECT_EQ(state_of(*a), v1::OPER_STATE_DEGRADED);
+// How loss is classified is the estimator's, shown at its edge (3 intervals,
+// 20% loss) on a simulated clock in EstimatorTest. Here a real lossy path
+// must read the same: degraded at its loss ratio, never down, for a whole
+// loss window. These engines take 10 silent intervals (100 ms) for down, not
+// 3: at 3, a 20% loss leaves 10 ms of slack, and any 10 ms pause of one of
+// the four threads involved on a busy 2-core machine reads as a dead link,
+// which is the scheduler under test, not the loss.
+TEST(ProbeEngineTest, GrayLossIsDegradedNeverDown) {
+  EnginePair pair;
+  ASSERT_TRUE(pair.Start(/*detect_multiplier=*/10));
+  // 20% loss (every fifth probe, never two in a row).
+  size_t mark = pair.a_states.size();
+  pair.a_to_b.DropOneIn(5);
+  ASSERT_TRUE(WaitFor([&] { return pair.a_states.Contains(v1::OPER_STATE_DEGRADED, mark); }, milliseconds(3000)));
+  // Never down: a whole loss window (50 probes) more goes through the lossy
+  // path, and the prober judged every one of them without a down.
+  const uint64_t sent_at_degraded = pair.a_to_b.forwarded() + pair.a_to_b.dropped();
+  ASSERT_TRUE(WaitFor([&] { return pair.a_to_b.forwarded() + pair.a_to_b.dropped() >= sent_at_degraded + 50; },
+                      milliseconds(5000)));
+  EXPECT_FALSE(pair.a_states.Contains(v1::OPER_STATE_DOWN, mark));
+  EXPECT_EQ(EnginePair::StateOf(*pair.a), v1::OPER_STATE_DEGRADED);
+  EXPECT_NEAR(pair.a->Current()[0].second.loss_ratio(), 0.2, 0.08);
 
   // And back up once the window is clean again.
-  mark = a_states.size();
-  a_to_b.Pass();
-  ASSERT_TRUE(WaitFor([&] { return a_states.Contains(v1::OPER_STATE_UP, mark); }, milliseconds(5000)));
-  EXPECT_EQ(a->counters().rejected_unknown_peer, 0u);
-  EXPECT_EQ((*b)->counters().rejected_replay, 0u);
+  mark = pair.a_states.size();
+  pair.a_to_b.Pass();
+  ASSERT_TRUE(WaitFor([&] { return pair.a_states.Contains(v1::OPER_STATE_UP, mark); }, milliseconds(5000)));
 }
 
 // A raw UDP socket on loopback, to play a peer or a stranger.
@@ -282,16 +314,16 @@ class RawPeer {
   void Send(std::span<const uint8_t> bytes, const udp::endpoint& to) { socket_.send_to(boost::asio::buffer(bytes.data(), bytes.size()), to); }
   // The next datagram within `timeout`, if any.
   std::optional<std::vector<uint8_t>> Receive(milliseconds timeout = milliseconds(200)) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
     std::array<uint8_t, 2048> buffer;
-    while (std::chrono::steady_clock::now() < deadline) {
+    std::optional<std::vector<uint8_t>> received;
+    (void)sim::WaitUntil("a datagram", timeout, [&] {
       boost::system::error_code error;
       udp::endpoint from;
       const size_t bytes = socket_.receive_from(boost::asio::buffer(buffer), from, 0, error);
-      if (!error) return std::vector<uint8_t>(buffer.begin(), buffer.begin() + bytes);
-      std::this_thread::sleep_for(milliseconds(1));
-    }
-    return std::nullopt;
+      if (!error) received.emplace(buffer.begin(), buffer.begin() + bytes);
+      return received.has_value();
+    }, milliseconds(1));
+    return received;
   }
 
  private:
@@ -308,10 +340,13 @@ TEST(ProbeEngineTest, TheResponderAnswersOnlyPeersAndNeverTwice) {
   const udp::endpoint target = (*engine)->local_endpoint();
   const auto request = EncodeProbe({.session = 77, .seq = 5, .t1_ns = 1});
 
+  // Each refusal is awaited as the engine counts it; then nothing came back.
   stranger.Send(request, target);
-  EXPECT_FALSE(stranger.Receive().has_value());
+  ASSERT_TRUE(WaitFor([&] { return (*engine)->counters().rejected_unknown_peer == 1; }, milliseconds(2000)));
+  EXPECT_FALSE(stranger.Receive(milliseconds(0)).has_value());
   peer.Send(std::vector<uint8_t>{'G', 'D', 'P', '1', 1}, target);
-  EXPECT_FALSE(peer.Receive().has_value());
+  ASSERT_TRUE(WaitFor([&] { return (*engine)->counters().rejected_malformed == 1; }, milliseconds(2000)));
+  EXPECT_FALSE(peer.Receive(milliseconds(0)).has_value());
   peer.Send(request, target);
   auto reply = peer.Receive();
   ASSERT_TRUE(reply.has_value());
@@ -322,7 +357,8 @@ TEST(ProbeEngineTest, TheResponderAnswersOnlyPeersAndNeverTwice) {
   EXPECT_EQ(decoded->seq, 5u);
   EXPECT_GE(decoded->t3_ns, decoded->t2_ns);
   peer.Send(request, target);  // replayed
-  EXPECT_FALSE(peer.Receive().has_value());
+  ASSERT_TRUE(WaitFor([&] { return (*engine)->counters().rejected_replay == 1; }, milliseconds(2000)));
+  EXPECT_FALSE(peer.Receive(milliseconds(0)).has_value());
 
   const ProbeCounters counters = (*engine)->counters();
   EXPECT_EQ(counters.rejected_unknown_peer, 1u);

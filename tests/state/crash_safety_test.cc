@@ -39,12 +39,12 @@
 #include "state/replay.h"
 #include "state/rocks_store.h"
 #include "state/store.h"
-#include "tests/state/temp_dir.h"
+#include "tests/support/test_dirs.h"
 
 namespace geodesic::state {
 namespace {
 
-using testing_support::TempDir;
+using ::geodesic::testing::TempDir;
 
 constexpr char kWriterFlag[] = "--crash-writer";
 
@@ -350,7 +350,7 @@ class CrashSafetyTest : public ::testing::TestWithParam<bool> {
  protected:
   bool sync_writes() const { return GetParam(); }
   TempDir temp_;
-  const std::string dir_ = temp_.Sub("state");
+  const std::string dir_ = temp_.Join("state");
 };
 
 TEST_P(CrashSafetyTest, KilledWriterLeavesWholeBatchesAndAReplayableJournal) {
@@ -365,6 +365,7 @@ TEST_P(CrashSafetyTest, KilledWriterLeavesWholeBatchesAndAReplayableJournal) {
       WriterProcess writer(dir_, sync_writes());
       ASSERT_TRUE(writer.WaitForCommits(kill_point.min_commits, std::chrono::seconds(60)))
           << "the writer reported " << writer.commits() << " commits (see its error above, if any)";
+      // The thing tested: the kill lands at a chosen (jittered) point in the middle of the writes.
       std::this_thread::sleep_for(std::chrono::milliseconds(kill_point.then_ms) +
                                   std::chrono::microseconds(jitter_us(random)));
       const int status = writer.KillAndReap();

@@ -23,13 +23,13 @@
 #include "state/memory_store.h"
 #include "state/replay.h"
 #include "state/typed_access.h"
-#include "tests/state/temp_dir.h"
+#include "tests/support/test_dirs.h"
 
 namespace geodesic::state {
 namespace {
 
 using ::testing::HasSubstr;
-using testing_support::TempDir;
+using ::geodesic::testing::TempDir;
 
 // The DB under a store, opened directly to play an older (or newer) build or
 // a broken disk. Only while no store has the directory open.
@@ -101,7 +101,7 @@ uint64_t MustCommitLink(Store& store, const std::string& cause, const std::strin
 class RocksStoreTest : public ::testing::Test {
  protected:
   TempDir temp_;
-  const std::string dir_ = temp_.Sub("state");
+  const std::string dir_ = temp_.Join("state");
 };
 
 TEST_F(RocksStoreTest, ReopenKeepsDataAndTheJournalSeqContinues) {
@@ -218,7 +218,7 @@ TEST_F(RocksStoreTest, OpenWhileAnotherProcessHoldsTheLockFailsClearly) {
 }
 
 TEST_F(RocksStoreTest, UnusableDirFailsNamingIt) {
-  const std::string file = temp_.Sub("a-file");
+  const std::string file = temp_.Join("a-file");
   std::ofstream(file) << "not a directory";
   const std::string dir = file + "/state";
   absl::StatusOr<StorePtr> store = OpenRocksStore(dir);

@@ -23,7 +23,7 @@
 #include "state/rocks_store.h"
 #include "state/store.h"
 #include "state/typed_access.h"
-#include "tests/state/temp_dir.h"
+#include "tests/support/test_dirs.h"
 
 namespace geodesic::state {
 namespace {
@@ -32,7 +32,7 @@ using ::google::protobuf::util::MessageDifferencer;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
-using testing_support::TempDir;
+using ::geodesic::testing::TempDir;
 
 v1::Facility MakeFacility(const std::string& id, const std::string& region) {
   v1::Facility facility;
@@ -71,7 +71,7 @@ struct RocksStoreFactory {
   TempDir dir;
   int opened = 0;
   StorePtr Make() {
-    absl::StatusOr<StorePtr> store = OpenRocksStore(dir.Sub(absl::StrCat("db", opened++)));
+    absl::StatusOr<StorePtr> store = OpenRocksStore(dir.Join(absl::StrCat("db", opened++)));
     EXPECT_TRUE(store.ok()) << store.status();
     return store.ok() ? *std::move(store) : nullptr;
   }

@@ -20,8 +20,8 @@ using ::testing::HasSubstr;
 class ValidateTlsFilesTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    pki_ = new testing::TempDir();
-    other_ = new testing::TempDir();
+    pki_ = new testing::TempDir("tls");
+    other_ = new testing::TempDir("tls");
     absl::Status made = testing::RunMakePki(
         pki_->path(), {"--facilities", "iad", "--replicas", "pc1",
                        "--operators", "alice:operator"});
@@ -87,7 +87,7 @@ TEST_F(ValidateTlsFilesTest, DirectoryIsInvalid) {
 
 TEST_F(ValidateTlsFilesTest, UnreadableFileIsPermissionDenied) {
   if (::geteuid() == 0) GTEST_SKIP() << "root can read any file";
-  testing::TempDir dir;
+  testing::TempDir dir{"tls"};
   const std::string key = dir.Join("agent.key");
   ASSERT_TRUE(testing::CopyFileAtomically(Agent().key_path, key).ok());
   ASSERT_EQ(::chmod(key.c_str(), 0), 0);
@@ -105,7 +105,7 @@ TEST_F(ValidateTlsFilesTest, KeyInPlaceOfCertificateIsInvalid) {
 }
 
 TEST_F(ValidateTlsFilesTest, TruncatedCertificateIsInvalid) {
-  testing::TempDir dir;
+  testing::TempDir dir{"tls"};
   const std::string cert = dir.Join("agent.crt");
   std::string pem = testing::ReadFile(Agent().cert_path).value();
   ASSERT_TRUE(

@@ -17,6 +17,7 @@
 #include "geodesic/v1/operator.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sim/wait_until.h"
 #include "tests/tls/pki_testing.h"
 #include "tls/credentials.h"
 #include "tls/identity.h"
@@ -110,22 +111,11 @@ CallResult Call(int port, std::shared_ptr<grpc::ChannelCredentials> creds) {
   return result;
 }
 
-// Bounded poll: true as soon as `done()` holds, false after `timeout`.
-bool PollUntil(const std::function<bool()>& done,
-               seconds timeout = seconds(15)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return done();
-}
-
 class MtlsTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    a_ = new testing::TempDir();
-    b_ = new testing::TempDir();
+    a_ = new testing::TempDir("tls");
+    b_ = new testing::TempDir("tls");
     absl::Status made = testing::RunMakePki(
         a_->path(), {"--facilities", "iad", "--replicas", "pc1", "--operators",
                      "alice:admin,bob:viewer"});
@@ -253,7 +243,7 @@ TEST_F(MtlsTest, ClientRefusesServerFromAnotherCa) {
 
 TEST_F(MtlsTest, ServerPresentsReissuedCertificateWithoutRestart) {
   // A server directory under CA A where make-pki.sh reissues pathcomp-pc1.
-  testing::TempDir dir;
+  testing::TempDir dir{"tls"};
   ASSERT_TRUE(
       testing::CopyFileAtomically(a_->Join("ca.crt"), dir.Join("ca.crt")).ok());
   ASSERT_TRUE(
@@ -277,16 +267,16 @@ TEST_F(MtlsTest, ServerPresentsReissuedCertificateWithoutRestart) {
   ASSERT_NE(new_pem, old_pem);
 
   CallResult last;
-  EXPECT_TRUE(PollUntil([&] {
+  EXPECT_EQ(sim::WaitUntil("the server to present the reissued certificate", seconds(15), [&] {
     last = Call(server.port(), client);
     return last.status.ok() && last.server_cert_pem == new_pem;
-  })) << "server never presented the reissued certificate; last call: "
+  }, std::chrono::milliseconds(100)), absl::OkStatus()) << "last call: "
       << last.status.error_message();
 }
 
 TEST_F(MtlsTest, ServerMovesToANewCaWithoutRestart) {
   // The server starts on PKI A; its files are then replaced by PKI B's.
-  testing::TempDir dir;
+  testing::TempDir dir{"tls"};
   const TlsFiles files = testing::LeafFiles(dir.path(), "server");
   ASSERT_TRUE(
       testing::CopyFileAtomically(a_->Join("ca.crt"), files.ca_path).ok());
@@ -314,10 +304,10 @@ TEST_F(MtlsTest, ServerMovesToANewCaWithoutRestart) {
           .ok());
 
   CallResult last;
-  EXPECT_TRUE(PollUntil([&] {
+  EXPECT_EQ(sim::WaitUntil("a client of the new CA to get in", seconds(15), [&] {
     last = Call(server.port(), client_b);
     return last.status.ok();
-  })) << "client of the new CA never got in; last call: "
+  }, std::chrono::milliseconds(100)), absl::OkStatus()) << "last call: "
       << last.status.error_message();
   EXPECT_EQ(last.caller_spiffe_id, "spiffe://geodesic/site/iad/agent");
   // The old CA is no longer trusted by the server (nor does client A trust it).

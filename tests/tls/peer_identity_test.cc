@@ -61,7 +61,7 @@ class FakeAuthContext final : public grpc::AuthContext {
 class PeerIdentityTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    pki_ = new testing::TempDir();
+    pki_ = new testing::TempDir("tls");
     absl::Status made = testing::RunMakePki(
         pki_->path(),
         {"--facilities", "iad", "--operators", "alice:admin,bob:viewer"});

@@ -44,22 +44,6 @@ absl::Status RunShell(const std::string& command) {
 
 }  // namespace
 
-TempDir::TempDir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = absl::StrCat(
-      tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/geodesic-tls-XXXXXX");
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    std::perror("mkdtemp");
-    std::abort();
-  }
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
 TlsFiles LeafFiles(const std::string& dir, const std::string& base) {
   return TlsFiles{.ca_path = dir + "/ca.crt",
                   .cert_path = dir + "/" + base + ".crt",

@@ -1,6 +1,6 @@
-// Test-only helpers for tls/ tests: temporary directories and PKIs made with
-// the real deploy/pki/make-pki.sh (found through $GEODESIC_SOURCE_DIR, which
-// geodesic_test sets).
+// Test-only helpers for tls/ tests: PKIs made with the real
+// deploy/pki/make-pki.sh (found through $GEODESIC_SOURCE_DIR, which
+// geodesic_test sets), in the tests' shared temporary directories.
 #ifndef GEODESIC_TESTS_TLS_PKI_TESTING_H_
 #define GEODESIC_TESTS_TLS_PKI_TESTING_H_
 
@@ -10,25 +10,13 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "sim/make_pki.h"
+#include "tests/support/test_dirs.h"
 #include "tls/credentials.h"
 
 namespace geodesic::tls::testing {
 
-// A fresh directory under $TMPDIR (or /tmp), removed with its contents when
-// destroyed.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string Join(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+// The tests' one temporary directory (tests/support/test_dirs.h).
+using ::geodesic::testing::TempDir;
 
 // Runs `make-pki.sh --out out_dir args...`: the one sim::RunMakePki. On
 // failure the status carries the script's exit code and output.

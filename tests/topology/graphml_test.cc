@@ -14,7 +14,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::ScratchDir;
+using testing::TempDir;
 using testing::TestdataDir;
 
 TEST(GraphmlTest, ZooStyleFixtureImports) {
@@ -119,7 +119,7 @@ class GraphmlBadInputTest : public ::testing::Test {
   }
   std::string At(int line) { return path_ + ":" + std::to_string(line) + ": "; }
 
-  ScratchDir dir_;
+  TempDir dir_{"topology"};
   std::string path_;
 };
 

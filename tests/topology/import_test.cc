@@ -13,7 +13,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::RepetitaDir;
-using testing::ScratchDir;
+using testing::TempDir;
 using testing::SourceDir;
 using testing::TestdataDir;
 
@@ -22,7 +22,7 @@ TEST(ImportTest, ProjectFormatByExtension) {
   ASSERT_TRUE(yaml.ok()) << yaml.status();
   EXPECT_EQ(yaml->facilities.size(), 8u);
 
-  ScratchDir dir;
+  TempDir dir{"topology"};
   const std::string json = dir.Write(
       "net.JSON",
       R"({"facilities": [{"id": "a", "position": {"lat": 1, "lon": 2}},
@@ -42,7 +42,7 @@ TEST(ImportTest, RepetitaGraphTakesTheDemandsBesideIt) {
   EXPECT_EQ(with_demands->links.size(), 28u);
   EXPECT_EQ(with_demands->workloads.size(), 110u);
 
-  ScratchDir dir;
+  TempDir dir{"topology"};
   const std::string alone = dir.path() + "/Abilene.graph";
   std::filesystem::copy_file(RepetitaDir() + "/Abilene.graph", alone);
   auto without_demands = ImportTopology(alone);

@@ -18,7 +18,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::RepetitaDir;
-using testing::ScratchDir;
+using testing::TempDir;
 
 struct Dataset {
   const char* name;
@@ -188,7 +188,7 @@ TEST(RepetitaTest, DemandsBecomeElephantFlowsToTheDestinationsPrefix) {
 }
 
 TEST(RepetitaTest, LabelsBecomeUniqueValidIds) {
-  ScratchDir dir;
+  TempDir dir{"topology"};
   const std::string graph = dir.Write("ids.graph",
                                       "NODES 5\n"
                                       "label x y\n"
@@ -235,7 +235,7 @@ TEST(RepetitaTest, LabelsBecomeUniqueValidIds) {
 }
 
 TEST(RepetitaTest, ClashingEdgeLabelsFallBackToTheirEnds) {
-  ScratchDir dir;
+  TempDir dir{"topology"};
   const std::string graph = dir.Write("clash.graph",
                                       "NODES 2\nlabel x y\nA 1 1\nB 2 2\n\n"
                                       "EDGES 3\nlabel src dest weight bw delay\n"
@@ -292,7 +292,7 @@ class RepetitaBadInputTest : public ::testing::Test {
   std::string At(int line) { return graph_path_ + ":" + std::to_string(line) + ": "; }
   std::string DemandsAt(int line) { return demands_path_ + ":" + std::to_string(line) + ": "; }
 
-  ScratchDir dir_;
+  TempDir dir_{"topology"};
   std::string graph_path_, demands_path_;
 };
 

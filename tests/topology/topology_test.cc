@@ -12,7 +12,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::ScratchDir;
+using testing::TempDir;
 using testing::SourceDir;
 
 TEST(TopologyTest, ExampleBackboneLoadsWithRealisticLatencies) {
@@ -280,7 +280,7 @@ constexpr char kTwoSitesJson[] = R"({
 )";
 
 TEST(TopologyTest, JsonFileLoads) {
-  ScratchDir dir;
+  TempDir dir{"topology"};
   auto topology = LoadTopologyFile(dir.Write("fleet.json", kTwoSitesJson));
   ASSERT_TRUE(topology.ok()) << topology.status();
   EXPECT_EQ(topology->facilities.size(), 2u);
@@ -299,7 +299,7 @@ TEST(TopologyTest, JsonFileLoads) {
 TEST(TopologyTest, JsonErrorsNameTheLine) {
   std::string json = kTwoSitesJson;
   json.replace(json.find("\"demand_gbps\": 2.5e1"), 20, "\"demand_gbps\": \"lots\"");
-  ScratchDir dir;
+  TempDir dir{"topology"};
   const std::string path = dir.Write("bad.json", json);
   auto topology = LoadTopologyFile(path);
   ASSERT_FALSE(topology.ok());

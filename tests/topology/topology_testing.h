@@ -1,6 +1,7 @@
 #pragma once
 // What the topology tests share: where the checkout and the shared data are,
-// scratch files, and a readable comparison of two topologies. Test-only.
+// and a readable comparison of two topologies. Test-only. Scratch files go in
+// the tests' shared TempDir (tests/support/test_dirs.h).
 #include <google/protobuf/util/message_differencer.h>
 #include <unistd.h>
 
@@ -10,46 +11,18 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "tests/support/test_dirs.h"
 #include "topology/inventory.h"
 
 namespace geodesic::topology::testing {
 
-inline std::string SourceDir() {
-  const char* dir = std::getenv("GEODESIC_SOURCE_DIR");
-  return dir ? dir : ".";
-}
+using ::geodesic::testing::SourceDir;
+using ::geodesic::testing::TempDir;
 
 // ../shared/data beside the checkout (CI keeps ../shared next to the clone).
 inline std::string SharedDataDir() { return SourceDir() + "/../shared/data"; }
 inline std::string RepetitaDir() { return SharedDataDir() + "/repetita"; }
 inline std::string TestdataDir() { return SourceDir() + "/tests/topology/testdata"; }
-
-// A directory removed with everything in it when the object goes away.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "geodesic-topology-XXXXXX").string();
-    path_ = mkdtemp(pattern.data()) ? pattern : std::string();
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  // Writes `content` to `name` inside the directory; returns the file's path.
-  std::string Write(const std::string& name, const std::string& content) const {
-    const std::string file = path_ + "/" + name;
-    std::ofstream(file, std::ios::binary) << content;
-    return file;
-  }
-
- private:
-  std::string path_;
-};
 
 template <typename Message>
 std::string SectionDifference(const char* section, const std::vector<Message>& a,
