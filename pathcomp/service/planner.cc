@@ -144,6 +144,7 @@ Planner::Convergence Planner::ConvergenceState() const {
   Convergence state;
   state.model_revision = model_.Revision();
   std::lock_guard lock(mu_);
+  state.plan = plan_;  // published together with solved_revision_ (SolveLocked)
   state.plan_model_revision = solved_revision_;
   state.replan_pending = !pending_reasons_.empty() || solves_running_ > 0 ||
                          solved_revision_ < state.model_revision;
