@@ -171,7 +171,11 @@ grpc::Status OperatorService::GetPlan(grpc::ServerContext* context,
                                       const v1::GetPlanRequest* request,
                                       v1::GetPlanResponse* response) {
   GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
-  std::shared_ptr<const v1::Plan> plan = planner_.CurrentPlan();
+  // The plan and the revision it reflects in one read: read apart, a plan
+  // published in between would let this answer pair the older plan with the
+  // newer plan's revision, and a waiter would take the older one as converged.
+  const Planner::Convergence convergence = planner_.ConvergenceState();
+  std::shared_ptr<const v1::Plan> plan = convergence.plan;
   if (request->generation() != 0 && (!plan || plan->generation() != request->generation())) {
     auto old = model_.PlanAt(request->generation());
     if (!old.ok()) return ToGrpcStatus(old.status());
@@ -185,7 +189,6 @@ grpc::Status OperatorService::GetPlan(grpc::ServerContext* context,
       *response->add_sites() = std::move(status);
     }
   }
-  const Planner::Convergence convergence = planner_.ConvergenceState();
   response->set_replan_pending(convergence.replan_pending);
   response->set_model_revision(convergence.model_revision);
   response->set_plan_model_revision(convergence.plan_model_revision);

@@ -116,6 +116,7 @@ Planner::Convergence Planner::ConvergenceState() const {
   Convergence state;
   state.model_revision = model_.Revision();
   std::lock_guard lock(mu_);
+  state.plan = plan_;  // published together with solved_revision_ (SolveLocked)
   state.plan_model_revision = solved_revision_;
   state.replan_pending = debounce_.pending() || solves_running_ > 0 ||
                          solved_revision_ < state.model_revision;

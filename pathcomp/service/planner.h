@@ -72,7 +72,11 @@ class Planner {
   std::vector<v1::SiteInstallStatus> InstallStatus() const;
 
   // Whether the published plan is what the model gives now (GetPlanResponse).
+  // `plan` and `plan_model_revision` are read together: the revision is the
+  // one that plan reflects, never one of a plan published after it (a caller
+  // that read the plan apart would see an older plan claim a newer revision).
   struct Convergence {
+    std::shared_ptr<const v1::Plan> plan;  // the published plan (CurrentPlan()); may be null
     // A re-plan is queued (debounce), running, or owed: the model changed
     // since the last solve saw it.
     bool replan_pending = false;
