@@ -2,6 +2,16 @@
 // pathcomp's model of the backbone: the store is the source of truth and this
 // class its only writer; an in-memory copy serves reads and solves.
 // Thread-safe: every method may be called from any thread.
+//
+// Its parts, by responsibility: the entities (entities.h) and the rules they
+// follow (entity_rules.h), telemetry and agent sessions (model_telemetry.cc),
+// imports (model_import.cc), plans (plan_history.h), the audit log
+// (audit_log.h) and the journal's pages (journal_page.h). Plans and the audit
+// log keep their own lock. The entities and the sessions share one: an
+// import replaces the inventory, resets the sessions of facilities with new
+// links and checks every kept workload and intent against what it leaves, all
+// as one commit, and a report is checked against the links it names and the
+// session it continues; with separate locks either could see half of the other.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -16,6 +26,7 @@
 #include "geodesic/v1/plan.pb.h"
 #include "geodesic/v1/telemetry.pb.h"
 #include "pathcomp/model/audit_log.h"
+#include "pathcomp/model/entities.h"
 #include "pathcomp/model/plan_history.h"
 #include "pathcomp/solver/snapshot.h"
 #include "state/change_set.h"
@@ -173,15 +184,10 @@ class Model {
  private:
   explicit Model(state::StorePtr store);
   absl::Status Load();
-  // The caller holds mu_ for these.
-  ModelView ViewLocked() const;
+  // The caller holds mu_.
   absl::StatusOr<ImportResult> ImportInventoryLocked(
       const topology::Topology& inventory, const std::string& cause, const ImportOptions& options,
       const std::vector<std::pair<std::string, std::string>>& meta);
-  absl::Status ValidateWorkload(const v1::Workload& workload) const;
-  absl::Status ValidateIntentTarget(const v1::Intent& intent) const;  // also pins and overrides
-  absl::Status CheckIntentLocked(const v1::Intent& intent) const;
-  absl::Status ValidatePin(const v1::Pin& pin) const;
   // Also a new revision: whatever called it changed what the solver sees.
   void InvalidateSnapshot() { snapshot_.reset(); pending_health_.clear(); ++revision_; }
   // Telemetry (model_telemetry.cc): reports waiting to be committed together.
@@ -201,13 +207,7 @@ class Model {
   pathcomp::PlanHistory plans_;
   pathcomp::AuditLog audit_log_;
   mutable std::mutex mu_;  // everything below
-  std::map<std::string, v1::Facility> facilities_;
-  std::map<std::string, v1::Node> nodes_;
-  std::map<std::string, v1::Link> links_;
-  std::map<std::string, v1::Fabric> fabrics_;  // key: facility id
-  std::map<std::string, v1::Service> services_;
-  std::map<std::string, v1::Workload> workloads_;
-  std::map<std::string, v1::Intent> intents_;
+  Entities entities_;
   std::map<std::string, v1::AgentSession> sessions_;  // key: facility/agent
   std::shared_ptr<const Snapshot> snapshot_;  // null: rebuild on next use
   std::map<std::string, v1::LinkHealth> pending_health_;  // reported since snapshot_

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "pathcomp/model/entity_key.h"
+#include "pathcomp/model/entity_rules.h"
 #include "pathcomp/model/model.h"
 #include "topology/topology_writer.h"
 
@@ -83,17 +84,11 @@ absl::StatusOr<ImportResult> Model::ImportInventoryLocked(
   if (cause.empty()) return absl::InvalidArgumentError("an import needs a cause");
   state::ChangeSet changes(cause);
   auto no_merge = [](const auto&, auto&) {};
-  auto facilities = facilities_;
-  auto nodes = nodes_;
-  auto links = links_;
-  auto fabrics = fabrics_;
-  auto services = services_;
-  auto workloads = workloads_;
+  Entities next = entities_;
   ImportResult result;
-  result.counts.push_back(
-      Sync(Kind::kFacility, facilities, inventory.facilities, true, no_merge, changes));
-  result.counts.push_back(Sync(Kind::kNode, nodes, inventory.nodes, true, no_merge, changes));
-  result.counts.push_back(Sync(Kind::kLink, links, inventory.links, true,
+  result.counts.push_back(Sync(Kind::kFacility, next.facilities, inventory.facilities, true, no_merge, changes));
+  result.counts.push_back(Sync(Kind::kNode, next.nodes, inventory.nodes, true, no_merge, changes));
+  result.counts.push_back(Sync(Kind::kLink, next.links, inventory.links, true,
                                [](const v1::Link& stored, v1::Link& wanted) {
                                  // Measurements outlive inventory edits. Copy presence
                                  // too: an empty `health {}` on a never-measured link
@@ -105,55 +100,27 @@ absl::StatusOr<ImportResult> Model::ImportInventoryLocked(
                                  }
                                },
                                changes));
-  for (const auto& [id, link] : links_) {
-    if (!links.count(id)) changes.Delete(Kind::kLinkHealth, id);  // its measurements go with it
+  for (const auto& [id, link] : entities_.links) {
+    if (!next.links.count(id)) changes.Delete(Kind::kLinkHealth, id);  // its measurements go with it
   }
-  result.counts.push_back(Sync(Kind::kFabric, fabrics, inventory.fabrics, true,
+  result.counts.push_back(Sync(Kind::kFabric, next.fabrics, inventory.fabrics, true,
                                [](const v1::Fabric& stored, v1::Fabric& wanted) {
                                  *wanted.mutable_plane_health() = stored.plane_health();
                                },
                                changes));
-  result.counts.push_back(
-      Sync(Kind::kService, services, inventory.services, true, no_merge, changes));
-  result.counts.push_back(Sync(Kind::kWorkload, workloads, inventory.workloads,
-                               options.replace_workloads, no_merge, changes));
-
-  // Check what stays against what the import leaves: the validators read the
-  // members, so swap the new maps in and back.
-  std::swap(facilities, facilities_);
-  std::swap(nodes, nodes_);
-  std::swap(links, links_);
-  std::swap(services, services_);
-  absl::Status check;
-  for (const auto& [id, workload] : workloads) {
-    if (auto status = ValidateWorkload(workload); !status.ok()) {
-      check = absl::FailedPreconditionError(absl::StrCat(
-          "after the import, workload ", id, " would be invalid: ", status.message(),
-          options.replace_workloads ? "" : " (remove it first, or replace the workloads)"));
-      break;
-    }
-  }
-  for (const auto& [id, intent] : intents_) {
-    if (!check.ok()) break;
-    if (auto status = ValidateIntentTarget(intent); !status.ok()) {
-      check = absl::FailedPreconditionError(absl::StrCat("after the import, intent ", id,
-                                                         " would be invalid: ", status.message(),
-                                                         " (remove the intent first)"));
-    }
-  }
-  std::swap(facilities, facilities_);
-  std::swap(nodes, nodes_);
-  std::swap(links, links_);
-  std::swap(services, services_);
-  if (!check.ok()) return check;
+  result.counts.push_back(Sync(Kind::kService, next.services, inventory.services, true, no_merge, changes));
+  result.counts.push_back(Sync(Kind::kWorkload, next.workloads, inventory.workloads, options.replace_workloads,
+                               no_merge, changes));
+  // What stays must hold on what the import leaves.
+  if (auto check = CheckReferencesAfterImport(next, options.replace_workloads); !check.ok()) return check;
   if (options.dry_run || changes.empty()) return result;
 
   // Agents report changes only: a link that is new to the model would stay
   // unknown until the next change. Resetting the sessions of its facility
   // makes the agent start over with a full snapshot.
   std::set<std::string> resync;
-  for (const auto& [id, link] : links) {
-    if (!links_.count(id)) resync.insert(link.src_facility_id());
+  for (const auto& [id, link] : next.links) {
+    if (!entities_.links.count(id)) resync.insert(link.src_facility_id());
   }
   auto sessions = sessions_;
   for (auto it = sessions.begin(); it != sessions.end();) {
@@ -170,12 +137,7 @@ absl::StatusOr<ImportResult> Model::ImportInventoryLocked(
   auto committed = store_->Commit(changes);
   if (!committed.ok()) return committed.status();
   result.journal_seq = *committed;
-  facilities_ = std::move(facilities);
-  nodes_ = std::move(nodes);
-  links_ = std::move(links);
-  fabrics_ = std::move(fabrics);
-  services_ = std::move(services);
-  workloads_ = std::move(workloads);
+  entities_ = std::move(next);
   sessions_ = std::move(sessions);
   InvalidateSnapshot();
   return result;

@@ -64,7 +64,7 @@ struct Model::PreparedReport {
   bool duplicate = false;
   std::string session_key;
   v1::AgentSession session;
-  // The links it reports, as they are in links_ (stable while mu_ is held
+  // The links it reports, as they are in entities_.links (stable while mu_ is held
   // from preparation to application), with their new health.
   std::vector<std::pair<v1::Link*, v1::LinkHealth>> updated;
   std::optional<v1::Fabric> fabric;
@@ -164,7 +164,7 @@ bool Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
     PreparedReport& report = *prepared[i];
     ReportResult result{.seq = report.seq, .plane_changes = std::move(report.plane_changes)};
     if (report.fabric) {
-      fabrics_[group[i]->facility_id] = *std::move(report.fabric);
+      entities_.fabrics[group[i]->facility_id] = *std::move(report.fabric);
       // What a facility can exchange with the backbone follows its planes.
       if (!result.plane_changes.empty()) InvalidateSnapshot();
     }
@@ -230,8 +230,8 @@ absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingRe
     }
     updated.reserve(update->links_size());
     for (const auto& report : update->links()) {
-      auto link_it = links_.find(report.link_id());
-      if (link_it == links_.end()) {
+      auto link_it = entities_.links.find(report.link_id());
+      if (link_it == entities_.links.end()) {
         return absl::InvalidArgumentError(absl::StrCat("unknown link \"", report.link_id(), "\""));
       }
       if (link_it->second.src_facility_id() != facility_id) {
@@ -253,8 +253,8 @@ absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingRe
 
   // Fabric planes: each reported plane's health replaces the stored one.
   if (update != nullptr && update->planes_size() > 0) {
-    auto fabric_it = fabrics_.find(facility_id);
-    if (fabric_it == fabrics_.end()) {
+    auto fabric_it = entities_.fabrics.find(facility_id);
+    if (fabric_it == entities_.fabrics.end()) {
       return absl::InvalidArgumentError(absl::StrCat("facility ", facility_id, " has no fabric to report planes of"));
     }
     v1::Fabric& fabric = prepared.fabric.emplace(fabric_it->second);
@@ -288,7 +288,7 @@ absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingRe
   } else if (message.has_sync()) {
     // The snapshot is complete: what it did not mention is no longer known.
     std::set<std::string> reported(session.snapshot_link_ids().begin(), session.snapshot_link_ids().end());
-    for (auto& [id, link] : links_) {
+    for (auto& [id, link] : entities_.links) {
       if (link.src_facility_id() != facility_id || reported.count(id)) continue;
       if (link.health().state() == v1::OPER_STATE_UNKNOWN) continue;
       updated.emplace_back(&link, v1::LinkHealth());

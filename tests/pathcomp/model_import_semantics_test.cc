@@ -23,7 +23,7 @@ using ImportSemanticsTest = StoredAbileneTest;
 
 TEST_F(ImportSemanticsTest, ImportingTheSameInventoryAgainChangesNothing) {
   const uint64_t seq = model_->LastJournalSeq();
-  const std::string before = Entities(*model_);
+  const std::string before = EntitiesText(*model_);
   auto again = model_->ImportInventory(abilene_, "import of Abilene, again");
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_FALSE(again->changed());
@@ -34,7 +34,7 @@ TEST_F(ImportSemanticsTest, ImportingTheSameInventoryAgainChangesNothing) {
   EXPECT_EQ(CountOf(*again, Kind::kLink).unchanged, 28u);
   EXPECT_EQ(CountOf(*again, Kind::kWorkload).unchanged, 110u);
   EXPECT_EQ(model_->LastJournalSeq(), seq);
-  EXPECT_EQ(Entities(*model_), before);
+  EXPECT_EQ(EntitiesText(*model_), before);
 }
 
 TEST_F(ImportSemanticsTest, AChangedCapacityIsAChangeAndKeepsTheMeasuredHealth) {
@@ -74,15 +74,15 @@ TEST_F(ImportSemanticsTest, RemovingADrainedLinkIsRefusedAndChangesNothing) {
   topology::Topology without = abilene_;
   without.links.erase(without.links.begin());
   const uint64_t seq = model_->LastJournalSeq();
-  const std::string before = Entities(*model_);
+  const std::string before = EntitiesText(*model_);
 
   auto refused = model_->ImportInventory(without, "remove edge_0");
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << refused.status();
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("intent drain-ny-chicago"));
   EXPECT_EQ(model_->LastJournalSeq(), seq);
-  EXPECT_EQ(Entities(*model_), before);
+  EXPECT_EQ(EntitiesText(*model_), before);
   Reopen();
-  EXPECT_EQ(Entities(*model_), before);
+  EXPECT_EQ(EntitiesText(*model_), before);
 
   // Once the intent is gone, the same import goes through.
   ASSERT_TRUE(model_->DeleteIntent("drain-ny-chicago", "alice").ok());
@@ -97,7 +97,7 @@ TEST_F(ImportSemanticsTest, ADryRunCountsButChangesNothing) {
   edited.links[1].set_capacity_gbps(edited.links[1].capacity_gbps() * 2);
   edited.links.erase(edited.links.begin() + 2);
   const uint64_t seq = model_->LastJournalSeq();
-  const std::string before = Entities(*model_);
+  const std::string before = EntitiesText(*model_);
 
   auto dry = model_->ImportInventory(edited, "what if", {.dry_run = true});
   ASSERT_TRUE(dry.ok()) << dry.status();
@@ -106,9 +106,9 @@ TEST_F(ImportSemanticsTest, ADryRunCountsButChangesNothing) {
   EXPECT_EQ(CountOf(*dry, Kind::kLink).removed, 1u);
   EXPECT_EQ(CountOf(*dry, Kind::kLink).unchanged, 26u);
   EXPECT_EQ(model_->LastJournalSeq(), seq);
-  EXPECT_EQ(Entities(*model_), before);
+  EXPECT_EQ(EntitiesText(*model_), before);
   Reopen();
-  EXPECT_EQ(Entities(*model_), before);
+  EXPECT_EQ(EntitiesText(*model_), before);
 
   // The real run counts the same and changes what it counted.
   auto real = model_->ImportInventory(edited, "for real");

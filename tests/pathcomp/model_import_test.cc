@@ -233,15 +233,15 @@ class BadInputTest : public StoredAbileneTest {
   // InvalidArgument and the store as it was. Returns the message.
   std::string Refused(const std::string& path) {
     const uint64_t seq = model_->LastJournalSeq();
-    const std::string before = Entities(*model_);
+    const std::string before = EntitiesText(*model_);
     auto imported = ImportFile(*model_, path, {.replace_workloads = true});
     EXPECT_FALSE(imported.ok());
     EXPECT_EQ(imported.status().code(), absl::StatusCode::kInvalidArgument) << imported.status();
     EXPECT_EQ(model_->LastJournalSeq(), seq);
-    EXPECT_EQ(Entities(*model_), before);
+    EXPECT_EQ(EntitiesText(*model_), before);
     Reopen();
     EXPECT_EQ(model_->LastJournalSeq(), seq);
-    EXPECT_EQ(Entities(*model_), before);
+    EXPECT_EQ(EntitiesText(*model_), before);
     return std::string(imported.status().message());
   }
 

@@ -56,7 +56,7 @@ inline const ImportCount& CountOf(const ImportResult& result, Kind kind) {
 }
 
 // Every entity of the model, in a form two models can be compared by.
-inline std::string Entities(const Model& model) {
+inline std::string EntitiesText(const Model& model) {
   std::string out;
   auto add = [&out](const auto& items) {
     for (const auto& item : items) absl::StrAppend(&out, item.ShortDebugString(), "\n");

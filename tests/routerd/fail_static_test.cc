@@ -4,8 +4,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <filesystem>
-#include <thread>
+#include <mutex>
 
 #include "routerd/plan_installer.h"
 
@@ -45,17 +46,40 @@ TEST(ControllerContactTest, AnyConnectedReplicaKeepsRoutesFresh) {
   EXPECT_EQ(contact.Check(t0 + 6601s).action, Action::kExpire);
 }
 
-// Counts the routes withdrawn from the routers; any thread may apply.
+// The routes withdrawn from the routers; any thread may add, a test may wait.
+class Withdrawals {
+ public:
+  void Add(size_t routes) {
+    std::lock_guard lock(mu_);
+    count_ += routes;
+    changed_.notify_all();
+  }
+  size_t Count() const {
+    std::lock_guard lock(mu_);
+    return count_;
+  }
+  // True once `routes` were withdrawn, false when `timeout` passed first.
+  bool WaitFor(size_t routes, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mu_);
+    return changed_.wait_for(lock, timeout, [&] { return count_ >= routes; });
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  size_t count_ = 0;
+};
+
 class WithdrawalCounter final : public RouteInstaller {
  public:
-  explicit WithdrawalCounter(std::atomic<size_t>* withdrawn) : withdrawn_(withdrawn) {}
+  explicit WithdrawalCounter(Withdrawals* withdrawals) : withdrawals_(withdrawals) {}
   absl::Status Apply(const RibDiff& diff) override {
-    *withdrawn_ += diff.removed.size();
+    withdrawals_->Add(diff.removed.size());
     return absl::OkStatus();
   }
 
  private:
-  std::atomic<size_t>* withdrawn_;
+  Withdrawals* withdrawals_;
 };
 
 v1::SitePlan TwoRoutePlan() {
@@ -80,7 +104,7 @@ class FailStaticWatchdogTest : public ::testing::Test {
            ("fail-static-" + std::to_string(::getpid()) + "-" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
-    auto opened = PlanInstaller::Open("iad", dir_.string(), std::make_unique<WithdrawalCounter>(&withdrawn_));
+    auto opened = PlanInstaller::Open("iad", dir_.string(), std::make_unique<WithdrawalCounter>(&withdrawals_));
     ASSERT_TRUE(opened.ok()) << opened.status();
     installer_ = *std::move(opened);
     ASSERT_EQ(*installer_->Offer(TwoRoutePlan()), PlanVerdict::kInstalled);
@@ -92,7 +116,7 @@ class FailStaticWatchdogTest : public ::testing::Test {
   static FailStaticWatchdog::Options ManualOnly() { return {.check_every = std::chrono::hours(1)}; }
 
   std::filesystem::path dir_;
-  std::atomic<size_t> withdrawn_{0};
+  Withdrawals withdrawals_;
   std::unique_ptr<PlanInstaller> installer_;
 };
 
@@ -102,9 +126,9 @@ TEST_F(FailStaticWatchdogTest, KeepsRoutesWhileWarningAndWithdrawsThemOnceStale)
   FailStaticWatchdog watchdog(contact, *installer_, ManualOnly());
   EXPECT_EQ(watchdog.CheckAt(t0 + 11s).action, Action::kWarn);
   EXPECT_EQ(installer_->installed().generation(), 7u);
-  EXPECT_EQ(withdrawn_, 0u);
+  EXPECT_EQ(withdrawals_.Count(), 0u);
   EXPECT_EQ(watchdog.CheckAt(t0 + 600s).action, Action::kExpire);
-  EXPECT_EQ(withdrawn_, 2u);
+  EXPECT_EQ(withdrawals_.Count(), 2u);
   EXPECT_EQ(installer_->installed().routes_size(), 0);
   // Forgotten on disk too: a restart does not bring the expired routes back.
   EXPECT_FALSE(PlanInstaller::HasStoredPlan(dir_.string(), "iad"));
@@ -121,7 +145,7 @@ TEST_F(FailStaticWatchdogTest, AConnectedControllerKeepsRoutesPastStaleAfter) {
   FailStaticWatchdog watchdog(contact, *installer_, ManualOnly());
   EXPECT_EQ(watchdog.CheckAt(t0 + 10000s).action, Action::kNone);
   EXPECT_EQ(installer_->installed().routes_size(), 2);
-  EXPECT_EQ(withdrawn_, 0u);
+  EXPECT_EQ(withdrawals_.Count(), 0u);
 }
 
 TEST_F(FailStaticWatchdogTest, ItsThreadChecksByItself) {
@@ -135,11 +159,8 @@ TEST_F(FailStaticWatchdogTest, ItsThreadChecksByItself) {
                                           std::chrono::seconds(fake_now_s.load());
                                  }});
     fake_now_s = 1000 + 601;  // stale from now on
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (withdrawn_ < 2 && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));  // bounded poll
-    }
-    EXPECT_EQ(withdrawn_, 2u) << "the watchdog's thread did not withdraw the stale routes within 10 s";
+    EXPECT_TRUE(withdrawals_.WaitFor(2, 10s)) << "the watchdog's thread did not withdraw the stale routes within 10 s";
+    EXPECT_EQ(withdrawals_.Count(), 2u);
   }
   EXPECT_EQ(installer_->installed().routes_size(), 0);
 }
