@@ -63,12 +63,14 @@ absl::StatusOr<v1::ImportTopologyResponse> ImportOnline(const Options& options,
   request.set_source(source);
   request.set_replace_workloads(options.replace_workloads);
   request.set_dry_run(options.dry_run);
-  grpc::ClientContext context;
-  SetTimeout(context, kImportTimeout);
   v1::ImportTopologyResponse response;
-  if (grpc::Status status = stub.ImportTopology(&context, request, &response); !status.ok()) {
-    return FromGrpc(status);
-  }
+  // A follower names the leader: the import goes there, as every change does.
+  const grpc::Status status = CallLeader(options.server, options.tls, stub, [&](v1::Operator::StubInterface& to) {
+    grpc::ClientContext context;
+    SetTimeout(context, kImportTimeout);
+    return to.ImportTopology(&context, request, &response);
+  });
+  if (!status.ok()) return FromGrpc(status);
   return response;
 }
 

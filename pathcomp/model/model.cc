@@ -108,6 +108,20 @@ std::vector<v1::Service> Model::Services() const { return Values(mu_, entities_.
 std::vector<v1::Workload> Model::Workloads() const { return Values(mu_, entities_.workloads); }
 std::vector<v1::Intent> Model::Intents() const { return Values(mu_, entities_.intents); }
 
+namespace {
+template <typename T>
+std::optional<T> Find(std::mutex& mu, const std::map<std::string, T>& items, const std::string& id) {
+  std::lock_guard lock(mu);
+  auto it = items.find(id);
+  return it == items.end() ? std::nullopt : std::optional<T>(it->second);
+}
+}  // namespace
+
+std::optional<v1::Workload> Model::FindWorkload(const std::string& id) const {
+  return Find(mu_, entities_.workloads, id);
+}
+std::optional<v1::Intent> Model::FindIntent(const std::string& id) const { return Find(mu_, entities_.intents, id); }
+
 absl::StatusOr<v1::AgentSession> Model::OpenSession(const std::string& facility_id,
                                                     const std::string& agent_id,
                                                     uint64_t incarnation) {

@@ -120,6 +120,8 @@ class Model {
   std::vector<v1::Service> Services() const;
   std::vector<v1::Workload> Workloads() const;
   std::vector<v1::Intent> Intents() const;
+  std::optional<v1::Workload> FindWorkload(const std::string& id) const;
+  std::optional<v1::Intent> FindIntent(const std::string& id) const;
 
   // --- Telemetry (exactly once per agent incarnation) ---
   // Returns the stored session of (facility, agent) when it belongs to

@@ -22,8 +22,9 @@ etcdserverpb::Compare LeaderGuard(const LeaderKey& leader) {
   return guard;
 }
 
-// The range end that makes [prefix, end) every key starting with `prefix`.
-std::string PrefixEnd(std::string prefix) {
+}  // namespace
+
+std::string EtcdClient::PrefixEnd(std::string prefix) {
   while (!prefix.empty()) {
     if (static_cast<unsigned char>(prefix.back()) < 0xff) {
       prefix.back() = static_cast<char>(prefix.back() + 1);
@@ -33,8 +34,6 @@ std::string PrefixEnd(std::string prefix) {
   }
   return std::string(1, '\0');  // every key
 }
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Create(EtcdOptions options) {
   if (options.endpoints.empty()) return absl::InvalidArgumentError("etcd: no endpoints");
@@ -52,6 +51,8 @@ EtcdClient::EtcdClient(EtcdOptions options) : options_(std::move(options)) {
   arguments.SetLoadBalancingPolicyName("round_robin");
   arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // A page of the audit log or an inventory chunk may pass gRPC's 4 MiB default.
+  arguments.SetMaxReceiveMessageSize(64 << 20);
   const std::string target = absl::StrCat("ipv4:", absl::StrJoin(options_.endpoints, ","));
   auto credentials = options_.credentials ? options_.credentials : grpc::InsecureChannelCredentials();
   channel_ = grpc::CreateCustomChannel(target, credentials, arguments);
@@ -189,10 +190,54 @@ absl::Status EtcdClient::DeleteIfLeader(const LeaderKey& leader, const std::stri
   return absl::OkStatus();
 }
 
+absl::Status EtcdClient::TxnIfLeader(const LeaderKey& leader,
+                                     const std::vector<std::pair<std::string, std::optional<std::string>>>& writes) {
+  etcdserverpb::TxnRequest request;
+  *request.add_compare() = LeaderGuard(leader);
+  for (const auto& [key, value] : writes) {
+    if (value) {
+      etcdserverpb::PutRequest* put = request.add_success()->mutable_request_put();
+      put->set_key(key);
+      put->set_value(*value);
+    } else {
+      request.add_success()->mutable_request_delete_range()->set_key(key);
+    }
+  }
+  etcdserverpb::TxnResponse response;
+  auto context = CallContext();
+  if (auto status = FromGrpc(kv_->Txn(context.get(), request, &response), "txn"); !status.ok()) return status;
+  if (!response.succeeded()) return absl::FailedPreconditionError("not the leader any more");
+  return absl::OkStatus();
+}
+
+absl::Status EtcdClient::DeleteRangeIfLeader(const LeaderKey& leader, const std::string& key,
+                                             const std::string& range_end) {
+  etcdserverpb::TxnRequest request;
+  *request.add_compare() = LeaderGuard(leader);
+  etcdserverpb::DeleteRangeRequest* range = request.add_success()->mutable_request_delete_range();
+  range->set_key(key);
+  range->set_range_end(range_end);
+  etcdserverpb::TxnResponse response;
+  auto context = CallContext();
+  if (auto status = FromGrpc(kv_->Txn(context.get(), request, &response), "txn"); !status.ok()) return status;
+  if (!response.succeeded()) return absl::FailedPreconditionError("not the leader any more");
+  return absl::OkStatus();
+}
+
 absl::StatusOr<EtcdClient::PrefixRange> EtcdClient::RangePrefix(const std::string& prefix) {
+  return RangePrefix(prefix, RangeOptions{});
+}
+
+absl::StatusOr<EtcdClient::PrefixRange> EtcdClient::RangePrefix(const std::string& prefix,
+                                                                const RangeOptions& options) {
   etcdserverpb::RangeRequest request;
-  request.set_key(prefix);
+  request.set_key(options.from_key.empty() ? prefix : options.from_key);
   request.set_range_end(PrefixEnd(prefix));
+  request.set_limit(options.limit);
+  if (options.newest_first) {
+    request.set_sort_target(etcdserverpb::RangeRequest::KEY);
+    request.set_sort_order(etcdserverpb::RangeRequest::DESCEND);
+  }
   etcdserverpb::RangeResponse response;
   auto context = CallContext();
   if (auto status = FromGrpc(kv_->Range(context.get(), request, &response), "range"); !status.ok()) return status;

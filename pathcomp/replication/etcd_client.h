@@ -64,6 +64,13 @@ class EtcdClient {
                                                      const std::vector<std::pair<std::string, std::string>>& puts);
   // Deletes `key` only while `leader` holds its election key.
   [[nodiscard]] absl::Status DeleteIfLeader(const LeaderKey& leader, const std::string& key);
+  // Puts (a value) or deletes (nullopt) every key in one transaction, only
+  // while `leader` holds its election key.
+  [[nodiscard]] absl::Status TxnIfLeader(const LeaderKey& leader,
+                                         const std::vector<std::pair<std::string, std::optional<std::string>>>& writes);
+  // Deletes every key in [key, range_end) only while `leader` holds its election key.
+  [[nodiscard]] absl::Status DeleteRangeIfLeader(const LeaderKey& leader, const std::string& key,
+                                                 const std::string& range_end);
   [[nodiscard]] absl::StatusOr<std::optional<std::string>> Get(const std::string& key);
 
   // Every key under `prefix`, and the revision they were read at.
@@ -72,6 +79,16 @@ class EtcdClient {
     int64_t revision = 0;
   };
   [[nodiscard]] absl::StatusOr<PrefixRange> RangePrefix(const std::string& prefix);
+  // At most `limit` keys (0: all) under `prefix`: from `from_key` on in key
+  // order, or, when `newest_first`, the last ones in reverse key order.
+  struct RangeOptions {
+    std::string from_key;
+    int64_t limit = 0;
+    bool newest_first = false;
+  };
+  [[nodiscard]] absl::StatusOr<PrefixRange> RangePrefix(const std::string& prefix, const RangeOptions& options);
+  // The range end that makes [prefix, end) every key starting with `prefix`.
+  static std::string PrefixEnd(std::string prefix);
   // Streams the changes under `prefix` from `start_revision` to `on_event`
   // until `context` is cancelled or the stream ends (also when the revision
   // was compacted away); why it ended.

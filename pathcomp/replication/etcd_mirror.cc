@@ -57,10 +57,39 @@ absl::Status EtcdMirror::Retract(const LeaderKey& leader, const std::string& id)
   return etcd_.DeleteIfLeader(leader, prefix_ + id);
 }
 
+absl::Status EtcdMirror::PublishAll(const LeaderKey& leader,
+                                    const std::vector<std::pair<std::string, std::string>>& entries,
+                                    const std::vector<std::string>& retracted) {
+  std::vector<std::pair<std::string, std::optional<std::string>>> batch;
+  size_t batch_bytes = 0;
+  auto flush = [&]() -> absl::Status {
+    if (batch.empty()) return absl::OkStatus();
+    absl::Status status = etcd_.TxnIfLeader(leader, batch);
+    batch.clear();
+    batch_bytes = 0;
+    return status;
+  };
+  auto add = [&](std::string key, std::optional<std::string> value) -> absl::Status {
+    const size_t bytes = key.size() + (value ? value->size() : 0);
+    if (batch.size() == kBatchOps || (!batch.empty() && batch_bytes + bytes > kBatchBytes)) {
+      if (absl::Status status = flush(); !status.ok()) return status;
+    }
+    batch_bytes += bytes;
+    batch.emplace_back(std::move(key), std::move(value));
+    return absl::OkStatus();
+  };
+  for (const auto& id : retracted) {
+    if (absl::Status status = add(prefix_ + id, std::nullopt); !status.ok()) return status;
+  }
+  for (const auto& [id, bytes] : entries) {
+    if (absl::Status status = add(prefix_ + id, bytes); !status.ok()) return status;
+  }
+  return flush();
+}
+
 bool EtcdMirror::Mirror(const std::string& id, const std::string& bytes) {
-  const auto held = model_.list();
-  if (auto it = held.find(id); it != held.end()) {
-    if (it->second == bytes) return false;
+  if (auto held = model_.get(id)) {
+    if (*held == bytes) return false;
     (void)model_.remove(id);  // replaced below
   }
   if (auto status = model_.put(bytes); !status.ok()) {

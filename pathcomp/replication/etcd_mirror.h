@@ -15,8 +15,10 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "pathcomp/replication/etcd_client.h"
@@ -27,6 +29,7 @@ class EtcdMirror {
  public:
   struct Model {
     std::function<std::map<std::string, std::string>()> list;    // id -> serialized message
+    std::function<std::optional<std::string>(const std::string& id)> get;  // one entry, serialized
     std::function<absl::Status(const std::string& bytes)> put;   // add (the id is inside)
     std::function<absl::Status(const std::string& id)> remove;
     std::function<std::string(const std::string& bytes)> id_of;  // "" when the bytes do not parse
@@ -50,6 +53,13 @@ class EtcdMirror {
   // FailedPrecondition when `leader` no longer leads.
   [[nodiscard]] absl::Status Publish(const LeaderKey& leader, const std::string& id, const std::string& bytes);
   [[nodiscard]] absl::Status Retract(const LeaderKey& leader, const std::string& id);
+  // Many at once (an import's workloads): fenced transactions of at most
+  // kBatchOps writes and about kBatchBytes each, within etcd's default limits.
+  [[nodiscard]] absl::Status PublishAll(const LeaderKey& leader,
+                                        const std::vector<std::pair<std::string, std::string>>& entries,
+                                        const std::vector<std::string>& retracted);
+  static constexpr size_t kBatchOps = 128;
+  static constexpr size_t kBatchBytes = 1 << 20;
   // On election: seeds etcd from this replica's model unless etcd was seeded
   // before (OK then too).
   [[nodiscard]] absl::Status SeedIfFirst(const LeaderKey& leader);

@@ -1,6 +1,7 @@
 #include "pathcomp/service/operator_service.h"
 
 #include <chrono>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -75,6 +76,15 @@ void OperatorService::Audit(const tls::Identity& who, std::string_view action, s
     if (auto plan = planner_.CurrentPlan()) plan_generation = plan->generation();
   }
   record.set_plan_generation(plan_generation);
+  if (replication_.append_audit) {
+    // One history in etcd, written by the leader; a follower's refusals are
+    // not decisions about the network and stay in its log (above).
+    if (!may_mutate_().ok()) return;
+    if (auto stored = replication_.append_audit(std::move(record)); !stored.ok()) {
+      daemon::LogError("audit record not stored in etcd", {{"error", std::string(stored.status().message())}});
+    }
+    return;
+  }
   if (auto stored = model_.AppendAudit(std::move(record)); !stored.ok()) {
     daemon::LogError("audit record not stored", {{"error", std::string(stored.status().message())}});
   }
@@ -333,7 +343,7 @@ grpc::Status OperatorService::ListPlans(grpc::ServerContext* context, const v1::
 grpc::Status OperatorService::ListAuditLog(grpc::ServerContext* context, const v1::ListAuditLogRequest* request,
                                            v1::ListAuditLogResponse* response) {
   GEODESIC_AUTHORIZE(identity, context, tls::Role::kViewer);
-  auto log = model_.AuditLog(*request);
+  auto log = replication_.list_audit ? replication_.list_audit(*request) : model_.AuditLog(*request);
   if (!log.ok()) return ToGrpcStatus(log.status());
   *response = *std::move(log);
   return grpc::Status::OK;
@@ -410,10 +420,11 @@ grpc::Status OperatorService::ImportTopology(grpc::ServerContext* context,
   ImportOptions options;
   options.replace_workloads = request->replace_workloads();
   options.dry_run = request->dry_run();
+  const std::string cause = absl::StrCat("import of ", source, " by ", identity->spiffe_id);
   absl::StatusOr<ImportResult> imported =
-      inventory.ok() ? model_.ImportInventory(
-                           *inventory, absl::StrCat("import of ", source, " by ", identity->spiffe_id), options)
-                     : absl::StatusOr<ImportResult>(inventory.status());
+      !inventory.ok() ? absl::StatusOr<ImportResult>(inventory.status())
+      : options.dry_run || !replication_.publish_inventory ? model_.ImportInventory(*inventory, cause, options)
+                                                           : ImportReplicated(*inventory, cause, options);
   result = imported.status();
   if (imported.ok()) {
     *response = ToImportResponse(*imported);
@@ -433,6 +444,42 @@ grpc::Status OperatorService::ImportTopology(grpc::ServerContext* context,
                      imported.ok() ? absl::StrCat(" journal_seq: ", imported->journal_seq) : ""),
         result, response->plan_generation());
   return ToGrpcStatus(result);
+}
+
+absl::StatusOr<ImportResult> OperatorService::ImportReplicated(const topology::Topology& inventory,
+                                                             const std::string& cause, const ImportOptions& options) {
+  // What etcd holds, every replica must be able to apply: check it first.
+  ImportOptions check = options;
+  check.dry_run = true;
+  if (auto checked = model_.ImportInventory(inventory, cause, check); !checked.ok()) return checked.status();
+  std::map<std::string, std::string> before;
+  for (const v1::Workload& workload : model_.Workloads()) before[workload.id()] = workload.SerializeAsString();
+  absl::StatusOr<ImportResult> imported = absl::InternalError("the import was not applied");
+  auto version = replication_.publish_inventory(topology::ToInventoryProto(inventory), cause, [&] {
+    imported = model_.ImportInventory(inventory, cause, options);
+    return imported.status();
+  });
+  if (!version.ok()) return version.status();
+  // The import's workloads replicate as workloads: etcd gets what changed.
+  std::map<std::string, std::string> after;
+  for (const v1::Workload& workload : model_.Workloads()) after[workload.id()] = workload.SerializeAsString();
+  std::vector<std::string> changed, removed;
+  for (const auto& [id, bytes] : after) {
+    auto was = before.find(id);
+    if (was == before.end() || was->second != bytes) changed.push_back(id);
+  }
+  for (const auto& [id, bytes] : before) {
+    if (!after.count(id)) removed.push_back(id);
+  }
+  const absl::Status published = replication_.publish_workload_changes(changed, removed);
+  if (!published.ok()) {
+    // The inventory is in etcd; some workloads are not: etcd stays the truth.
+    daemon::LogError("the import's workloads did not all reach etcd; resyncing the model from etcd",
+                     {{"version", std::to_string(*version)}, {"error", published.ToString()}});
+    if (replication_.resync) replication_.resync();
+    return published;
+  }
+  return imported;
 }
 
 grpc::Status OperatorService::ListJournal(grpc::ServerContext* context,

@@ -35,7 +35,18 @@ class OperatorService final : public v1::Operator::Service {
     std::function<absl::Status(const std::string& id)> retract_intent;
     std::function<absl::Status(const v1::Workload&)> publish_workload;
     std::function<absl::Status(const std::string& id)> retract_workload;
+    // Many workloads at once (an import's), as the model holds them now.
+    std::function<absl::Status(const std::vector<std::string>& changed, const std::vector<std::string>& removed)>
+        publish_workload_changes;
     std::function<void()> resync;
+    // The inventory: published to etcd as the next release, with
+    // `apply_locally` run in between (this replica's model); the version.
+    std::function<absl::StatusOr<uint64_t>(const v1::Inventory& inventory, const std::string& cause,
+                                           const std::function<absl::Status()>& apply_locally)>
+        publish_inventory;
+    // The audit log in etcd (etcd_audit_log.h): the leader appends, any replica lists.
+    std::function<absl::StatusOr<uint64_t>(v1::AuditRecord)> append_audit;
+    std::function<absl::StatusOr<v1::ListAuditLogResponse>(const v1::ListAuditLogRequest&)> list_audit;
   };
   OperatorService(Model& model, Planner& planner, EventBus& events, ResyncAgents resync_agents,
                   MayMutate may_mutate = [] { return absl::OkStatus(); }, ReplicationHooks replication = {});
@@ -87,6 +98,11 @@ class OperatorService final : public v1::Operator::Service {
   absl::StatusOr<uint64_t> RemoveIntent(const std::string& id, const std::string& actor, const std::string& why);
   // Announces an intent change and re-solves at once; the generation current afterwards.
   absl::StatusOr<uint64_t> Replan(const v1::IntentChange& change, const std::string& reason);
+  // Replicated import at the leader: checked here, published to etcd as the
+  // next inventory release (which every replica applies), applied here, and
+  // the workloads it adds, changes or removes published like any other.
+  absl::StatusOr<ImportResult> ImportReplicated(const topology::Topology& inventory, const std::string& cause,
+                                                const ImportOptions& options);
   // The impact of `failures` and/or `intent` (may be null) on the plan.
   absl::StatusOr<v1::Impact> Impact(const std::vector<v1::FailureScope>& failures, const v1::Intent* intent,
                                     double utilization_limit) const;

@@ -15,7 +15,9 @@
 #include "daemon/log.h"
 #include "files/atomic_file.h"
 #include "pathcomp/model/model.h"
+#include "pathcomp/replication/etcd_audit_log.h"
 #include "pathcomp/replication/etcd_mirror.h"
+#include "pathcomp/replication/inventory_replica.h"
 #include "pathcomp/replication/leader_election.h"
 #include "pathcomp/service/event_bus.h"
 #include "pathcomp/service/operator_service.h"
@@ -25,6 +27,7 @@
 #include "state/rocks_store.h"
 #include "tls/credentials.h"
 #include "topology/import.h"
+#include "topology/inventory_proto.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -39,7 +42,7 @@ class PathcompServerImpl final : public PathcompServer {
                      std::optional<ReplicationConfig> replication)
       : replication_(std::move(replication)),
         model_(std::move(model)),
-        planner_(*model_, events_, WithLeadership(std::move(planner_config))),
+        planner_(*model_, events_, WithLeadership(planner_config)),  // a copy: telemetry_ reads it too
         telemetry_(*model_, planner_, events_, planner_config.replica_id),
         plans_(*model_, planner_),
         operators_(*model_, planner_, events_,
@@ -65,12 +68,85 @@ class PathcompServerImpl final : public PathcompServer {
     if (!etcd.ok()) return etcd.status();
     etcd_ = *std::move(etcd);
     // What operators decided comes from etcd, on every replica.
-    auto replan = [this](std::string reason) { planner_.RequestSolve(std::move(reason)); };
+    // An intent or workload from etcd may be what an inventory release the
+    // model refused was waiting for (see InventoryReplica).
+    auto replan = [this](std::string reason) {
+      if (inventory_) inventory_->RetryPending();
+      planner_.RequestSolve(std::move(reason));
+    };
     intents_ = std::make_unique<EtcdMirror>(*etcd_, "geodesic/intents/", IntentsInModel(), replan);
     workloads_ = std::make_unique<EtcdMirror>(*etcd_, "geodesic/workloads/", WorkloadsInModel(), replan);
+    inventory_ = std::make_unique<InventoryReplica>(
+        *etcd_, "geodesic/inventory", [this](const InventoryReleaseContent& release) { return ApplyRelease(release); });
+    audit_ = std::make_unique<EtcdAuditLog>(*etcd_, "geodesic/audit/", Model::kAuditLogDepth);
     intents_->Start();
     workloads_->Start();
     return absl::OkStatus();
+  }
+
+  // The inventory at start. Standalone: the configured file, unless it is the
+  // one applied last (ApplyConfiguredInventory). Replicated: etcd's release
+  // when there is one (the file seeds only an empty cluster); the file when
+  // etcd holds none; the store's when etcd cannot be reached and the store
+  // has an inventory (the release is applied once etcd answers).
+  absl::Status LoadInventory(const topology::Topology& file, const std::string& path) {
+    if (inventory_) {
+      auto release = inventory_->Fetch();
+      if (release.ok() && release->has_value()) {
+        daemon::LogInfo("inventory from etcd; the configured file seeds only an empty cluster",
+                        {{"version", std::to_string((*release)->header.version())}, {"topology", path}});
+        return inventory_->SyncNow();
+      }
+      if (!release.ok()) {
+        daemon::LogWarn("cannot read the inventory from etcd at start", {{"error", release.status().ToString()}});
+        if (!model_->Facilities().empty()) return absl::OkStatus();
+      }
+    }
+    auto imported = model_->ApplyConfiguredInventory(file, path);
+    if (!imported.ok()) return imported.status();
+    if (!imported->has_value()) {
+      daemon::LogInfo("inventory file unchanged since it was last applied; the store stands", {{"topology", path}});
+    }
+    return absl::OkStatus();
+  }
+
+  // A release from etcd into this replica's model; workloads and intents are
+  // kept (they replicate on their own).
+  absl::Status ApplyRelease(const InventoryReleaseContent& release) {
+    const std::string source = absl::StrCat("inventory release ", release.header.version(), " from etcd");
+    auto topology = topology::TopologyFromInventoryProto(release.inventory, source);
+    if (!topology.ok()) return topology.status();
+    auto imported = model_->ImportInventory(*topology, absl::StrCat(source, " (", release.header.cause(), ")"));
+    if (!imported.ok()) return imported.status();
+    if (!imported->resync_facilities.empty()) telemetry_.Resync(imported->resync_facilities);
+    if (imported->changed()) {
+      // Entries refused while the inventory lacked what they name get another chance.
+      for (EtcdMirror* mirror : {intents_.get(), workloads_.get()}) mirror->Resync();
+      planner_.RequestSolve(source);
+    }
+    return absl::OkStatus();
+  }
+
+  // The model's inventory as a release holds it: no measurements, no workloads.
+  v1::Inventory ModelInventory() const {
+    v1::Inventory inventory;
+    for (auto& facility : model_->Facilities()) *inventory.add_facilities() = std::move(facility);
+    for (auto& node : model_->Nodes()) *inventory.add_nodes() = std::move(node);
+    for (auto& link : model_->Links()) {
+      link.clear_health();
+      *inventory.add_links() = std::move(link);
+    }
+    for (auto& fabric : model_->Fabrics()) {
+      fabric.clear_plane_health();
+      *inventory.add_fabrics() = std::move(fabric);
+    }
+    for (auto& service : model_->Services()) *inventory.add_services() = std::move(service);
+    return inventory;
+  }
+
+  // After LoadInventory: every later release is applied as it comes.
+  void StartInventoryWatch() {
+    if (inventory_) inventory_->Start();
   }
 
   void StartElection(const std::string& replica_id) {
@@ -79,15 +155,24 @@ class PathcompServerImpl final : public PathcompServer {
         *etcd_,
         ElectionOptions{.election = replication_->election, .candidate = replica_id + " " + address_,
                         .lease_ttl = replication_->lease_ttl},
-        [this](std::optional<uint64_t> epoch) {
+        [this, replica_id](std::optional<uint64_t> epoch) {
           if (!epoch) return;
           // The first leader ever puts what its model holds into etcd.
           if (auto key = election_ptr_.load()->leader_key()) {
+            if (auto status = inventory_->SeedIfFirst(*key, ModelInventory(),
+                                                      "seeded from replica " + replica_id + "'s inventory");
+                !status.ok()) {
+              daemon::LogError("cannot seed etcd with the inventory", {{"error", status.ToString()}});
+            }
             for (EtcdMirror* mirror : {intents_.get(), workloads_.get()}) {
               if (auto status = mirror->SeedIfFirst(*key); !status.ok()) {
                 daemon::LogError("cannot seed etcd", {{"error", status.ToString()}});
               }
             }
+          }
+          // A new leader plans on the newest inventory, not on what its watch has seen so far.
+          if (auto status = inventory_->SyncNow(); !status.ok()) {
+            daemon::LogError("cannot read the inventory from etcd on election", {{"error", status.ToString()}});
           }
           planner_.RequestSolve("elected leader, epoch " + std::to_string(*epoch));
         });
@@ -114,20 +199,44 @@ class PathcompServerImpl final : public PathcompServer {
             .publish_workload = [this, leader](const v1::Workload& workload) -> absl::Status {
               auto key = leader();
               if (!key.ok()) return key.status();
-              for (const v1::Workload& stored : model_->Workloads()) {  // as the model holds it
-                if (stored.id() == workload.id()) return workloads_->Publish(*key, stored.id(), stored.SerializeAsString());
-              }
-              return absl::InternalError("the model lost workload " + workload.id());
+              auto stored = model_->FindWorkload(workload.id());  // as the model holds it
+              if (!stored) return absl::InternalError("the model lost workload " + workload.id());
+              return workloads_->Publish(*key, stored->id(), stored->SerializeAsString());
             },
             .retract_workload = [this, leader](const std::string& id) -> absl::Status {
               auto key = leader();
               return key.ok() ? workloads_->Retract(*key, id) : key.status();
             },
+            .publish_workload_changes = [this, leader](const std::vector<std::string>& changed,
+                                                       const std::vector<std::string>& removed) -> absl::Status {
+              auto key = leader();
+              if (!key.ok()) return key.status();
+              std::vector<std::pair<std::string, std::string>> entries;
+              for (const std::string& id : changed) {
+                auto stored = model_->FindWorkload(id);
+                if (!stored) return absl::InternalError("the model lost workload " + id);
+                entries.emplace_back(id, stored->SerializeAsString());
+              }
+              return workloads_->PublishAll(*key, entries, removed);
+            },
             .resync = [this] {
               for (EtcdMirror* mirror : {intents_.get(), workloads_.get()}) {
                 if (mirror != nullptr) mirror->Resync();
               }
-            }};
+              if (inventory_) inventory_->RetryPending();
+            },
+            .publish_inventory = [this, leader](const v1::Inventory& inventory, const std::string& cause,
+                                                const std::function<absl::Status()>& apply_locally)
+                -> absl::StatusOr<uint64_t> {
+              auto key = leader();
+              return key.ok() ? inventory_->Publish(*key, inventory, cause, apply_locally)
+                              : absl::StatusOr<uint64_t>(key.status());
+            },
+            .append_audit = [this, leader](v1::AuditRecord record) -> absl::StatusOr<uint64_t> {
+              auto key = leader();
+              return key.ok() ? audit_->Append(*key, std::move(record)) : absl::StatusOr<uint64_t>(key.status());
+            },
+            .list_audit = [this](const v1::ListAuditLogRequest& request) { return audit_->List(request); }};
   }
 
   // The model as the etcd mirrors see it: intents and workloads by id.
@@ -136,6 +245,10 @@ class PathcompServerImpl final : public PathcompServer {
               std::map<std::string, std::string> held;
               for (const v1::Intent& intent : model_->Intents()) held[intent.id()] = intent.SerializeAsString();
               return held;
+            },
+            .get = [this](const std::string& id) -> std::optional<std::string> {
+              auto intent = model_->FindIntent(id);
+              return intent ? std::optional<std::string>(intent->SerializeAsString()) : std::nullopt;
             },
             .put = [this](const std::string& bytes) {
               v1::Intent intent;
@@ -154,6 +267,10 @@ class PathcompServerImpl final : public PathcompServer {
               std::map<std::string, std::string> held;
               for (const v1::Workload& workload : model_->Workloads()) held[workload.id()] = workload.SerializeAsString();
               return held;
+            },
+            .get = [this](const std::string& id) -> std::optional<std::string> {
+              auto workload = model_->FindWorkload(id);
+              return workload ? std::optional<std::string>(workload->SerializeAsString()) : std::nullopt;
             },
             .put = [this](const std::string& bytes) {
               v1::Workload workload;
@@ -236,6 +353,7 @@ class PathcompServerImpl final : public PathcompServer {
     if (election_) election_->Stop();
     if (intents_) intents_->Stop();
     if (workloads_) workloads_->Stop();
+    if (inventory_) inventory_->Stop();
     planner_.Stop();
     events_.Close();
     if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
@@ -247,6 +365,8 @@ class PathcompServerImpl final : public PathcompServer {
   std::unique_ptr<LeaderElection> election_;
   std::unique_ptr<EtcdMirror> intents_;
   std::unique_ptr<EtcdMirror> workloads_;
+  std::unique_ptr<InventoryReplica> inventory_;
+  std::unique_ptr<EtcdAuditLog> audit_;
   std::atomic<const LeaderElection*> election_ptr_{nullptr};
   std::unique_ptr<Model> model_;
   EventBus events_;
@@ -291,12 +411,6 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
   if (!store.ok()) return store.status();
   auto model = Model::Open(*std::move(store));
   if (!model.ok()) return model.status();
-  auto imported = (*model)->ApplyConfiguredInventory(*inventory, config.topology_path);
-  if (!imported.ok()) return imported.status();
-  if (!imported->has_value()) {
-    daemon::LogInfo("inventory file unchanged since it was last applied; the store stands",
-                    {{"topology", config.topology_path}});
-  }
   auto epoch = (*model)->NextEpoch();
   if (!epoch.ok()) return epoch.status();
 
@@ -308,6 +422,8 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
   planner_config.elephant_objectives = config.elephant_objectives;
   auto server = std::make_unique<PathcompServerImpl>(*std::move(model), planner_config, config.replication);
   if (auto status = server->PrepareReplication(); !status.ok()) return status;
+  if (auto status = server->LoadInventory(*inventory, config.topology_path); !status.ok()) return status;
+  server->StartInventoryWatch();
   if (auto generation = server->planner().SolveNow("pathcomp started"); !generation.ok()) {
     return generation.status();
   }

@@ -25,6 +25,11 @@ class FakeModel {
               std::lock_guard lock(mu_);
               return entries_;
             },
+            .get = [this](const std::string& id) -> std::optional<std::string> {
+              std::lock_guard lock(mu_);
+              auto it = entries_.find(id);
+              return it == entries_.end() ? std::nullopt : std::optional<std::string>(it->second);
+            },
             .put = [this](const std::string& bytes) {
               std::lock_guard lock(mu_);
               entries_[bytes] = bytes;
