@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -123,6 +124,16 @@ absl::StatusOr<RestoreResult> RestoreStore(const std::string& backup_dir, const 
   if (!fs::is_directory(parent, ec)) {
     return absl::NotFoundError(absl::StrCat("cannot restore into ", store_dir, ": ", parent.string(),
                                             " is not a directory"));
+  }
+  // The store must lie apart from the backup: replacing one with the other would lose it.
+  const fs::path backup_path = fs::weakly_canonical(fs::path(backup_dir), ec);
+  const fs::path target_path = fs::weakly_canonical(target, ec);
+  auto within = [](const fs::path& inner, const fs::path& outer) {
+    return std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end()).first == outer.end();
+  };
+  if (within(target_path, backup_path) || within(backup_path, target_path)) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot restore into ", store_dir, ": it overlaps the backup ",
+                                                   backup_dir, "; restore into the store's own directory"));
   }
   const fs::file_status status = fs::symlink_status(target, ec);
   const bool exists = status.type() != fs::file_type::not_found;

@@ -27,7 +27,8 @@ struct RestoreResult {
 // schema; an older one is migrated when pathcomp first opens it), and only
 // then puts it in place with renames. On any error `store_dir` is unchanged
 // and the copy is removed.
-// Errors: VerifyBackup's; InvalidArgument for an empty `store_dir`;
+// Errors: VerifyBackup's; InvalidArgument for an empty `store_dir` or one
+// that is, holds or lies inside `backup_dir`;
 // NotFound when its parent is missing; FailedPrecondition when `store_dir`
 // is not a directory, holds anything and `force` is not set, or is open
 // (a running pathcomp holds its lock: stop it first); DataLoss when the copy

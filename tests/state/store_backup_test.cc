@@ -181,6 +181,14 @@ TEST_F(StoreBackupTest, RestoresIntoAMissingOrEmptyDirectory) {
   EXPECT_EQ(ReadDir(empty), backed_up_);
 }
 
+TEST_F(StoreBackupTest, RefusesAStoreThatOverlapsTheBackup) {
+  for (const std::string& store : {backup_, backup_ + "/store", dir_.path()}) {
+    auto restored = RestoreStore(backup_, store, {.force = true});
+    EXPECT_EQ(restored.status().code(), absl::StatusCode::kInvalidArgument) << store << ": " << restored.status();
+  }
+  EXPECT_TRUE(VerifyBackup(backup_).ok());
+}
+
 TEST_F(StoreBackupTest, TamperedFileIsRefusedAndChangesNothing) {
   const Contents before = ReadDir(store_dir_);
   const std::string victim = absl::StrCat(backup_, "/", kStoreDirName, "/", manifest_.files(0).path());
