@@ -15,7 +15,6 @@
 #include "absl/strings/str_cat.h"
 #include "state/backup/backup_dir.h"
 #include "state/backup/sha256.h"
-#include "state/rocks_migration.h"
 #include "state/rocks_store.h"
 
 namespace geodesic::state::backup {
@@ -168,11 +167,10 @@ absl::StatusOr<RestoreResult> RestoreStore(const std::string& backup_dir, const 
       return absl::DataLossError(absl::StrCat(from, " changed while it was restored: it no longer matches the manifest"));
     }
   }
-  if (absl::Status synced = SyncPath(staged, O_RDONLY | O_DIRECTORY); !synced.ok()) return synced;
-  if (result.manifest.schema_version() == static_cast<uint32_t>(kSchemaVersion)) {
-    RocksStoreOptions read_only;
-    read_only.read_only = true;
-    absl::StatusOr<StorePtr> opened = OpenRocksStore(staged, read_only);
+  {
+    // Opened as pathcomp opens its store: this build's migrations bring a
+    // backup of an older schema up to date here, before anything is replaced.
+    absl::StatusOr<StorePtr> opened = OpenRocksStore(staged);
     if (!opened.ok()) {
       return absl::DataLossError(absl::StrCat("the backup in ", backup_dir, " does not open as a store: ",
                                               opened.status().message()));
@@ -182,7 +180,8 @@ absl::StatusOr<RestoreResult> RestoreStore(const std::string& backup_dir, const 
                                               (*opened)->LastJournalSeq(), "; its manifest says ",
                                               result.manifest.last_journal_seq()));
     }
-  }
+  }  // closed before it moves
+  if (absl::Status synced = SyncPath(staged, O_RDONLY | O_DIRECTORY); !synced.ok()) return synced;
 
   // Put it in place: an empty directory is removed, a non-empty one (with
   // --force) moved aside until the copy is in, then removed.

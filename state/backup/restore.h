@@ -22,11 +22,11 @@ struct RestoreResult {
 // Makes `store_dir` a copy of the backup in `backup_dir`: verifies the backup
 // first (VerifyBackup: manifest, every file's size and checksum, a schema this
 // build knows), copies it beside `store_dir` (same parent, checked again as it
-// is copied and fsynced), checks that the copy opens as a store whose journal
-// ends at the manifest's last_journal_seq (for a backup of this build's
-// schema; an older one is migrated when pathcomp first opens it), and only
-// then puts it in place with renames. On any error `store_dir` is unchanged
-// and the copy is removed.
+// is copied and fsynced), opens the copy as pathcomp opens its store (so a
+// backup of an older schema is migrated to this build's, as pathcomp would at
+// its next start) and checks that its journal ends at the manifest's
+// last_journal_seq, and only then puts it in place with renames. On any error
+// `store_dir` is unchanged and the copy is removed.
 // Errors: VerifyBackup's; InvalidArgument for an empty `store_dir` or one
 // that is, holds or lies inside `backup_dir`;
 // NotFound when its parent is missing; FailedPrecondition when `store_dir`
