@@ -33,6 +33,10 @@ struct RestoreResult {
 // is not a directory, holds anything and `force` is not set, or is open
 // (a running pathcomp holds its lock: stop it first); DataLoss when the copy
 // does not open or ends elsewhere; Unavailable for I/O errors.
+// For a tool's process: the check for a running pathcomp takes RocksDB's
+// fcntl lock on <store_dir>/LOCK, which cannot see (and on release would drop)
+// a lock this same process holds, so never call it while this process has
+// the store open.
 [[nodiscard]] absl::StatusOr<RestoreResult> RestoreStore(const std::string& backup_dir, const std::string& store_dir,
                                                          const RestoreOptions& options = {});
 

@@ -83,10 +83,13 @@ TEST_F(TectlBackupTest, BacksUpOnlineAndRestoresOffline) {
   EXPECT_TRUE(fs::is_empty(checkpoints)) << "a checkpoint outlived the backup";
 
   // Only an admin; never into a directory that holds anything.
-  run = Online({"backup", work_.Join("by-viewer")}, "viewer");
-  EXPECT_EQ(run.exit_code, 1) << run;
-  EXPECT_THAT(run.err, HasSubstr("PERMISSION_DENIED"));
-  EXPECT_FALSE(fs::exists(work_.Join("by-viewer")));
+  for (const std::string name : {"viewer", "ops"}) {  // roles viewer and operator
+    run = Online({"backup", work_.Join("by-" + name)}, name);
+    EXPECT_EQ(run.exit_code, 1) << run;
+    EXPECT_THAT(run.err, HasSubstr("PERMISSION_DENIED"));
+    EXPECT_THAT(run.err, HasSubstr("a backup needs admin"));
+    EXPECT_FALSE(fs::exists(work_.Join("by-" + name)));
+  }
   run = Online({"backup", backup});
   EXPECT_EQ(run.exit_code, 1) << run;
   EXPECT_THAT(run.err, HasSubstr("not empty"));
@@ -94,6 +97,7 @@ TEST_F(TectlBackupTest, BacksUpOnlineAndRestoresOffline) {
   run = Online({"audit-log", "-o", "json"});
   ASSERT_EQ(run.exit_code, 0) << run;
   EXPECT_THAT(run.out, HasSubstr("\"action\": \"backup\""));
+  EXPECT_THAT(run.out, HasSubstr("a backup needs admin"));  // the refusals too
 
   // The model moves on after the backup.
   run = Online({"workload", "add", "later", "--src", "iad", "--to", "10.7.0.0/16", "--gbps", "10"});
