@@ -41,6 +41,7 @@ enum class ModelAccess {
   kLocalFiles,     // solve, drill: runs on files here; --server and --store are refused
   kServer,         // a running pathcomp (--server or GEODESIC_SERVER)
   kServerOrStore,  // a server, or a store read offline (--store)
+  kStore,          // a store directory only (--store): restore
 };
 
 struct CommandSpec {
@@ -63,6 +64,7 @@ inline ModelAccess NoModel(const Options&) { return ModelAccess::kNone; }
 inline ModelAccess LocalFiles(const Options&) { return ModelAccess::kLocalFiles; }
 inline ModelAccess ServerOnly(const Options&) { return ModelAccess::kServer; }
 inline ModelAccess ServerOrStore(const Options&) { return ModelAccess::kServerOrStore; }
+inline ModelAccess StoreOnly(const Options&) { return ModelAccess::kStore; }
 
 // Each command's spec, defined beside its implementation.
 const CommandSpec& GetCommandSpec();          // get_command.cc
@@ -82,6 +84,8 @@ const CommandSpec& AuditLogCommandSpec();     // audit_log_command.cc
 const CommandSpec& ImportCommandSpec();       // import_command.cc
 const CommandSpec& ExportCommandSpec();       // export_command.cc
 const CommandSpec& JournalCommandSpec();      // journal_command.cc
+const CommandSpec& BackupCommandSpec();       // backup_command.cc
+const CommandSpec& RestoreCommandSpec();      // restore_command.cc
 const CommandSpec& SolveCommandSpec();        // solve_command.cc
 const CommandSpec& DrillCommandSpec();        // drill_command.cc
 const CommandSpec& CompletionCommandSpec();   // completion_command.cc

@@ -14,7 +14,7 @@ const std::vector<const CommandSpec*>& CommandTable() {
       &WorkloadCommandSpec(), &PinCommandSpec(),      &UnpinCommandSpec(),   &OverrideCommandSpec(),
       &WhatIfCommandSpec(),   &AuditCommandSpec(),    &ExplainCommandSpec(), &PlanCommandSpec(),
       &EventsCommandSpec(),   &AuditLogCommandSpec(), &ImportCommandSpec(),  &ExportCommandSpec(),
-      &JournalCommandSpec(),  &SolveCommandSpec(),    &DrillCommandSpec(),   &CompletionCommandSpec(),
+      &JournalCommandSpec(),  &BackupCommandSpec(),   &RestoreCommandSpec(),  &SolveCommandSpec(),    &DrillCommandSpec(),   &CompletionCommandSpec(),
       &HelpCommandSpec(),
   };
   return *table;
@@ -33,11 +33,11 @@ constexpr std::string_view kWhere =
     "  --server HOST:PORT [GEODESIC_SERVER]   a pathcomp replica, with the operator's\n"
     "  --ca FILE [GEODESIC_CA] --cert FILE [GEODESIC_CERT] --key FILE [GEODESIC_KEY]\n"
     "  --store DIR   a pathcomp state directory, offline (get, describe, export, journal,\n"
-    "                import): read even while pathcomp runs; import only into a store\n"
-    "                no pathcomp has open\n"
+    "                import, restore): read even while pathcomp runs; import and restore\n"
+    "                only into a store no pathcomp has open\n"
     "roles (from the operator's certificate): viewer reads; operator also drains,\n"
     "  changes workloads and pins, runs what-ifs; admin also imports, overrides\n"
-    "  metrics and forces drains\n"
+    "  metrics, forces drains and takes backups\n"
     "exit codes: 0 ok, 1 the server or the store refused or failed, 2 bad usage,\n"
     "  3 audit found single-facility dependencies, 4 a drill expectation failed\n";
 

@@ -30,6 +30,13 @@ int RunJournal(const Options& options, ModelSource& source);
 // options.store_dir, which no pathcomp may have open.
 int RunImport(const Options& options, v1::Operator::StubInterface* stub);
 
+// backup DIR: a consistent copy of the store of the pathcomp at
+// options.server, streamed into DIR (new or empty) with its manifest.
+int RunBackup(const Options& options);
+// restore --from DIR --store STORE [--force]: STORE becomes the backup in DIR,
+// offline (no pathcomp may have it open), after every check passed.
+int RunRestore(const Options& options);
+
 // solve --graph G: the elephant-flow allocation of a topology and its demands,
 // computed here with pathcomp's solver (every link up): objective, MLU, demand,
 // routed, solve time and every link's load and capacity.

@@ -191,11 +191,14 @@ absl::StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args, c
     return options;
   }
   if (server && store) return Usage("--server and --store are mutually exclusive");
+  if (access == ModelAccess::kStore && !store) {
+    return Usage(absl::StrCat(command_name, " works on a store directory offline: --store DIR is required"));
+  }
   if (store) {
     for (const char* tls_flag : {"--ca", "--cert", "--key"}) {
       if (flag(tls_flag)) return Usage(absl::StrCat(tls_flag, " is for --server, not --store"));
     }
-    if (access != ModelAccess::kServerOrStore) {
+    if (access != ModelAccess::kServerOrStore && access != ModelAccess::kStore) {
       return Usage(absl::StrCat(command_name, " needs a running pathcomp: use --server"));
     }
     options.store_dir = *store;

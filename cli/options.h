@@ -32,7 +32,7 @@ std::optional<EntityKind> ParseEntityKind(std::string_view word);
 enum class Command {
   kHelp, kGet, kDescribe, kImport, kExport, kJournal, kDrain, kUndrain, kSolve,
   kWorkload, kPin, kUnpin, kOverride, kWhatIf, kAudit, kExplain, kPlan, kEvents, kAuditLog, kCompletion,
-  kDrill,
+  kDrill, kBackup, kRestore,
 };
 
 // Every command's name, as typed ("get", "audit-log", ...), in usage order.
@@ -127,6 +127,10 @@ struct Options {
   std::string report_file, charts_dir;
   bool live = false;
   std::string work_dir;
+
+  // backup DIR: the directory written; restore --from DIR (into store_dir,
+  // replacing a non-empty one only with `force`): the backup read
+  std::string backup_dir;
 
   // solve (no server, no store: the solver runs here)
   std::string graph;    // any topology format import reads

@@ -6,6 +6,7 @@
 //             audit, events watch, audit-log, whatif fail (changes nothing)
 //   changes:  drain/undrain (pre-checked), workload add|remove, pin/unpin,
 //             override, import
+//   store:    backup (from a running pathcomp), restore (offline, --store)
 //   offline:  solve, drill run, completion
 //
 // Where the model is (or the environment variable in brackets):
@@ -70,6 +71,7 @@ int Main(int argc, char** argv) {
   if (options->command == Command::kSolve) return RunSolve(*options);
   if (options->command == Command::kCompletion) return RunCompletion(*options);
   if (options->command == Command::kDrill) return RunDrill(*options);
+  if (options->command == Command::kRestore) return RunRestore(*options);
 
   std::shared_ptr<v1::Operator::Stub> stub;
   ModelSourcePtr source;
@@ -82,6 +84,7 @@ int Main(int argc, char** argv) {
   }
   switch (options->command) {
     case Command::kImport: return RunImport(*options, stub.get());
+    case Command::kBackup: return RunBackup(*options);
     case Command::kDrain:
     case Command::kUndrain: return RunDrain(*options, *stub);
     case Command::kWorkload:

@@ -12,7 +12,7 @@
 # Lowest first. Programs (geodesic_binary) are layer 5: they may use anything
 # they declare, except what the forbidden edges below say.
 set(GEODESIC_LAYER_0 geodesic_proto geodesic_daemon geodesic_text geodesic_entity geodesic_files)
-set(GEODESIC_LAYER_1 geodesic_state geodesic_tls geodesic_config geodesic_config_shared_keys
+set(GEODESIC_LAYER_1 geodesic_state geodesic_store_backup geodesic_tls geodesic_config geodesic_config_shared_keys
     geodesic_topology geodesic_fabric geodesic_local_events geodesic_bgp_codec geodesic_metrics)
 set(GEODESIC_LAYER_2 geodesic_solver geodesic_model geodesic_routerd_core)
 set(GEODESIC_LAYER_3 geodesic_proto_grpc geodesic_pathcomp_service geodesic_replication geodesic_offline_store
@@ -27,6 +27,8 @@ set(GEODESIC_SAME_LAYER_EDGES
   # layer 1: config keys name TLS files; topology files are config files
   geodesic_config_shared_keys>geodesic_config geodesic_config_shared_keys>geodesic_tls
   geodesic_topology>geodesic_config
+  # layer 1: a backup is of the store
+  geodesic_store_backup>geodesic_state
   # layer 2: the model keeps the solver's view of it (Snapshot)
   geodesic_model>geodesic_solver
   # layer 3: the shells call each other's gRPC services and the BGP speaker

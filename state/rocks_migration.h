@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 
@@ -16,7 +17,15 @@ class WriteBatch;
 namespace geodesic::state {
 
 // The schema this build writes. Bump it, and register a Migration from the old
-// number, whenever the layout of keys or values changes incompatibly.
+// number in StoreMigrations(), whenever the layout of keys or values changes
+// incompatibly.
+//
+// Upgrade test data: tests/data/store-v<N>/ is a backup of a store written at
+// schema N (made by tests/state/make_store_fixture, see
+// tests/data/README.md), and store_upgrade_test opens it with this build.
+// When you bump kSchemaVersion, keep the old fixture (the new build must
+// migrate it: the test will fail until a migration is registered) and write
+// the new version's fixture with make_store_fixture.
 inline constexpr int kSchemaVersion = 1;
 
 // What a migration may read and write.
@@ -38,5 +47,9 @@ struct Migration {
   int from_version = 0;
   std::function<absl::Status(const MigrationContext& ctx, rocksdb::WriteBatch& batch)> apply;
 };
+
+// This build's migrations, from every older schema it can open (none yet:
+// schema 1 is the first). The default of RocksStoreOptions::migrations.
+std::vector<Migration> StoreMigrations();
 
 }  // namespace geodesic::state

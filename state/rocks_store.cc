@@ -25,6 +25,7 @@
 #include "rocksdb/iterator.h"
 #include "rocksdb/options.h"
 #include "rocksdb/slice_transform.h"
+#include "rocksdb/utilities/checkpoint.h"
 #include "rocksdb/write_batch.h"
 #include "state/internal/journal_codec.h"
 
@@ -184,6 +185,22 @@ class RocksStore final : public Store {
   }
 
   uint64_t LastJournalSeq() const override { return last_seq_.load(); }
+
+  // CheckpointRocksStore's RocksDB part: the checkpoint itself.
+  absl::Status WriteCheckpoint(const std::string& dir) const {
+    if (read_only_) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot checkpoint the state store in ", dir_, ": it is open read-only"));
+    }
+    rocksdb::Checkpoint* raw = nullptr;
+    rocksdb::Status s = rocksdb::Checkpoint::Create(db_.db.get(), &raw);
+    std::unique_ptr<rocksdb::Checkpoint> checkpoint(raw);
+    // log_size_for_flush 0: flush every column family first, so the copy is
+    // mostly table files (its live WAL is copied too: nothing is missed).
+    if (s.ok()) s = checkpoint->CreateCheckpoint(dir, /*log_size_for_flush=*/0);
+    if (!s.ok()) return RocksError(absl::StrCat("checkpoint into ", dir), dir_, s);
+    return absl::OkStatus();
+  }
 
  private:
   // One commit; `sync`: durable before it returns.
@@ -464,6 +481,43 @@ absl::StatusOr<StorePtr> OpenRocksStore(const std::string& dir, RocksStoreOption
   if (!last_seq.ok()) return last_seq.status();
   return std::make_unique<RocksStore>(dir, *std::move(db), opts.sync_writes && !opts.read_only, opts.read_only,
                                       *last_seq);
+}
+
+std::vector<Migration> StoreMigrations() { return {}; }
+
+absl::StatusOr<CheckpointInfo> CheckpointRocksStore(const Store& store, const std::string& dir) {
+  const auto* rocks = dynamic_cast<const RocksStore*>(&store);
+  if (rocks == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot checkpoint into ", dir, ": the store is not a RocksDB store"));
+  }
+  std::error_code ec;
+  const std::filesystem::path path(dir);
+  if (std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found) {
+    return absl::AlreadyExistsError(absl::StrCat("cannot checkpoint into ", dir, ": it exists"));
+  }
+  const std::filesystem::path parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  if (!std::filesystem::is_directory(parent, ec)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot checkpoint into ", dir, ": its parent ", parent.string(), " is not a directory"));
+  }
+  // The copy's own position is read from the copy: commits went on while it was taken.
+  absl::Status result = rocks->WriteCheckpoint(dir);
+  CheckpointInfo info{.last_journal_seq = 0, .schema_version = kSchemaVersion};
+  if (result.ok()) {
+    absl::StatusOr<OpenDb> copy = OpenColumnFamiliesReadOnly(dir);
+    result = copy.status();
+    if (result.ok()) result = CheckSchemaReadOnly(dir, *copy);
+    if (result.ok()) {
+      absl::StatusOr<uint64_t> last_seq = ReadLastSeq(dir, *copy);
+      result = last_seq.status();
+      if (last_seq.ok()) info.last_journal_seq = *last_seq;
+    }
+  }
+  if (!result.ok()) {
+    std::filesystem::remove_all(path, ec);
+    return result;
+  }
+  return info;
 }
 
 bool IsStoreInUseError(const absl::Status& status) {

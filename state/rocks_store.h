@@ -6,6 +6,7 @@
 // one entry per commit (encoding in state/internal/journal_codec.h); the
 // schema version under "schema_version" in the default column family, as a
 // decimal string.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,9 @@ struct RocksStoreOptions {
   // fsync per Commit.
   bool sync_writes = false;
   // Migrations to run on a DB whose schema is older than kSchemaVersion, at
-  // most one per from_version; they run in order of from_version.
-  std::vector<Migration> migrations;
+  // most one per from_version; they run in order of from_version. By default
+  // this build's own (StoreMigrations()), as pathcomp opens its store.
+  std::vector<Migration> migrations = StoreMigrations();
   // Opens an existing store for reading only (tools such as `tectl --store`),
   // as a RocksDB secondary instance: it takes no lock, so it may run beside the
   // pathcomp that owns `dir` without disturbing it, and it writes nothing to
@@ -57,6 +59,25 @@ struct RocksStoreOptions {
 //                       (older ones are migrated by a read-write open only).
 // The returned Store is thread-safe.
 [[nodiscard]] absl::StatusOr<StorePtr> OpenRocksStore(const std::string& dir, RocksStoreOptions opts = {});
+
+// What a checkpoint holds.
+struct CheckpointInfo {
+  uint64_t last_journal_seq = 0;  // the newest commit in the copy
+  int schema_version = 0;         // always kSchemaVersion (an open store is migrated)
+};
+
+// Writes a consistent copy of `store` (a store OpenRocksStore returned, open
+// read-write) into `dir`, which must not exist; its parent must. The copy is
+// the store as of one commit: it holds every commit up to last_journal_seq
+// and none after, while commits go on meanwhile. Files are hard-linked where
+// `dir` is on the store's file system and copied otherwise, so a checkpoint
+// costs little space until the store compacts. The copy is a store directory
+// of its own, opened (read-only) once before this returns to read its
+// position. Errors name `dir`: InvalidArgument when `store` is not a
+// read-write RocksStore; AlreadyExists when `dir` exists; FailedPrecondition
+// when its parent is missing; Internal for other RocksDB errors. On error
+// nothing is left at `dir`. Thread-safe, like the store.
+[[nodiscard]] absl::StatusOr<CheckpointInfo> CheckpointRocksStore(const Store& store, const std::string& dir);
 
 // True when `status` is OpenRocksStore's error for a `dir` whose lock another
 // store holds (in this or another process: typically a running pathcomp).

@@ -16,6 +16,7 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
   }
   config.listen_address_file = reader->OptionalPath("listen_address_file", "");
   config.state_dir = reader->RequiredPath("state_dir");
+  config.backup_dir = reader->OptionalPath("backup_dir", config.state_dir + "/checkpoints");
   config.topology_path = reader->RequiredPath("topology");
   config.solve_debounce =
       std::chrono::milliseconds(reader->OptionalUint("solve_debounce_ms", 50, 0, 10'000));

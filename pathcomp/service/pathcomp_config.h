@@ -5,6 +5,9 @@
 //   listen: 127.0.0.1:7443           # host:port; port 0 picks a free port
 //   listen_address_file: run/pc1.addr  # optional: written with host:port once listening
 //   state_dir: /var/lib/geodesic/pc1   # RocksDB lives here
+//   backup_dir: /var/lib/geodesic/pc1/checkpoints  # optional (this default): where `tectl backup`'s
+//                                    # checkpoints are made while they stream; keep it on the state
+//                                    # dir's file system (hard links); emptied after each backup
 //   topology: backbone.yaml          # the inventory: project YAML/JSON, REPETITA .graph, GraphML
 //   solve_debounce_ms: 50            # optional, 0..10000
 //   chain_headroom: 0.1              # optional, 0..0.9: share of chain links kept from elephant flows
@@ -42,6 +45,7 @@ struct PathcompConfig {
   std::string listen_address;
   std::string listen_address_file;  // empty: none
   std::string state_dir;
+  std::string backup_dir;  // default: <state_dir>/checkpoints
   std::string topology_path;
   std::chrono::milliseconds solve_debounce{50};
   double chain_headroom = 0.1;

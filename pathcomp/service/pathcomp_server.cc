@@ -19,6 +19,7 @@
 #include "pathcomp/replication/etcd_mirror.h"
 #include "pathcomp/replication/inventory_replica.h"
 #include "pathcomp/replication/leader_election.h"
+#include "pathcomp/service/backup_service.h"
 #include "pathcomp/service/event_bus.h"
 #include "pathcomp/service/operator_service.h"
 #include "pathcomp/service/plan_service.h"
@@ -38,7 +39,9 @@ constexpr int kMaxOperatorMessageBytes = 256 << 20;
 
 class PathcompServerImpl final : public PathcompServer {
  public:
-  PathcompServerImpl(std::unique_ptr<Model> model, PlannerConfig planner_config,
+  // `store` is the store `model` owns (for backups).
+  PathcompServerImpl(std::unique_ptr<Model> model, const state::Store& store, const std::string& backup_dir,
+                     const std::string& replica_id, PlannerConfig planner_config,
                      std::optional<ReplicationConfig> replication)
       : replication_(std::move(replication)),
         model_(std::move(model)),
@@ -50,7 +53,8 @@ class PathcompServerImpl final : public PathcompServer {
                      telemetry_.Resync(facilities);
                    },
                    [this] { return MayMutate(); },
-                   ReplicationHooksFor()) {}
+                   ReplicationHooksFor()),
+        backups_(store, *model_, backup_dir, replica_id) {}
 
   // Replicated: connects to etcd (nothing blocks on it) so the planner can ask
   // whether this replica leads; Campaign starts once the address is known.
@@ -315,6 +319,7 @@ class PathcompServerImpl final : public PathcompServer {
     builder.RegisterService(&telemetry_);
     builder.RegisterService(&plans_);
     builder.RegisterService(&operators_);
+    builder.RegisterService(&backups_);
     server_ = builder.BuildAndStart();
     if (!server_ || port == 0) {
       return absl::UnavailableError(
@@ -374,6 +379,7 @@ class PathcompServerImpl final : public PathcompServer {
   TelemetryService telemetry_;
   PlanService plans_;
   OperatorService operators_;
+  BackupService backups_;
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
   bool shut_down_ = false;
@@ -409,6 +415,7 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
   store_options.sync_writes = true;  // telemetry acks promise the report is stored
   auto store = state::OpenRocksStore(config.state_dir, store_options);
   if (!store.ok()) return store.status();
+  const state::Store& store_ref = **store;  // owned by the model from here on
   auto model = Model::Open(*std::move(store));
   if (!model.ok()) return model.status();
   auto epoch = (*model)->NextEpoch();
@@ -420,7 +427,8 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
   planner_config.debounce = config.solve_debounce;
   planner_config.chain_headroom = config.chain_headroom;
   planner_config.elephant_objectives = config.elephant_objectives;
-  auto server = std::make_unique<PathcompServerImpl>(*std::move(model), planner_config, config.replication);
+  auto server = std::make_unique<PathcompServerImpl>(*std::move(model), store_ref, config.backup_dir,
+                                                     config.replica_id, planner_config, config.replication);
   if (auto status = server->PrepareReplication(); !status.ok()) return status;
   if (auto status = server->LoadInventory(*inventory, config.topology_path); !status.ok()) return status;
   server->StartInventoryWatch();

@@ -31,6 +31,17 @@ TEST(PathcompConfigTest, LoadsAValidConfig) {
   EXPECT_EQ(config->topology_path, "/t.yaml");
   EXPECT_EQ(config->state_dir, "/tmp/state");
   EXPECT_EQ(config->solve_debounce.count(), 50);
+  EXPECT_EQ(config->backup_dir, "/tmp/state/checkpoints");  // on the store's file system
+  std::remove(path.c_str());
+}
+
+TEST(PathcompConfigTest, BackupDirIsAPathBesideTheConfig) {
+  const std::string path = WriteTemp(
+      "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\nbackup_dir: scratch\n"
+      "tls: {ca: ca.crt, cert: c.crt, key: c.key}\n");
+  auto config = LoadPathcompConfig(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->backup_dir, "/tmp/scratch");
   std::remove(path.c_str());
 }
 
