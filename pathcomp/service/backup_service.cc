@@ -31,8 +31,12 @@ struct RemoveOnExit {
 }  // namespace
 
 BackupService::BackupService(const state::Store& store, Model& model, std::string scratch_dir,
-                             std::string replica_id)
-    : store_(store), model_(model), scratch_dir_(std::move(scratch_dir)), replica_id_(std::move(replica_id)) {}
+                             std::string replica_id, RecordAudit record_audit)
+    : store_(store),
+      model_(model),
+      scratch_dir_(std::move(scratch_dir)),
+      replica_id_(std::move(replica_id)),
+      record_audit_(std::move(record_audit)) {}
 
 void BackupService::Audit(const std::string& who, const std::string& role, const std::string& arguments,
                           const absl::Status& result) const {
@@ -49,9 +53,7 @@ void BackupService::Audit(const std::string& who, const std::string& role, const
   record.set_ok(result.ok());
   record.set_result(result.ok() ? "OK" : result.ToString());
   if (auto plan = model_.CurrentPlan()) record.set_plan_generation(plan->generation());
-  if (auto stored = model_.AppendAudit(std::move(record)); !stored.ok()) {
-    daemon::LogError("audit record not stored", {{"error", std::string(stored.status().message())}});
-  }
+  record_audit_(std::move(record));
 }
 
 grpc::Status BackupService::Backup(grpc::ServerContext* context, const v1::BackupRequest*,

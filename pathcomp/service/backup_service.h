@@ -9,6 +9,7 @@
 // time (UNAVAILABLE meanwhile). Only an operator with the admin role may
 // call it; every call and refusal is written to the audit log.
 // Thread-safe.
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -20,10 +21,13 @@ namespace geodesic::pathcomp {
 
 class BackupService final : public v1::StoreAdmin::Service {
  public:
+  // Where an audit record goes: the model's log, or, replicated, etcd's one history.
+  using RecordAudit = std::function<void(v1::AuditRecord)>;
   // `store` is the store `model` writes (both outlive this); `scratch_dir`
   // should be on the store's file system (else the checkpoint is a copy); it
   // is created when missing. `replica_id` names this pathcomp in manifests.
-  BackupService(const state::Store& store, Model& model, std::string scratch_dir, std::string replica_id);
+  BackupService(const state::Store& store, Model& model, std::string scratch_dir, std::string replica_id,
+                RecordAudit record_audit);
 
   grpc::Status Backup(grpc::ServerContext* context, const v1::BackupRequest* request,
                       grpc::ServerWriter<v1::BackupChunk>* writer) override;
@@ -37,6 +41,7 @@ class BackupService final : public v1::StoreAdmin::Service {
   Model& model_;
   const std::string scratch_dir_;
   const std::string replica_id_;
+  const RecordAudit record_audit_;
   std::mutex backup_mu_;  // held while a backup runs
 };
 

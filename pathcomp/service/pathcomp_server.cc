@@ -54,7 +54,21 @@ class PathcompServerImpl final : public PathcompServer {
                    },
                    [this] { return MayMutate(); },
                    ReplicationHooksFor()),
-        backups_(store, *model_, backup_dir, replica_id) {}
+        backups_(store, *model_, backup_dir, replica_id,
+                 [this](v1::AuditRecord record) { RecordAudit(std::move(record)); }) {}
+
+  // A record of a call outside the Operator API (a backup): into etcd's one
+  // history while this replica leads, else into its own store's log.
+  void RecordAudit(v1::AuditRecord record) {
+    absl::StatusOr<uint64_t> stored = absl::UnavailableError("not stored");
+    if (replication_ && MayMutate().ok()) {
+      const LeaderElection* election = election_ptr_.load();
+      auto key = election == nullptr ? std::nullopt : election->leader_key();
+      if (key) stored = audit_->Append(*key, record);
+    }
+    if (!stored.ok()) stored = model_->AppendAudit(std::move(record));
+    if (!stored.ok()) daemon::LogError("audit record not stored", {{"error", stored.status().ToString()}});
+  }
 
   // Replicated: connects to etcd (nothing blocks on it) so the planner can ask
   // whether this replica leads; Campaign starts once the address is known.
