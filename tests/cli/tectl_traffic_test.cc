@@ -386,15 +386,19 @@ TEST_F(TectlTrafficTest, MetricOverridesAreForAdminsAndExpire) {
   run = Online({"override", "nyc-chi", "--metric", "500", "--for", "2s", "--reason", "test"});
   ASSERT_EQ(run.exit_code, 0) << run;
   EXPECT_THAT(IntentIds(), Contains("override-nyc-chi"));
+  // The expiry is audited after the intent is gone: wait for the record, which says both.
   const absl::Status expired_in_time =
-      sim::WaitUntil("the 2 s override to expire", std::chrono::seconds(15), [] { return Intents().empty(); });
+      sim::WaitUntil("the 2 s override to expire and its expiry to be audited", std::chrono::seconds(15), [] {
+        const v1::ListAuditLogResponse log = AuditLog();
+        for (const auto& record : log.records()) {
+          if (record.action() == "expire intent" && record.arguments().find("override-nyc-chi") != std::string::npos) {
+            return true;
+          }
+        }
+        return false;
+      });
   ASSERT_TRUE(expired_in_time.ok()) << expired_in_time;
-  bool expired = false;
-  const v1::ListAuditLogResponse log = AuditLog();
-  for (const auto& record : log.records()) {
-    expired = expired || (record.action() == "expire intent" && record.arguments().find("override-nyc-chi") != std::string::npos);
-  }
-  EXPECT_TRUE(expired);
+  EXPECT_THAT(Intents(), ::testing::IsEmpty());
   run = Online({"override", "nyc-chi", "--metric", "500"});
   ASSERT_EQ(run.exit_code, 0) << run;
   run = Online({"override", "nyc-chi", "--clear"}, "ops");
