@@ -214,6 +214,44 @@ absl::Status Model::DeleteWorkload(const std::string& id, const std::string& act
   return absl::OkStatus();
 }
 
+std::vector<std::pair<std::string, absl::Status>> Model::MirrorWorkloads(const std::vector<v1::Workload>& put,
+                                                                          const std::vector<std::string>& remove,
+                                                                          const std::string& cause) {
+  std::lock_guard lock(mu_);
+  std::vector<std::pair<std::string, absl::Status>> refused;
+  std::vector<std::string> removed;
+  std::vector<const v1::Workload*> stored;
+  state::ChangeSet changes(cause);
+  for (const std::string& id : remove) {
+    if (!entities_.workloads.count(id)) continue;
+    if (auto pinned_by = PinningIntent(entities_, id)) {
+      refused.emplace_back(id, absl::FailedPreconditionError(absl::StrCat("pinned by intent ", *pinned_by)));
+      continue;
+    }
+    changes.Delete(Kind::kWorkload, id);
+    removed.push_back(id);
+  }
+  for (const v1::Workload& workload : put) {
+    if (absl::Status status = CheckWorkload(entities_, workload); !status.ok()) {
+      refused.emplace_back(workload.id(), std::move(status));
+      continue;
+    }
+    changes.Put(Kind::kWorkload, workload.id(), workload);
+    stored.push_back(&workload);
+  }
+  if (changes.empty()) return refused;
+  if (auto committed = store_->Commit(changes); !committed.ok()) {
+    refused.clear();
+    for (const std::string& id : removed) refused.emplace_back(id, committed.status());
+    for (const v1::Workload* workload : stored) refused.emplace_back(workload->id(), committed.status());
+    return refused;
+  }
+  for (const std::string& id : removed) entities_.workloads.erase(id);
+  for (const v1::Workload* workload : stored) entities_.workloads[workload->id()] = *workload;
+  InvalidateSnapshot();
+  return refused;
+}
+
 std::shared_ptr<const v1::Plan> Model::CurrentPlan() const { return plans_.Current(); }
 
 absl::Status Model::CommitPlan(std::shared_ptr<const v1::Plan> plan) { return plans_.Commit(std::move(plan)); }

@@ -153,6 +153,14 @@ class Model {
   [[nodiscard]] absl::Status AddWorkload(const v1::Workload& workload, const std::string& actor);
   [[nodiscard]] absl::Status DeleteWorkload(const std::string& id, const std::string& actor);
 
+  // Workloads as replicated pathcomp's etcd holds them: every one of `put`
+  // added or replaced and every id of `remove` removed, in one commit
+  // journaled with `cause`. Each is checked on its own (CheckWorkload; a
+  // pinned workload stays): the refused ones, by id, and why.
+  std::vector<std::pair<std::string, absl::Status>> MirrorWorkloads(const std::vector<v1::Workload>& put,
+                                                                     const std::vector<std::string>& remove,
+                                                                     const std::string& cause);
+
   // --- Plans ---
   // The last committed plan; null before the first.
   std::shared_ptr<const v1::Plan> CurrentPlan() const;

@@ -24,7 +24,7 @@ EtcdAuditLog::EtcdAuditLog(EtcdClient& etcd, std::string prefix, uint64_t depth)
 std::string EtcdAuditLog::KeyOf(uint64_t seq) const { return prefix_ + absl::StrFormat("%020d", seq); }
 
 absl::StatusOr<uint64_t> EtcdAuditLog::LastSeq() {
-  auto newest = etcd_.RangePrefix(prefix_, {.from_key = "", .limit = 1, .newest_first = true});
+  auto newest = etcd_.RangePrefix(prefix_, {.from_key = "", .limit = 1, .newest_first = true, .revision = 0});
   if (!newest.ok()) return newest.status();
   if (newest->kvs.empty()) return 0;
   uint64_t seq = 0;
@@ -62,8 +62,8 @@ absl::StatusOr<v1::ListAuditLogResponse> EtcdAuditLog::List(const v1::ListAuditL
   auto last = LastSeq();
   if (!last.ok()) return last.status();
   auto range = request.from_seq() != 0
-                   ? etcd_.RangePrefix(prefix_, {.from_key = KeyOf(request.from_seq()), .limit = limit, .newest_first = false})
-                   : etcd_.RangePrefix(prefix_, {.from_key = "", .limit = limit, .newest_first = true});
+                   ? etcd_.RangePrefix(prefix_, {.from_key = KeyOf(request.from_seq()), .limit = limit, .newest_first = false, .revision = 0})
+                   : etcd_.RangePrefix(prefix_, {.from_key = "", .limit = limit, .newest_first = true, .revision = 0});
   if (!range.ok()) return range.status();
   if (request.from_seq() == 0) std::reverse(range->kvs.begin(), range->kvs.end());
   v1::ListAuditLogResponse response;

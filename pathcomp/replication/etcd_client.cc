@@ -234,6 +234,7 @@ absl::StatusOr<EtcdClient::PrefixRange> EtcdClient::RangePrefix(const std::strin
   request.set_key(options.from_key.empty() ? prefix : options.from_key);
   request.set_range_end(PrefixEnd(prefix));
   request.set_limit(options.limit);
+  request.set_revision(options.revision);
   if (options.newest_first) {
     request.set_sort_target(etcdserverpb::RangeRequest::KEY);
     request.set_sort_order(etcdserverpb::RangeRequest::DESCEND);
@@ -248,7 +249,8 @@ absl::StatusOr<EtcdClient::PrefixRange> EtcdClient::RangePrefix(const std::strin
 }
 
 absl::Status EtcdClient::WatchPrefix(grpc::ClientContext& context, const std::string& prefix, int64_t start_revision,
-                                     const std::function<void(const etcdserverpb::Event&)>& on_event) {
+                                     const std::function<void(const google::protobuf::RepeatedPtrField<
+                                                              etcdserverpb::Event>&)>& on_events) {
   auto stream = watch_->Watch(&context);
   etcdserverpb::WatchRequest request;
   request.mutable_create_request()->set_key(prefix);
@@ -263,7 +265,7 @@ absl::Status EtcdClient::WatchPrefix(grpc::ClientContext& context, const std::st
       return absl::AbortedError(absl::StrCat("etcd watch cancelled: ", response.cancel_reason(),
                                              response.compact_revision() != 0 ? " (compacted)" : ""));
     }
-    for (const etcdserverpb::Event& event : response.events()) on_event(event);
+    if (!response.events().empty()) on_events(response.events());
   }
   return FromGrpc(stream->Finish(), "watch");
 }

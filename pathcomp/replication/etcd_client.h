@@ -85,16 +85,19 @@ class EtcdClient {
     std::string from_key;
     int64_t limit = 0;
     bool newest_first = false;
+    int64_t revision = 0;  // read as of this revision (0: the newest)
   };
   [[nodiscard]] absl::StatusOr<PrefixRange> RangePrefix(const std::string& prefix, const RangeOptions& options);
   // The range end that makes [prefix, end) every key starting with `prefix`.
   static std::string PrefixEnd(std::string prefix);
-  // Streams the changes under `prefix` from `start_revision` to `on_event`
+  // Streams the changes under `prefix` from `start_revision` to `on_events`,
+  // as etcd answers them (one transaction's changes together)
   // until `context` is cancelled or the stream ends (also when the revision
   // was compacted away); why it ended.
   [[nodiscard]] absl::Status WatchPrefix(grpc::ClientContext& context, const std::string& prefix,
                                          int64_t start_revision,
-                                         const std::function<void(const etcdserverpb::Event&)>& on_event);
+                                         const std::function<void(const google::protobuf::RepeatedPtrField<
+                                                                  etcdserverpb::Event>&)>& on_events);
 
  private:
   explicit EtcdClient(EtcdOptions options);

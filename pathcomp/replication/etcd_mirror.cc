@@ -1,6 +1,9 @@
 #include "pathcomp/replication/etcd_mirror.h"
 
+#include <map>
 #include <set>
+
+#include "absl/strings/str_cat.h"
 
 #include "daemon/log.h"
 
@@ -87,24 +90,23 @@ absl::Status EtcdMirror::PublishAll(const LeaderKey& leader,
   return flush();
 }
 
-bool EtcdMirror::Mirror(const std::string& id, const std::string& bytes) {
-  if (auto held = model_.get(id)) {
-    if (*held == bytes) return false;
-    (void)model_.remove(id);  // replaced below
+size_t EtcdMirror::Apply(const Changes& changes) {
+  // What differs from the model, in the order etcd gave it.
+  std::vector<std::string> put, remove;
+  std::map<std::string, std::optional<std::string>> last;  // an id changed twice: its last state
+  for (const auto& [id, bytes] : changes) last[id] = bytes;
+  for (const auto& [id, bytes] : last) {
+    const std::optional<std::string> held = model_.get(id);
+    if (bytes && held != bytes) put.push_back(*bytes);
+    if (!bytes && held) remove.push_back(id);
   }
-  if (auto status = model_.put(bytes); !status.ok()) {
-    daemon::LogError("entry from etcd refused by the model", {{"key", prefix_ + id}, {"error", status.ToString()}});
-    return false;
+  if (put.empty() && remove.empty()) return 0;
+  const EntryRefusals refused = model_.apply(put, remove);
+  for (const auto& [id, why] : refused) {
+    daemon::LogError("entry from etcd refused by the model (kept for the next resync)",
+                     {{"key", prefix_ + id}, {"error", why.ToString()}});
   }
-  return true;
-}
-
-bool EtcdMirror::Forget(const std::string& id) {
-  const absl::Status removed = model_.remove(id);
-  if (!removed.ok() && !absl::IsNotFound(removed)) {
-    daemon::LogError("entry removed from etcd but not from the model", {{"key", prefix_ + id}, {"error", removed.ToString()}});
-  }
-  return removed.ok();
+  return put.size() + remove.size() - refused.size();
 }
 
 void EtcdMirror::Run() {
@@ -125,7 +127,7 @@ void EtcdMirror::Run() {
     }
     backoff = std::chrono::milliseconds(200);
     // Resync: the model holds exactly what etcd holds.
-    bool changed = false;
+    Changes changes;
     std::set<std::string> in_etcd;
     for (const auto& kv : range->kvs) {
       const std::string id = kv.key().substr(prefix_.size());
@@ -134,14 +136,14 @@ void EtcdMirror::Run() {
         continue;
       }
       in_etcd.insert(id);
-      changed |= Mirror(id, kv.value());
+      changes.emplace_back(id, kv.value());
     }
     if (seeded->has_value()) {  // before the first leader seeded etcd, keep our own
       for (const auto& [id, bytes] : model_.list()) {
-        if (!in_etcd.contains(id)) changed |= Forget(id);
+        if (!in_etcd.contains(id)) changes.emplace_back(id, std::nullopt);
       }
     }
-    if (changed && changed_) changed_(prefix_ + " resynced from etcd");
+    if (Apply(changes) > 0 && changed_) changed_(prefix_ + " resynced from etcd");
 
     grpc::ClientContext context;
     bool again = false;
@@ -153,17 +155,23 @@ void EtcdMirror::Run() {
     }
     if (again) continue;
     const absl::Status ended =
-        etcd_.WatchPrefix(context, prefix_, range->revision + 1, [&](const etcdserverpb::Event& event) {
-          const std::string id = event.kv().key().substr(prefix_.size());
-          if (event.type() == etcdserverpb::Event::DELETE) {
-            if (Forget(id) && changed_) changed_(prefix_ + id + " removed (etcd)");
-            return;
+        etcd_.WatchPrefix(context, prefix_, range->revision + 1, [&](const auto& events) {
+          Changes changes;
+          for (const etcdserverpb::Event& event : events) {
+            std::string id = event.kv().key().substr(prefix_.size());
+            if (event.type() == etcdserverpb::Event::DELETE) {
+              changes.emplace_back(std::move(id), std::nullopt);
+            } else if (model_.id_of(event.kv().value()) != id) {
+              daemon::LogError("malformed entry in etcd ignored", {{"key", event.kv().key()}});
+            } else {
+              changes.emplace_back(std::move(id), event.kv().value());
+            }
           }
-          if (model_.id_of(event.kv().value()) != id) {
-            daemon::LogError("malformed entry in etcd ignored", {{"key", event.kv().key()}});
-            return;
-          }
-          if (Mirror(id, event.kv().value()) && changed_) changed_(prefix_ + id + " (etcd)");
+          const size_t applied = Apply(changes);
+          if (applied == 0 || !changed_) return;
+          changed_(applied == 1 && changes.size() == 1
+                       ? absl::StrCat(prefix_, changes[0].first, changes[0].second ? "" : " removed", " (etcd)")
+                       : absl::StrCat(applied, " entries of ", prefix_, " (etcd)"));
         });
     {
       std::lock_guard lock(mu_);

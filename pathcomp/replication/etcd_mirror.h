@@ -25,13 +25,18 @@
 
 namespace geodesic::pathcomp {
 
+// The entries a model refused, by id, and why.
+using EntryRefusals = std::vector<std::pair<std::string, absl::Status>>;
+
 class EtcdMirror {
  public:
   struct Model {
     std::function<std::map<std::string, std::string>()> list;    // id -> serialized message
     std::function<std::optional<std::string>(const std::string& id)> get;  // one entry, serialized
-    std::function<absl::Status(const std::string& bytes)> put;   // add (the id is inside)
-    std::function<absl::Status(const std::string& id)> remove;
+    // Adds or replaces every entry of `put` (serialized; the ids are inside)
+    // and removes every id of `remove`, together; each succeeds or is refused
+    // on its own: the refusals, by id.
+    std::function<EntryRefusals(const std::vector<std::string>& put, const std::vector<std::string>& remove)> apply;
     std::function<std::string(const std::string& bytes)> id_of;  // "" when the bytes do not parse
   };
 
@@ -66,8 +71,10 @@ class EtcdMirror {
 
  private:
   void Run();
-  bool Mirror(const std::string& id, const std::string& bytes);  // true when the model changed
-  bool Forget(const std::string& id);
+  // id -> its bytes in etcd, or nullopt: removed from etcd.
+  using Changes = std::vector<std::pair<std::string, std::optional<std::string>>>;
+  // Makes the model hold `changes` (one call of Model::apply); how many entries changed.
+  size_t Apply(const Changes& changes);
 
   EtcdClient& etcd_;
   const std::string prefix_;

@@ -27,27 +27,33 @@ constexpr auto kRetryEvery = std::chrono::seconds(2);
 
 }  // namespace
 
-InventoryReplica::InventoryReplica(EtcdClient& etcd, std::string prefix, Apply apply, size_t chunk_bytes)
+InventoryReplica::InventoryReplica(EtcdClient& etcd, std::string prefix, std::string workloads_prefix, Apply apply,
+                                   size_t chunk_bytes)
     : etcd_(etcd),
       header_key_(prefix + "/release"),
       chunks_prefix_(prefix + "/chunks/"),
+      workloads_prefix_(std::move(workloads_prefix)),
       apply_(std::move(apply)),
       chunk_bytes_(std::clamp<size_t>(chunk_bytes, 1, kChunkBytes)) {}
 
 InventoryReplica::~InventoryReplica() { Stop(); }
 
-absl::StatusOr<std::optional<v1::InventoryRelease>> InventoryReplica::ReadHeader() {
-  auto stored = etcd_.Get(header_key_);
+absl::StatusOr<std::optional<std::pair<v1::InventoryRelease, int64_t>>> InventoryReplica::ReadHeader() {
+  auto stored = etcd_.RangePrefix(header_key_);
   if (!stored.ok()) return stored.status();
-  if (!stored->has_value()) return std::optional<v1::InventoryRelease>();
-  v1::InventoryRelease header;
-  if (!header.ParseFromString(**stored) || header.version() == 0) {
-    return absl::DataLossError(absl::StrCat("etcd key ", header_key_, " is not an inventory release"));
+  for (const auto& kv : stored->kvs) {
+    if (kv.key() != header_key_) continue;
+    v1::InventoryRelease header;
+    if (!header.ParseFromString(kv.value()) || header.version() == 0) {
+      return absl::DataLossError(absl::StrCat("etcd key ", header_key_, " is not an inventory release"));
+    }
+    return std::optional<std::pair<v1::InventoryRelease, int64_t>>(std::make_pair(std::move(header), stored->revision));
   }
-  return std::optional<v1::InventoryRelease>(std::move(header));
+  return std::optional<std::pair<v1::InventoryRelease, int64_t>>();
 }
 
-absl::StatusOr<InventoryReleaseContent> InventoryReplica::ReadContent(const v1::InventoryRelease& header) {
+absl::StatusOr<InventoryReleaseContent> InventoryReplica::ReadContent(const v1::InventoryRelease& header,
+                                                                      int64_t revision) {
   std::string bytes;
   bytes.reserve(header.bytes());
   const std::string version_prefix = chunks_prefix_ + Padded(header.version(), 20) + "/";
@@ -69,6 +75,25 @@ absl::StatusOr<InventoryReleaseContent> InventoryReplica::ReadContent(const v1::
   if (!content.inventory.ParseFromString(bytes)) {
     return absl::DataLossError(absl::StrCat("inventory release ", header.version(), " does not parse"));
   }
+  content.inventory.clear_workloads();
+  if (!workloads_prefix_.empty()) {
+    // EtcdMirror's seed marker: before it, etcd's workloads are not the truth yet.
+    const std::string seed_key =
+        workloads_prefix_.substr(0, workloads_prefix_.size() - (workloads_prefix_.ends_with('/') ? 1 : 0)) + ".seeded";
+    auto seeded = etcd_.RangePrefix(seed_key, {.from_key = "", .limit = 1, .newest_first = false, .revision = revision});
+    if (!seeded.ok()) return seeded.status();
+    content.with_workloads = !seeded->kvs.empty();
+  }
+  if (content.with_workloads) {
+    auto workloads = etcd_.RangePrefix(workloads_prefix_, {.from_key = "", .limit = 0, .newest_first = false,
+                                                          .revision = revision});
+    if (!workloads.ok()) return workloads.status();
+    for (const auto& kv : workloads->kvs) {
+      if (!content.inventory.add_workloads()->ParseFromString(kv.value())) {
+        return absl::DataLossError(absl::StrCat("etcd key ", kv.key(), " is not a workload"));
+      }
+    }
+  }
   return content;
 }
 
@@ -76,7 +101,7 @@ absl::StatusOr<std::optional<InventoryReleaseContent>> InventoryReplica::Fetch()
   auto header = ReadHeader();
   if (!header.ok()) return header.status();
   if (!header->has_value()) return std::optional<InventoryReleaseContent>();
-  auto content = ReadContent(**header);
+  auto content = ReadContent((*header)->first, (*header)->second);
   if (!content.ok()) return content.status();
   return std::optional<InventoryReleaseContent>(*std::move(content));
 }
@@ -120,7 +145,7 @@ absl::StatusOr<uint64_t> InventoryReplica::Publish(const LeaderKey& leader, v1::
   std::lock_guard apply_lock(apply_mu_);
   auto header = ReadHeader();
   if (!header.ok()) return header.status();
-  const uint64_t version = std::max(header->has_value() ? (*header)->version() : 0, applied_version_.load()) + 1;
+  const uint64_t version = std::max(header->has_value() ? (*header)->first.version() : 0, applied_version_.load()) + 1;
   if (auto written = WriteRelease(leader, version, inventory, cause); !written.ok()) return written;
   if (absl::Status applied = apply_locally(); !applied.ok()) {
     return absl::Status(applied.code(), absl::StrCat("inventory release ", version,
@@ -216,7 +241,7 @@ void InventoryReplica::Run() {
     }
     // Any change of the header: cancel the watch and read it again.
     const absl::Status ended = etcd_.WatchPrefix(context, header_key_, range->revision + 1,
-                                                 [&](const etcdserverpb::Event&) { context.TryCancel(); });
+                                                 [&](const auto&) { context.TryCancel(); });
     std::unique_lock lock(mu_);
     watch_context_ = nullptr;
     if (stopping_) return;

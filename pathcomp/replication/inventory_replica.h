@@ -33,7 +33,11 @@ namespace geodesic::pathcomp {
 
 struct InventoryReleaseContent {
   v1::InventoryRelease header;
+  // The release, and, when the replica was given a workloads prefix, the
+  // workloads etcd held at the same revision: what a replica applies in one
+  // step, so that it never has to hold workloads its new inventory lacks.
   v1::Inventory inventory;
+  bool with_workloads = false;  // false before the first leader seeded the workloads into etcd
 };
 
 class InventoryReplica {
@@ -43,8 +47,11 @@ class InventoryReplica {
 
   static constexpr size_t kChunkBytes = 1 << 20;
 
-  // `prefix` like "geodesic/inventory"; `chunk_bytes` at most kChunkBytes.
-  InventoryReplica(EtcdClient& etcd, std::string prefix, Apply apply, size_t chunk_bytes = kChunkBytes);
+  // `prefix` like "geodesic/inventory"; `workloads_prefix` (may be empty)
+  // where etcd keeps the workloads (EtcdMirror's, "geodesic/workloads/");
+  // `chunk_bytes` at most kChunkBytes.
+  InventoryReplica(EtcdClient& etcd, std::string prefix, std::string workloads_prefix, Apply apply,
+                   size_t chunk_bytes = kChunkBytes);
   ~InventoryReplica();
 
   // The current release; nullopt when etcd holds none (an unseeded cluster).
@@ -74,8 +81,9 @@ class InventoryReplica {
  private:
   absl::Status WriteRelease(const LeaderKey& leader, uint64_t version, const v1::Inventory& inventory,
                             const std::string& cause);
-  absl::StatusOr<std::optional<v1::InventoryRelease>> ReadHeader();
-  absl::StatusOr<InventoryReleaseContent> ReadContent(const v1::InventoryRelease& header);
+  // The header and the etcd revision it was read at.
+  absl::StatusOr<std::optional<std::pair<v1::InventoryRelease, int64_t>>> ReadHeader();
+  absl::StatusOr<InventoryReleaseContent> ReadContent(const v1::InventoryRelease& header, int64_t revision);
   // Applies `content` unless a version at least as new is applied; the caller holds apply_mu_.
   absl::Status ApplyLocked(const InventoryReleaseContent& content);
   void Run();
@@ -83,6 +91,7 @@ class InventoryReplica {
   EtcdClient& etcd_;
   const std::string header_key_;
   const std::string chunks_prefix_;
+  const std::string workloads_prefix_;
   const Apply apply_;
   const size_t chunk_bytes_;
 

@@ -95,7 +95,8 @@ class PathcompServerImpl final : public PathcompServer {
     intents_ = std::make_unique<EtcdMirror>(*etcd_, "geodesic/intents/", IntentsInModel(), replan);
     workloads_ = std::make_unique<EtcdMirror>(*etcd_, "geodesic/workloads/", WorkloadsInModel(), replan);
     inventory_ = std::make_unique<InventoryReplica>(
-        *etcd_, "geodesic/inventory", [this](const InventoryReleaseContent& release) { return ApplyRelease(release); });
+        *etcd_, "geodesic/inventory", "geodesic/workloads/",
+        [this](const InventoryReleaseContent& release) { return ApplyRelease(release); });
     audit_ = std::make_unique<EtcdAuditLog>(*etcd_, "geodesic/audit/", Model::kAuditLogDepth);
     intents_->Start();
     workloads_->Start();
@@ -113,7 +114,11 @@ class PathcompServerImpl final : public PathcompServer {
       if (release.ok() && release->has_value()) {
         daemon::LogInfo("inventory from etcd; the configured file seeds only an empty cluster",
                         {{"version", std::to_string((*release)->header.version())}, {"topology", path}});
-        return inventory_->SyncNow();
+        // Refused for now (an intent still names what it removes): the watch retries.
+        if (absl::Status synced = inventory_->SyncNow(); !synced.ok()) {
+          daemon::LogWarn("inventory release not applied at start; retrying", {{"error", synced.ToString()}});
+        }
+        return absl::OkStatus();
       }
       if (!release.ok()) {
         daemon::LogWarn("cannot read the inventory from etcd at start", {{"error", release.status().ToString()}});
@@ -128,13 +133,19 @@ class PathcompServerImpl final : public PathcompServer {
     return absl::OkStatus();
   }
 
-  // A release from etcd into this replica's model; workloads and intents are
-  // kept (they replicate on their own).
+  // A release from etcd into this replica's model, with the workloads etcd
+  // held at the same revision (they replace the model's, so none is left
+  // naming what the release removed; the workloads' mirror goes on from
+  // there). Intents are kept: the leader refuses an import that would leave
+  // one dangling.
   absl::Status ApplyRelease(const InventoryReleaseContent& release) {
     const std::string source = absl::StrCat("inventory release ", release.header.version(), " from etcd");
     auto topology = topology::TopologyFromInventoryProto(release.inventory, source);
     if (!topology.ok()) return topology.status();
-    auto imported = model_->ImportInventory(*topology, absl::StrCat(source, " (", release.header.cause(), ")"));
+    ImportOptions options;
+    options.replace_workloads = release.with_workloads;
+    auto imported =
+        model_->ImportInventory(*topology, absl::StrCat(source, " (", release.header.cause(), ")"), options);
     if (!imported.ok()) return imported.status();
     if (!imported->resync_facilities.empty()) telemetry_.Resync(imported->resync_facilities);
     if (imported->changed()) {
@@ -177,15 +188,17 @@ class PathcompServerImpl final : public PathcompServer {
           if (!epoch) return;
           // The first leader ever puts what its model holds into etcd.
           if (auto key = election_ptr_.load()->leader_key()) {
-            if (auto status = inventory_->SeedIfFirst(*key, ModelInventory(),
-                                                      "seeded from replica " + replica_id + "'s inventory");
-                !status.ok()) {
-              daemon::LogError("cannot seed etcd with the inventory", {{"error", status.ToString()}});
-            }
+            // Workloads before the inventory: a release is applied with etcd's
+            // workloads once they are seeded.
             for (EtcdMirror* mirror : {intents_.get(), workloads_.get()}) {
               if (auto status = mirror->SeedIfFirst(*key); !status.ok()) {
                 daemon::LogError("cannot seed etcd", {{"error", status.ToString()}});
               }
+            }
+            if (auto status = inventory_->SeedIfFirst(*key, ModelInventory(),
+                                                      "seeded from replica " + replica_id + "'s inventory");
+                !status.ok()) {
+              daemon::LogError("cannot seed etcd with the inventory", {{"error", status.ToString()}});
             }
           }
           // A new leader plans on the newest inventory, not on what its watch has seen so far.
@@ -268,12 +281,25 @@ class PathcompServerImpl final : public PathcompServer {
               auto intent = model_->FindIntent(id);
               return intent ? std::optional<std::string>(intent->SerializeAsString()) : std::nullopt;
             },
-            .put = [this](const std::string& bytes) {
-              v1::Intent intent;
-              if (!intent.ParseFromString(bytes)) return absl::InvalidArgumentError("not an intent");
-              return model_->AddIntent(intent, intent.created_by(), intent.created_at_unix_ms());
+            .apply = [this](const std::vector<std::string>& put, const std::vector<std::string>& remove) {
+              // Few and each checked against the others: one at a time.
+              EntryRefusals refused;
+              for (const std::string& id : remove) {
+                if (absl::Status status = model_->DeleteIntent(id, "etcd"); !status.ok() && !absl::IsNotFound(status)) {
+                  refused.emplace_back(id, status);
+                }
+              }
+              for (const std::string& bytes : put) {
+                v1::Intent intent;
+                if (!intent.ParseFromString(bytes)) continue;  // id_of refused it already
+                if (model_->FindIntent(intent.id())) (void)model_->DeleteIntent(intent.id(), "etcd");  // replaced
+                if (absl::Status status = model_->AddIntent(intent, intent.created_by(), intent.created_at_unix_ms());
+                    !status.ok()) {
+                  refused.emplace_back(intent.id(), status);
+                }
+              }
+              return refused;
             },
-            .remove = [this](const std::string& id) { return model_->DeleteIntent(id, "etcd"); },
             .id_of = [](const std::string& bytes) {
               v1::Intent intent;
               return intent.ParseFromString(bytes) ? intent.id() : std::string();
@@ -290,12 +316,14 @@ class PathcompServerImpl final : public PathcompServer {
               auto workload = model_->FindWorkload(id);
               return workload ? std::optional<std::string>(workload->SerializeAsString()) : std::nullopt;
             },
-            .put = [this](const std::string& bytes) {
-              v1::Workload workload;
-              if (!workload.ParseFromString(bytes)) return absl::InvalidArgumentError("not a workload");
-              return model_->AddWorkload(workload, "etcd");
+            .apply = [this](const std::vector<std::string>& put, const std::vector<std::string>& remove) {
+              // Many at once (an import's): one commit.
+              std::vector<v1::Workload> workloads(put.size());
+              for (size_t i = 0; i < put.size(); ++i) (void)workloads[i].ParseFromString(put[i]);
+              return model_->MirrorWorkloads(workloads, remove,
+                                             absl::StrCat(put.size(), " workloads put and ", remove.size(),
+                                                          " removed (etcd)"));
             },
-            .remove = [this](const std::string& id) { return model_->DeleteWorkload(id, "etcd"); },
             .id_of = [](const std::string& bytes) {
               v1::Workload workload;
               return workload.ParseFromString(bytes) ? workload.id() : std::string();

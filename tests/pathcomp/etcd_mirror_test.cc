@@ -30,14 +30,11 @@ class FakeModel {
               auto it = entries_.find(id);
               return it == entries_.end() ? std::nullopt : std::optional<std::string>(it->second);
             },
-            .put = [this](const std::string& bytes) {
+            .apply = [this](const std::vector<std::string>& put, const std::vector<std::string>& remove) {
               std::lock_guard lock(mu_);
-              entries_[bytes] = bytes;
-              return absl::OkStatus();
-            },
-            .remove = [this](const std::string& id) {
-              std::lock_guard lock(mu_);
-              return entries_.erase(id) ? absl::OkStatus() : absl::NotFoundError(id);
+              for (const std::string& id : remove) entries_.erase(id);
+              for (const std::string& bytes : put) entries_[bytes] = bytes;
+              return EntryRefusals();
             },
             .id_of = [](const std::string& bytes) { return bytes; }};
   }

@@ -142,8 +142,8 @@ TEST_P(InventoryChunksTest, AnAsn2kSizedInventoryGoesThrough) {
   const v1::Inventory inventory = Asn2kSized();
   const size_t chunk_bytes = GetParam();
   AppliedReleases leader_model, follower_model;
-  InventoryReplica leader(*client_, "test/inventory", leader_model.Apply(), chunk_bytes);
-  InventoryReplica follower(*client_, "test/inventory", follower_model.Apply(), chunk_bytes);
+  InventoryReplica leader(*client_, "test/inventory", "", leader_model.Apply(), chunk_bytes);
+  InventoryReplica follower(*client_, "test/inventory", "", follower_model.Apply(), chunk_bytes);
   follower.Start();
 
   auto version = leader.Publish(leader_, inventory, "import of asn2k by admin", Nothing);
@@ -170,8 +170,8 @@ INSTANTIATE_TEST_SUITE_P(ChunkSizes, InventoryChunksTest,
 
 TEST_F(InventoryReplicaTest, ANewerReleaseReplacesTheOlderAndItsChunksGo) {
   AppliedReleases follower_model;
-  InventoryReplica leader(*client_, "test/inventory", nullptr);
-  InventoryReplica follower(*client_, "test/inventory", follower_model.Apply());
+  InventoryReplica leader(*client_, "test/inventory", "", nullptr);
+  InventoryReplica follower(*client_, "test/inventory", "", follower_model.Apply());
   ASSERT_TRUE(leader.Publish(leader_, Small("iad"), "first", Nothing).ok());
   ASSERT_TRUE(leader.Publish(leader_, Small("ord"), "second", Nothing).ok());
   follower.Start();
@@ -194,11 +194,33 @@ TEST_F(InventoryReplicaTest, ANewerReleaseReplacesTheOlderAndItsChunksGo) {
   follower.Stop();
 }
 
+// A release comes with the workloads etcd held at its revision (once they
+// were seeded there), so a replica never holds workloads its new inventory lacks.
+TEST_F(InventoryReplicaTest, AReleaseComesWithEtcdsWorkloadsOnceSeeded) {
+  InventoryReplica replica(*client_, "test/inventory", "test/workloads/", nullptr);
+  ASSERT_TRUE(replica.Publish(leader_, Small("iad"), "first", Nothing).ok());
+  v1::Workload workload;
+  workload.set_id("train-1");
+  workload.mutable_elephant()->set_src_facility_id("iad");
+  ASSERT_TRUE(client_->PutIfLeader(leader_, "test/workloads/train-1", workload.SerializeAsString()).ok());
+  auto unseeded = replica.Fetch();
+  ASSERT_TRUE(unseeded.ok() && unseeded->has_value()) << unseeded.status();
+  EXPECT_FALSE((*unseeded)->with_workloads) << "before the seed, etcd's workloads are not the truth";
+  EXPECT_EQ((*unseeded)->inventory.workloads_size(), 0);
+
+  ASSERT_TRUE(client_->PutIfLeader(leader_, "test/workloads.seeded", "1").ok());
+  auto seeded = replica.Fetch();
+  ASSERT_TRUE(seeded.ok() && seeded->has_value()) << seeded.status();
+  EXPECT_TRUE((*seeded)->with_workloads);
+  ASSERT_EQ((*seeded)->inventory.workloads_size(), 1);
+  EXPECT_EQ((*seeded)->inventory.workloads(0).id(), "train-1");
+}
+
 TEST_F(InventoryReplicaTest, AReleaseTheModelRefusedIsRetried) {
   AppliedReleases follower_model;
   follower_model.Refuse(absl::FailedPreconditionError("workload train-1 would be invalid"));
-  InventoryReplica leader(*client_, "test/inventory", nullptr);
-  InventoryReplica follower(*client_, "test/inventory", follower_model.Apply());
+  InventoryReplica leader(*client_, "test/inventory", "", nullptr);
+  InventoryReplica follower(*client_, "test/inventory", "", follower_model.Apply());
   ASSERT_TRUE(leader.Publish(leader_, Small("iad"), "first", Nothing).ok());
   follower.Start();
   follower_model.Refuse(absl::OkStatus());  // e.g. the workload's removal reached the model
@@ -209,7 +231,7 @@ TEST_F(InventoryReplicaTest, AReleaseTheModelRefusedIsRetried) {
 }
 
 TEST_F(InventoryReplicaTest, OnlyTheLeaderPublishesAndTheFirstSeedsOnce) {
-  InventoryReplica replica(*client_, "test/inventory", nullptr);
+  InventoryReplica replica(*client_, "test/inventory", "", nullptr);
   ASSERT_TRUE(replica.SeedIfFirst(leader_, Small("iad"), "seeded from pc1").ok());
   ASSERT_TRUE(replica.SeedIfFirst(leader_, Small("ord"), "seeded from pc2").ok());  // seeded already: no change
   auto current = replica.Fetch();

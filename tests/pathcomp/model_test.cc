@@ -438,5 +438,31 @@ TEST_F(ModelTest, WorkloadsAreValidated) {
   EXPECT_EQ(model_->Workloads().size(), 1u);
 }
 
+// What a follower's workloads mirror does with a batch from etcd: one commit
+// for what holds, each refusal on its own.
+TEST_F(ModelTest, MirroredWorkloadsCommitTogetherAndAreRefusedOneByOne) {
+  auto flow = [](const std::string& id, const std::string& from, double gbps) {
+    v1::Workload workload;
+    workload.set_id(id);
+    workload.mutable_elephant()->set_src_facility_id(from);
+    workload.mutable_elephant()->set_dst_prefix("10.3.0.0/16");
+    workload.mutable_elephant()->set_demand_gbps(gbps);
+    return workload;
+  };
+  ASSERT_TRUE(model_->AddWorkload(flow("train-0", "iad", 10), "alice").ok());
+  ASSERT_TRUE(model_->AddWorkload(flow("train-9", "iad", 10), "alice").ok());
+  const uint64_t before = model_->LastJournalSeq();
+  const auto refused = model_->MirrorWorkloads(
+      {flow("train-0", "iad", 20), flow("train-1", "iad", 30), flow("train-2", "nowhere", 30)}, {"train-9", "train-x"},
+      "3 workloads put and 2 removed (etcd)");
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].first, "train-2");
+  EXPECT_EQ(refused[0].second.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(model_->LastJournalSeq(), before + 1) << "one commit for the whole batch";
+  std::map<std::string, double> demands;
+  for (const auto& workload : model_->Workloads()) demands[workload.id()] = workload.elephant().demand_gbps();
+  EXPECT_EQ(demands, (std::map<std::string, double>{{"train-0", 20}, {"train-1", 30}}));
+}
+
 }  // namespace
 }  // namespace geodesic::pathcomp
