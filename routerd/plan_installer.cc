@@ -138,10 +138,14 @@ absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string f
     }
     daemon::LogError("stored installed plan refused; nothing is restored, routes come with the controller's next plan",
                      {{"error", std::string(read.status().message())}, {"kept_as", aside}});
+    installer_ptr->installer_->InitialRoutesLoaded();
     return installer_ptr;
   }
   if (!read.ok()) return read.status();
-  if (!read->has_value()) return installer_ptr;  // first start
+  if (!read->has_value()) {  // first start
+    installer_ptr->installer_->InitialRoutesLoaded();
+    return installer_ptr;
+  }
   const v1::SitePlan& stored = **read;
   if (auto status = installer_ptr->installer_->Apply(DiffRoutes(installer_ptr->installed_, stored));
       !status.ok()) {
@@ -153,6 +157,7 @@ absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string f
   daemon::LogInfo("restored installed plan", {{"generation", std::to_string(stored.generation())},
                                               {"epoch", std::to_string(stored.epoch())},
                                               {"routes", std::to_string(stored.routes_size())}});
+  installer_ptr->installer_->InitialRoutesLoaded();
   return installer_ptr;
 }
 

@@ -18,6 +18,11 @@ class RouteInstaller {
   // `deadline`; returns whether they have. An installer whose Apply puts the
   // routes in place itself has nothing to wait for.
   [[nodiscard]] virtual bool WaitSentToRouters(std::chrono::steady_clock::time_point /*deadline*/) { return true; }
+  // PlanInstaller::Open has applied what it restored (or found nothing to
+  // restore): an installer that holds back from the routers until it has
+  // its first routes (a BGP speaker coming back with graceful restart) may
+  // go ahead.
+  virtual void InitialRoutesLoaded() {}
 };
 using RouteInstallerPtr = std::unique_ptr<RouteInstaller>;
 

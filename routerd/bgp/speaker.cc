@@ -15,10 +15,18 @@ std::unique_ptr<BgpSpeaker> BgpSpeaker::Start(SpeakerConfig config) {
     speaker->sessions_.push_back(
         std::make_shared<BgpSession>(speaker->io_, speaker->config_.session, peer, speaker->routes_));
   }
-  for (auto& session : speaker->sessions_) boost::asio::post(speaker->io_, [session] { session->Start(); });
+  if (!speaker->config_.session.restarting) speaker->StartSessions();
   speaker->thread_ = std::thread([io = &speaker->io_] { io->run(); });
   return speaker;
 }
+
+void BgpSpeaker::StartSessions() {
+  std::call_once(sessions_started_, [this] {
+    for (auto& session : sessions_) boost::asio::post(io_, [session] { session->Start(); });
+  });
+}
+
+void BgpSpeaker::InitialRoutesLoaded() { StartSessions(); }
 
 BgpSpeaker::~BgpSpeaker() {
   RunOnSpeakerThread([this] {

@@ -27,7 +27,10 @@ struct SpeakerConfig {
 
 class BgpSpeaker final : public RouteInstaller {
  public:
-  // Starts the sessions at once (they connect in the background).
+  // Starts the sessions (they connect in the background): at once, or, when
+  // config.session.restarting, once InitialRoutesLoaded says the routes the
+  // routers still hold are back in: a session established before would send
+  // End-of-RIB with nothing, and the routers would drop what they kept.
   static std::unique_ptr<BgpSpeaker> Start(SpeakerConfig config);
   ~BgpSpeaker() override;  // closes the sessions without NOTIFICATION (see BgpSession::Stop)
 
@@ -39,11 +42,14 @@ class BgpSpeaker final : public RouteInstaller {
   // UPDATE of what Apply gave it (BgpSession::AllSent); polls every 5 ms.
   [[nodiscard]] bool WaitSentToRouters(std::chrono::steady_clock::time_point deadline) override;
 
+  void InitialRoutesLoaded() override;
+
   std::vector<PeerStatus> Status() const;
   size_t route_count() const;
 
  private:
   explicit BgpSpeaker(SpeakerConfig config);
+  void StartSessions();  // once
   // Runs `work` on the speaker's thread and waits for it.
   void RunOnSpeakerThread(const std::function<void()>& work) const;
 
@@ -54,6 +60,7 @@ class BgpSpeaker final : public RouteInstaller {
   PathBuilder builder_;  // guarded by builder_mu_
   PathsByPrefix routes_;  // speaker thread only
   std::vector<std::shared_ptr<BgpSession>> sessions_;
+  std::once_flag sessions_started_;
   std::thread thread_;
 };
 

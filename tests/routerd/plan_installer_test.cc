@@ -11,17 +11,23 @@
 namespace geodesic::routerd {
 namespace {
 
-// Records what it was asked to install.
+// Records what it was asked to install, and how many diffs it had when told
+// that the initial routes were loaded.
 class RecordingInstaller final : public RouteInstaller {
  public:
-  explicit RecordingInstaller(std::vector<RibDiff>* log) : log_(log) {}
+  explicit RecordingInstaller(std::vector<RibDiff>* log, std::vector<size_t>* loaded_after = nullptr)
+      : log_(log), loaded_after_(loaded_after) {}
   absl::Status Apply(const RibDiff& diff) override {
     log_->push_back(diff);
     return absl::OkStatus();
   }
+  void InitialRoutesLoaded() override {
+    if (loaded_after_ != nullptr) loaded_after_->push_back(log_->size());
+  }
 
  private:
   std::vector<RibDiff>* log_;
+  std::vector<size_t>* loaded_after_;
 };
 
 v1::SitePlan MakePlan(uint64_t epoch, uint64_t generation, const std::string& link) {
@@ -152,6 +158,25 @@ TEST_F(PlanInstallerTest, AnotherFacilitysStoredPlanIsAClearErrorAndLeftAlone) {
   EXPECT_THAT(std::string(installer.status().message()), ::testing::HasSubstr("installed-plan.pb"));
   EXPECT_THAT(std::string(installer.status().message()), ::testing::HasSubstr("chi"));
   EXPECT_TRUE(PlanInstaller::HasStoredPlan(dir_.string(), "chi"));
+}
+
+// A BGP speaker coming back with graceful restart connects only once told
+// that its stored routes are in: told once, after the restore's Apply.
+TEST_F(PlanInstallerTest, TheInitialRoutesAreLoadedBeforeTheRoutersAreTold) {
+  std::vector<size_t> loaded_after;
+  {
+    auto first = PlanInstaller::Open("iad", dir_.string(), std::make_unique<RecordingInstaller>(&log_, &loaded_after));
+    ASSERT_TRUE(first.ok()) << first.status();
+    EXPECT_EQ(loaded_after, std::vector<size_t>{0}) << "a first start has nothing to restore";
+    ASSERT_EQ(*(*first)->Offer(MakePlan(1, 3, "a")), PlanVerdict::kInstalled);
+  }
+  log_.clear();
+  loaded_after.clear();
+  auto restarted = PlanInstaller::Open("iad", dir_.string(), std::make_unique<RecordingInstaller>(&log_, &loaded_after));
+  ASSERT_TRUE(restarted.ok()) << restarted.status();
+  ASSERT_EQ(log_.size(), 1u);
+  EXPECT_EQ(log_[0].added.size(), 1u) << "the stored plan's route";
+  EXPECT_EQ(loaded_after, std::vector<size_t>{1}) << "told once, after the stored routes were applied";
 }
 
 TEST_F(PlanInstallerTest, PersistingLeavesNoTemporaryFiles) {
