@@ -142,20 +142,22 @@ absl::Status EtcdClient::Resign(const LeaderKey& leader) {
   return FromGrpc(election_->Resign(context.get(), request, &response), "resign");
 }
 
+absl::Status EtcdClient::CommitGuarded(const etcdserverpb::TxnRequest& request, const std::string& refused) {
+  etcdserverpb::TxnResponse response;
+  auto context = CallContext();
+  if (auto status = FromGrpc(kv_->Txn(context.get(), request, &response), "txn"); !status.ok()) return status;
+  if (!response.succeeded()) return absl::FailedPreconditionError(refused);
+  return absl::OkStatus();
+}
+
 absl::Status EtcdClient::PutIfLeader(const LeaderKey& leader, const std::string& key, const std::string& value) {
   etcdserverpb::TxnRequest request;
   *request.add_compare() = LeaderGuard(leader);
   etcdserverpb::PutRequest* put = request.add_success()->mutable_request_put();
   put->set_key(key);
   put->set_value(value);
-  etcdserverpb::TxnResponse response;
-  auto context = CallContext();
-  if (auto status = FromGrpc(kv_->Txn(context.get(), request, &response), "txn"); !status.ok()) return status;
-  if (!response.succeeded()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("not the leader any more (election key ", leader.key, " of revision ", leader.revision, " is gone)"));
-  }
-  return absl::OkStatus();
+  return CommitGuarded(request, absl::StrCat("not the leader any more (election key ", leader.key, " of revision ",
+                                            leader.revision, " is gone)"));
 }
 
 absl::Status EtcdClient::PutAllIfLeaderAndAbsent(const LeaderKey& leader, const std::string& absent_key,
@@ -172,22 +174,14 @@ absl::Status EtcdClient::PutAllIfLeaderAndAbsent(const LeaderKey& leader, const 
     put->set_key(key);
     put->set_value(value);
   }
-  etcdserverpb::TxnResponse response;
-  auto context = CallContext();
-  if (auto status = FromGrpc(kv_->Txn(context.get(), request, &response), "txn"); !status.ok()) return status;
-  if (!response.succeeded()) return absl::FailedPreconditionError("not the leader any more, or already there");
-  return absl::OkStatus();
+  return CommitGuarded(request, "not the leader any more, or already there");
 }
 
 absl::Status EtcdClient::DeleteIfLeader(const LeaderKey& leader, const std::string& key) {
   etcdserverpb::TxnRequest request;
   *request.add_compare() = LeaderGuard(leader);
   request.add_success()->mutable_request_delete_range()->set_key(key);
-  etcdserverpb::TxnResponse response;
-  auto context = CallContext();
-  if (auto status = FromGrpc(kv_->Txn(context.get(), request, &response), "txn"); !status.ok()) return status;
-  if (!response.succeeded()) return absl::FailedPreconditionError("not the leader any more");
-  return absl::OkStatus();
+  return CommitGuarded(request, "not the leader any more");
 }
 
 absl::Status EtcdClient::TxnIfLeader(const LeaderKey& leader,
@@ -203,11 +197,7 @@ absl::Status EtcdClient::TxnIfLeader(const LeaderKey& leader,
       request.add_success()->mutable_request_delete_range()->set_key(key);
     }
   }
-  etcdserverpb::TxnResponse response;
-  auto context = CallContext();
-  if (auto status = FromGrpc(kv_->Txn(context.get(), request, &response), "txn"); !status.ok()) return status;
-  if (!response.succeeded()) return absl::FailedPreconditionError("not the leader any more");
-  return absl::OkStatus();
+  return CommitGuarded(request, "not the leader any more");
 }
 
 absl::Status EtcdClient::DeleteRangeIfLeader(const LeaderKey& leader, const std::string& key,
@@ -217,11 +207,7 @@ absl::Status EtcdClient::DeleteRangeIfLeader(const LeaderKey& leader, const std:
   etcdserverpb::DeleteRangeRequest* range = request.add_success()->mutable_request_delete_range();
   range->set_key(key);
   range->set_range_end(range_end);
-  etcdserverpb::TxnResponse response;
-  auto context = CallContext();
-  if (auto status = FromGrpc(kv_->Txn(context.get(), request, &response), "txn"); !status.ok()) return status;
-  if (!response.succeeded()) return absl::FailedPreconditionError("not the leader any more");
-  return absl::OkStatus();
+  return CommitGuarded(request, "not the leader any more");
 }
 
 absl::StatusOr<EtcdClient::PrefixRange> EtcdClient::RangePrefix(const std::string& prefix) {

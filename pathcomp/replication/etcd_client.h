@@ -102,6 +102,8 @@ class EtcdClient {
  private:
   explicit EtcdClient(EtcdOptions options);
   std::unique_ptr<grpc::ClientContext> CallContext() const;
+  // Runs a transaction whose compares guard it; FailedPrecondition(`refused`) when they fail.
+  absl::Status CommitGuarded(const etcdserverpb::TxnRequest& request, const std::string& refused);
 
   EtcdOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
