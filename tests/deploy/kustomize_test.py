@@ -11,6 +11,9 @@ none), parses the YAML (python3-yaml) and:
     (pathcomp*.yaml, site-agent*.yaml, routerd*.yaml); any other key fails;
   - checks each daemon container's probes: liveness GET /healthz, readiness
     GET /readyz, on the port its config's health.listen names;
+  - checks that each daemon container's --config is a key of the ConfigMap
+    mounted there, and that the certificate files its config names are in a
+    mounted Secret;
   - checks the shape issue 19 asks for: pathcomp a 3-replica StatefulSet with a
     headless Service, required pod anti-affinity and a PodDisruptionBudget; etcd
     a 3-member StatefulSet; per facility a host-network site pod.
@@ -88,6 +91,37 @@ def port_number(container, port):
         if declared.get("name") == port:
             return declared["containerPort"]
     return None
+
+
+def check_mounts(docs, configs, label):
+    """Each daemon container's --config names a key of the ConfigMap mounted at
+    that folder (for every pod of a StatefulSet, $(POD_NAME) = NAME-N), and the
+    files its config names (tls, replication.tls) lie in a mounted Secret."""
+    for doc in workloads(docs, "StatefulSet") + workloads(docs, "Deployment"):
+        spec = doc["spec"]["template"]["spec"]
+        volumes = {volume["name"]: volume for volume in spec.get("volumes", [])}
+        pods = [doc["metadata"]["name"]]
+        if doc["kind"] == "StatefulSet":
+            pods = [f"{doc['metadata']['name']}-{i}" for i in range(doc["spec"].get("replicas", 1))]
+        for container in spec["containers"]:
+            args = container.get("args", [])
+            if "--config" not in args:
+                continue
+            where = f"{label}: {doc['kind']} {doc['metadata']['name']} container {container['name']}"
+            mounts = {mount["mountPath"]: volumes.get(mount["name"], {}) for mount in container.get("volumeMounts", [])}
+            secret_dirs = {path for path, volume in mounts.items() if "secret" in volume}
+            for pod in pods:
+                path = args[args.index("--config") + 1].replace("$(POD_NAME)", pod)
+                folder, key = os.path.split(path)
+                config_map = mounts.get(folder, {}).get("configMap", {}).get("name")
+                config = configs.get(config_map, {}).get(key)
+                if config is None:
+                    fail(f"{where}: --config {path}: no daemon config {key} in a ConfigMap mounted at {folder}")
+                    continue
+                for section in (config.get("tls"), (config.get("replication") or {}).get("tls")):
+                    for file in (section or {}).values():
+                        if os.path.dirname(file) not in secret_dirs:
+                            fail(f"{where}: {path} names {file}, which is in no mounted Secret {sorted(secret_dirs)}")
 
 
 def check_probes(docs, configs, label):
@@ -170,6 +204,7 @@ def main():
             count = sum(len(keys) for keys in configs.values())
             if count != want_configs:
                 fail(f"{label}: {count} daemon configs rendered, want {want_configs}")
+            check_mounts(docs, configs, label)
             probed = check_probes(docs, configs, label)
             print(f"{label}: {count} daemon configs checked, {probed} containers' probes match their configs")
             check_base_shape(docs, label)
