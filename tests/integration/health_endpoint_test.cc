@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <iostream>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -100,8 +101,15 @@ class HealthEndpointTest : public ::testing::Test {
     EXPECT_TRUE(waited.ok()) << waited << "; last answer " << last.status << " " << last.body;
   }
 
+  // On failure the daemons' logs go to the test's output; the directory is
+  // removed either way.
   void TearDown() override {
-    if (HasFailure()) temp_.keep();  // the daemons' logs
+    if (!HasFailure()) return;
+    for (const char* daemon : {"pathcomp", "site_agent", "routerd"}) {
+      std::ifstream log(temp_.Join(std::string(daemon) + ".log"));
+      if (!log || log.peek() == std::ifstream::traits_type::eof()) continue;  // not started
+      std::cout << "---- " << daemon << ".log\n" << log.rdbuf() << "\n";
+    }
   }
 
   testing::TempDir temp_{"health-endpoint"};
