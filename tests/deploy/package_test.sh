@@ -41,6 +41,21 @@ done
 grep -q '^ExecStart=/usr/sbin/pathcomp --config /etc/geodesic/pathcomp.yaml$' \
   "$root/usr/lib/systemd/system/geodesic-pathcomp.service" || fail "the pathcomp unit does not run /usr/sbin/pathcomp"
 
+# The postinst creates the units' user from the package's sysusers.d entry:
+# do the same into a copy of this machine's user database.
+if command -v systemd-sysusers >/dev/null; then
+  mkdir -p "$tmp/users/etc" "$tmp/users/usr/lib/sysusers.d"
+  cp /etc/passwd /etc/group "$tmp/users/etc/"
+  cp "$root/usr/lib/sysusers.d/geodesic.conf" "$tmp/users/usr/lib/sysusers.d/"
+  systemd-sysusers --root="$tmp/users" geodesic.conf >/dev/null 2>&1 || fail "systemd-sysusers refused geodesic.conf"
+  grep -q '^geodesic:x:[0-9]*:[0-9]*:.*:/var/lib/geodesic:/usr/sbin/nologin$' "$tmp/users/etc/passwd" ||
+    fail "geodesic.conf did not make a system user geodesic"
+  echo "sysusers.d: makes the geodesic system user"
+fi
+dpkg-deb --control "$deb" "$tmp/control"
+sh -n "$tmp/control/postinst" || fail "the postinst is not valid sh"
+grep -q 'systemd-sysusers geodesic.conf' "$tmp/control/postinst" || fail "the postinst does not create the user"
+
 for program in usr/sbin/pathcomp usr/sbin/site_agent usr/sbin/routerd usr/bin/tectl usr/bin/fabric-plan; do
   name=$(basename "$program")
   version=$("$root/$program" --version) || fail "$name --version exited non-zero"
