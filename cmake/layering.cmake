@@ -11,7 +11,7 @@
 
 # Lowest first. Programs (geodesic_binary) are layer 5: they may use anything
 # they declare, except what the forbidden edges below say.
-set(GEODESIC_LAYER_0 geodesic_proto geodesic_daemon geodesic_text geodesic_entity geodesic_files)
+set(GEODESIC_LAYER_0 geodesic_proto geodesic_daemon geodesic_version geodesic_text geodesic_entity geodesic_files)
 set(GEODESIC_LAYER_1 geodesic_state geodesic_tls geodesic_config geodesic_config_shared_keys
     geodesic_topology geodesic_fabric geodesic_local_events geodesic_bgp_codec geodesic_metrics)
 set(GEODESIC_LAYER_2 geodesic_solver geodesic_model geodesic_routerd_core)

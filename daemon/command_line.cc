@@ -4,8 +4,6 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/version.h"
-
 namespace geodesic::daemon {
 namespace {
 
@@ -85,7 +83,7 @@ CommandLine ParseCommandLine(const DaemonDescription& daemon, int argc, const ch
       out << "exit codes: 0 ok, 1 invalid configuration or failed start, 2 bad usage\n";
       return Exit(kExitOk);
     case Mode::kVersion:
-      out << daemon.name << " " << Version() << "\n";
+      out << daemon.name << " " << daemon.version << "\n";
       return Exit(kExitOk);
     case Mode::kCheck: {
       const absl::Status status = daemon.check_config(file);

@@ -4,7 +4,7 @@
 //   NAME --config FILE          run with the configuration FILE
 //   NAME --check-config FILE    validate FILE as the daemon would at start, print
 //                               every problem (file:line: key: message), exit
-//   NAME --version              print "NAME VERSION" (daemon/version.h) and exit
+//   NAME --version              print "NAME VERSION" and exit
 //   NAME --help                 print the usage and exit
 //
 // `--flag=VALUE` is the same as `--flag VALUE`. Exit codes: 0 ok, 1 an invalid
@@ -22,6 +22,7 @@ namespace geodesic::daemon {
 struct DaemonDescription {
   std::string name;     // "pathcomp"
   std::string summary;  // one line for --help
+  std::string version;  // for --version: daemon::Version() (daemon/version.h)
   // Loads and validates a configuration file exactly as the daemon does at
   // start, without acting on it. A non-OK status lists every problem, one per
   // line, each naming the file and the key.

@@ -7,6 +7,7 @@
 #include "daemon/health_server.h"
 #include "daemon/log.h"
 #include "daemon/signals.h"
+#include "daemon/version.h"
 #include "routerd/routerd_config.h"
 #include "routerd/routerd_server.h"
 
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   const daemon::CommandLine command = daemon::ParseCommandLine(
       {.name = "routerd",
        .summary = "installs its facility's part of the plan into the site's routers",
+       .version = std::string(daemon::Version()),
        .check_config = [](const std::string& path) { return routerd::LoadRouterdConfig(path).status(); }},
       argc, argv);
   if (command.exit_code) return *command.exit_code;

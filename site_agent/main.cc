@@ -8,6 +8,7 @@
 #include "daemon/health_server.h"
 #include "daemon/log.h"
 #include "daemon/signals.h"
+#include "daemon/version.h"
 #include "site_agent/agent_config.h"
 #include "site_agent/site_agent.h"
 
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   const daemon::CommandLine command = daemon::ParseCommandLine(
       {.name = "site_agent",
        .summary = "measures a facility's backbone links and reports them to pathcomp",
+       .version = std::string(daemon::Version()),
        .check_config = [](const std::string& path) { return site_agent::LoadAgentConfig(path).status(); }},
       argc, argv);
   if (command.exit_code) return *command.exit_code;

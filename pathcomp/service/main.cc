@@ -8,6 +8,7 @@
 #include "daemon/health_server.h"
 #include "daemon/log.h"
 #include "daemon/signals.h"
+#include "daemon/version.h"
 #include "pathcomp/service/pathcomp_config.h"
 #include "pathcomp/service/pathcomp_server.h"
 
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   const daemon::CommandLine command = daemon::ParseCommandLine(
       {.name = "pathcomp",
        .summary = "the path-computation controller",
+       .version = std::string(daemon::Version()),
        .check_config = [](const std::string& path) { return pathcomp::LoadPathcompConfig(path).status(); }},
       argc, argv);
   if (command.exit_code) return *command.exit_code;

@@ -6,7 +6,6 @@
 #include <sstream>
 #include <vector>
 
-#include "daemon/version.h"
 
 namespace geodesic::daemon {
 namespace {
@@ -24,7 +23,7 @@ struct Outcome {
 Outcome Parse(std::vector<const char*> args, absl::Status check_result = absl::OkStatus()) {
   Outcome outcome;
   args.insert(args.begin(), "pathcomp");
-  DaemonDescription daemon{.name = "pathcomp", .summary = "the controller",
+  DaemonDescription daemon{.name = "pathcomp", .summary = "the controller", .version = "0.1.0 (git abc1234)",
                            .check_config = [&](const std::string& path) {
                              outcome.checked.push_back(path);
                              return check_result;
@@ -50,8 +49,7 @@ TEST(CommandLineTest, ConfigRunsWithTheFileAsBefore) {
 TEST(CommandLineTest, VersionNamesTheDaemonAndTheProjectVersion) {
   Outcome outcome = Parse({"--version"});
   EXPECT_EQ(outcome.command.exit_code, 0);
-  EXPECT_EQ(outcome.out, "pathcomp " + std::string(Version()) + "\n");
-  EXPECT_THAT(std::string(Version()), ::testing::StartsWith("0."));
+  EXPECT_EQ(outcome.out, "pathcomp 0.1.0 (git abc1234)\n");
 }
 
 TEST(CommandLineTest, HelpPrintsUsageAndExitsZero) {
