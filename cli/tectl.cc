@@ -33,6 +33,7 @@
 #include "cli/operator_client.h"
 #include "cli/options.h"
 #include "cli/output.h"
+#include "daemon/version.h"
 #include "tls/credentials.h"
 
 namespace geodesic::cli {
@@ -60,6 +61,9 @@ std::string Env(const char* name) {
 
 int Main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.size() == 1 && args[0] == "--version") {
+    return std::printf("tectl %s\n", std::string(daemon::Version()).c_str()), 0;
+  }
   auto options = ParseCommandLine(args, Env);
   if (!options.ok()) return UsageError(std::string(options.status().message()), args);
   if (options->command == Command::kHelp) {

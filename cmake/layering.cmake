@@ -19,6 +19,8 @@ set(GEODESIC_LAYER_3 geodesic_proto_grpc geodesic_pathcomp_service geodesic_repl
     geodesic_site_agent geodesic_routerd_bgp geodesic_routerd)
 set(GEODESIC_LAYER_4 geodesic_cli geodesic_process geodesic_lab geodesic_drill geodesic_live_drill geodesic_test_dirs
     geodesic_test_support geodesic_bench_support)
+# daemon/'s second library, the build's version (only the programs link it).
+list(APPEND GEODESIC_LAYER_0 geodesic_version)
 
 # Same-layer uses the data flow allows ("user>used").
 set(GEODESIC_SAME_LAYER_EDGES

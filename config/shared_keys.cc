@@ -1,6 +1,7 @@
 #include "config/shared_keys.h"
 
 #include "absl/strings/numbers.h"
+#include "daemon/health_server.h"
 
 namespace geodesic::config {
 
@@ -32,6 +33,19 @@ std::vector<std::string> ReadPathcompReplicas(ConfigReader& reader) {
     replica.RejectUnknownKeys();
   }
   return addresses;
+}
+
+std::string ReadHealthListen(ConfigReader& reader) {
+  auto health = reader.OptionalMap("health");
+  if (!health) return "";
+  const std::string listen = health->RequiredString("listen");
+  if (!listen.empty()) {
+    if (absl::Status valid = daemon::ValidateListenAddress(listen, /*allow_port_zero=*/false); !valid.ok()) {
+      health->AddError("listen", std::string(valid.message()));
+    }
+  }
+  health->RejectUnknownKeys();
+  return listen;
 }
 
 }  // namespace geodesic::config

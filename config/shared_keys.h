@@ -2,6 +2,7 @@
 // Config keys that several daemons share, read the same way everywhere:
 //   tls: {ca: FILE, cert: FILE, key: FILE}
 //   pathcomp: [{address: HOST:PORT}, ...]
+//   health: {listen: IP:PORT}          (optional)
 #include <string>
 #include <vector>
 
@@ -17,5 +18,9 @@ bool IsValidHostPort(const std::string& address);
 tls::TlsFiles ReadTlsKeys(ConfigReader& reader);
 // The `pathcomp` list of replicas (at least one), each a valid host:port.
 std::vector<std::string> ReadPathcompReplicas(ConfigReader& reader);
+// The optional `health` map: where the HTTP probe endpoint listens
+// (daemon/health_server.h: GET /healthz, /readyz). An IP address (IPv6 in
+// brackets) and a fixed port. Empty when the map is absent: no endpoint.
+std::string ReadHealthListen(ConfigReader& reader);
 
 }  // namespace geodesic::config

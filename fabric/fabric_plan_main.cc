@@ -10,8 +10,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
+#include "daemon/version.h"
 #include "fabric/fabric_planner.h"
 #include "fabric/plan_report.h"
 
@@ -121,6 +123,10 @@ int Run(const Options& options) {
 
 int main(int argc, char** argv) {
   using namespace geodesic::fabric;
+  if (argc == 2 && std::string_view(argv[1]) == "--version") {
+    std::printf("fabric-plan %s\n", std::string(geodesic::daemon::Version()).c_str());
+    return 0;
+  }
   std::string error;
   std::optional<Options> options = ParseFlags(argc, argv, error);
   if (!options) return UsageError(error);

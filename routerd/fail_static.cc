@@ -15,6 +15,11 @@ void ControllerContact::Connected(const std::string& replica, Clock::time_point 
   expired_ = false;
 }
 
+size_t ControllerContact::connected_count() const {
+  std::lock_guard lock(mu_);
+  return connected_.size();
+}
+
 void ControllerContact::Disconnected(const std::string& replica, Clock::time_point now) {
   std::lock_guard lock(mu_);
   if (connected_.erase(replica) == 1 && connected_.empty()) alone_since_ = now;
@@ -76,6 +81,7 @@ void FailStaticWatchdog::Run() {
   while (!cv_.wait_for(lock, options_.check_every, [this] { return stopping_; })) {
     lock.unlock();
     CheckAt(options_.now());
+    heartbeat_.Beat();
     lock.lock();
   }
 }

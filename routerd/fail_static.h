@@ -11,6 +11,8 @@
 #include <string>
 #include <thread>
 
+#include "daemon/health.h"
+
 namespace geodesic::routerd {
 
 class ControllerContact {
@@ -21,6 +23,8 @@ class ControllerContact {
   ControllerContact(std::chrono::seconds stale_after, Clock::time_point start);
 
   void Connected(const std::string& replica, Clock::time_point now);
+  // How many controllers are connected now.
+  size_t connected_count() const;
   void Disconnected(const std::string& replica, Clock::time_point now);
 
   struct Verdict {
@@ -38,7 +42,7 @@ class ControllerContact {
 
  private:
   const std::chrono::seconds stale_after_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::set<std::string> connected_;
   Clock::time_point alone_since_;
   Clock::time_point last_warning_{};
@@ -72,6 +76,8 @@ class FailStaticWatchdog {
   // One check at `now`, as the thread makes them; returns what it decided.
   // A failed withdrawal is logged, not returned: the routes stay.
   ControllerContact::Verdict CheckAt(Clock::time_point now);
+  // Beaten by the thread at every check (liveness).
+  const daemon::Heartbeat& heartbeat() const { return heartbeat_; }
 
  private:
   void Run();
@@ -82,6 +88,7 @@ class FailStaticWatchdog {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
+  daemon::Heartbeat heartbeat_;
   std::thread thread_;  // last: starts after everything above exists
 };
 

@@ -332,6 +332,11 @@ v1::SitePlan PlanInstaller::installed() const {
   return installed_;
 }
 
+uint64_t PlanInstaller::installed_generation() const {
+  std::lock_guard lock(mu_);
+  return installed_.generation();
+}
+
 v1::SitePlan PlanInstaller::effective() const {
   std::lock_guard lock(mu_);
   return EffectivePlan();

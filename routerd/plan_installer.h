@@ -73,6 +73,8 @@ class PlanInstaller {
 
   // The installed plan (empty SitePlan with generation 0 when none).
   v1::SitePlan installed() const;
+  // The installed plan's generation (0 when none), without copying the plan.
+  uint64_t installed_generation() const;
   // What the routers have: the installed plan with local repair applied.
   v1::SitePlan effective() const;
   // The links local repair acts on (reported down, not suspect).

@@ -7,6 +7,7 @@
 //   tls: {ca: ca.crt, cert: site-iad-routerd.crt, key: site-iad-routerd.key}
 //   state_dir: /var/lib/geodesic/routerd-iad   # the installed plan survives restarts
 //   agent_socket: /run/geodesic/iad-routerd.sock  # optional: the site agent's link events
+//   health: {listen: 127.0.0.1:7482}  # optional: GET /healthz, /readyz (daemon/health_server.h)
 //   fail_static:
 //     stale_after_s: 86400          # without any controller, keep routes this long (default 1 day)
 //   local_repair:                   # links that go down together are a suspect measurement (a starved
@@ -52,6 +53,7 @@ struct RouterdConfig {
   tls::TlsFiles tls;
   std::string state_dir;
   std::string agent_socket;  // empty: no local events
+  std::string health_listen;  // empty: no health endpoint
   std::chrono::seconds stale_after{86400};
   SuspectDownPolicy suspect_down;
   std::optional<bgp::SpeakerConfig> bgp;  // nullopt: log routes only

@@ -65,6 +65,21 @@ class RouterdServerImpl final : public RouterdServer {
     return absl::OkStatus();
   }
 
+  daemon::HealthChecks health_checks() override {
+    return {.live = [this] { return watchdog_.heartbeat().Check("fail-static watchdog loop", std::chrono::seconds(10)); },
+            .ready = [this] { return Readiness(); }};
+  }
+
+  daemon::HealthVerdict Readiness() const {
+    const uint64_t generation = installer_->installed_generation();
+    const size_t connected = contact_.connected_count();
+    const std::string controllers =
+        absl::StrCat(connected, " of ", config_.pathcomp_addresses.size(), " controllers connected");
+    if (generation == 0) return {.ok = false, .reason = absl::StrCat("no plan installed yet; ", controllers)};
+    return {.ok = true, .reason = absl::StrCat("plan generation ", generation, " installed",
+                                               connected == 0 ? " (fail-static); " : "; ", controllers)};
+  }
+
   void Shutdown() override {
     for (auto& subscriber : subscribers_) subscriber->Stop();
     if (agent_events_) agent_events_->Stop();

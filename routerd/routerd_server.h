@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "daemon/health.h"
 #include "routerd/routerd_config.h"
 
 namespace geodesic::routerd {
@@ -20,6 +21,12 @@ class RouterdServer {
   // Stops watching the controllers and the agent; the installed routes stay
   // on the routers (fail-static across restarts).
   virtual void Shutdown() = 0;
+
+  // For the health endpoint; the checks refer to this server and must not be
+  // called after it is destroyed. Live: the fail-static watchdog's loop (every
+  // second) has run within 10 s. Ready: a plan is installed (from a
+  // controller, or restored and kept fail-static while no controller answers).
+  virtual daemon::HealthChecks health_checks() = 0;
 };
 
 }  // namespace geodesic::routerd

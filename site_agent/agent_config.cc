@@ -119,6 +119,7 @@ absl::StatusOr<AgentConfig> LoadAgentConfig(const std::string& path) {
   config.interfaces_root = reader->OptionalPath("interfaces_root", config.interfaces_root);
   if (auto fabric = reader->OptionalMap("fabric_health")) config.fabric_health = ReadFabricHealth(*fabric);
   config.routerd_socket = reader->OptionalPath("routerd_socket", "");
+  config.health_listen = config::ReadHealthListen(*reader);
   std::set<std::string> seen;
   for (auto& entry : reader->RequiredMapList("links")) {
     LinkConfig link = ReadLink(entry);

@@ -26,6 +26,7 @@
 //     planes: 2
 //     rails: 8
 //   routerd_socket: /run/geodesic/iad-routerd.sock  # optional: local events to routerd
+//   health: {listen: 127.0.0.1:7481} # optional: GET /healthz, /readyz (daemon/health_server.h)
 //   links:                           # the backbone links leaving this facility
 //     - id: iad-nyc
 //       peer: 127.0.0.1:7302         # the far end's probe socket; without it the
@@ -83,6 +84,7 @@ struct AgentConfig {
   std::string interfaces_root = "/sys/class/net";
   std::optional<FabricHealthConfig> fabric_health;
   std::string routerd_socket;  // empty: no local events
+  std::string health_listen;   // empty: no health endpoint
   std::vector<LinkConfig> links;
 
   // Each link's configured (static) health, for the health sources.

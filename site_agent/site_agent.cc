@@ -93,6 +93,7 @@ class SiteAgentImpl final : public SiteAgent {
       if (stopping_) break;
       probe_changed_ = false;
       lock.unlock();
+      heartbeat_.Beat();
       const auto now = std::chrono::steady_clock::now();
       const bool due = now >= next_report;
       if (due) next_report = now + config_.report_interval;
@@ -109,6 +110,22 @@ class SiteAgentImpl final : public SiteAgent {
   }
 
   const absl::Status& start_status() const { return start_status_; }
+
+  daemon::HealthChecks health_checks() override {
+    const auto max_age = std::max<std::chrono::milliseconds>(10 * config_.poll_interval, std::chrono::seconds(10));
+    return {.live = [this, max_age] { return heartbeat_.Check("report loop", max_age); },
+            .ready = [this] {
+              size_t open = 0;
+              for (const auto& stream : streams_) open += stream->connected() ? 1 : 0;
+              if (open == 0) {
+                return daemon::HealthVerdict{
+                    .ok = false, .reason = absl::StrCat("no report session open to any of ", streams_.size(),
+                                                        " pathcomp replicas")};
+              }
+              return daemon::HealthVerdict{
+                  .ok = true, .reason = absl::StrCat("reporting to ", open, " of ", streams_.size(), " pathcomp replicas")};
+            }};
+  }
 
   void Stop() override {
     {
@@ -222,6 +239,7 @@ class SiteAgentImpl final : public SiteAgent {
   std::condition_variable cv_;
   bool stopping_ = false;
   bool probe_changed_ = false;
+  daemon::Heartbeat heartbeat_;  // beaten by Run's loop
   absl::Status start_status_;
   // Last: its thread calls back into the members above until it is destroyed.
   std::unique_ptr<probe::ProbeEngine> probes_;

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "daemon/health.h"
 #include "site_agent/agent_config.h"
 
 namespace geodesic::site_agent {
@@ -16,6 +17,12 @@ class SiteAgent {
 
   virtual void Run() = 0;
   virtual void Stop() = 0;
+
+  // For the health endpoint; the checks refer to this agent and must not be
+  // called after it is destroyed. Live: Run's loop has gone round within
+  // max(10 poll intervals, 10 s) (before Run, since Create). Ready: a report
+  // session to at least one pathcomp replica is open.
+  virtual daemon::HealthChecks health_checks() = 0;
 };
 
 }  // namespace geodesic::site_agent

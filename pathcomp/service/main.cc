@@ -1,27 +1,39 @@
-// pathcomp: the path-computation controller. Usage: pathcomp --config FILE
+// pathcomp: the path-computation controller.
+// Usage: pathcomp --config FILE | --check-config FILE | --version (daemon/command_line.h)
 #include <cstdio>
-#include <cstring>
 #include <string>
 
 #include "daemon/allocator.h"
+#include "daemon/command_line.h"
+#include "daemon/health_server.h"
 #include "daemon/log.h"
 #include "daemon/signals.h"
+#include "daemon/version.h"
 #include "pathcomp/service/pathcomp_config.h"
 #include "pathcomp/service/pathcomp_server.h"
 
 int main(int argc, char** argv) {
   using namespace geodesic;
-  if (argc != 3 || std::strcmp(argv[1], "--config") != 0) {
-    std::fprintf(stderr, "usage: pathcomp --config FILE\n");
-    return 2;
-  }
+  const daemon::CommandLine command = daemon::ParseCommandLine(
+      {.name = "pathcomp",
+       .summary = "the path-computation controller",
+       .version = std::string(daemon::Version()),
+       .check_config = [](const std::string& path) { return pathcomp::LoadPathcompConfig(path).status(); }},
+      argc, argv);
+  if (command.exit_code) return *command.exit_code;
   daemon::KeepFreedMemoryForReuse();
   daemon::BlockTerminationSignals();
   daemon::SetLogDaemonName("pathcomp");
-  auto config = pathcomp::LoadPathcompConfig(argv[2]);
+  auto config = pathcomp::LoadPathcompConfig(command.config_path);
   if (!config.ok()) {
     std::fprintf(stderr, "pathcomp: invalid configuration:\n%s\n",
                  std::string(config.status().message()).c_str());
+    return 1;
+  }
+  // Before the store opens, so probes see "starting" while a large model loads.
+  auto health = daemon::StartHealthServerIfConfigured(config->health_listen);
+  if (!health.ok()) {
+    std::fprintf(stderr, "pathcomp: cannot start: %s\n", std::string(health.status().message()).c_str());
     return 1;
   }
   auto server = pathcomp::PathcompServer::Start(*config);
@@ -30,8 +42,10 @@ int main(int argc, char** argv) {
                  std::string(server.status().message()).c_str());
     return 1;
   }
+  if (*health) (*health)->SetChecks((*server)->health_checks());
   const int signal_number = daemon::WaitForTerminationSignal();
   daemon::LogInfo("shutting down", {{"signal", std::to_string(signal_number)}});
+  health->reset();  // its checks refer to the server
   (*server)->Shutdown();
   return 0;
 }

@@ -49,6 +49,7 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
     replication->RejectUnknownKeys();
   }
   config.tls = config::ReadTlsKeys(*reader);
+  config.health_listen = config::ReadHealthListen(*reader);
   reader->RejectUnknownKeys();
   if (auto status = reader->status(); !status.ok()) return status;
   return config;

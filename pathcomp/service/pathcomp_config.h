@@ -15,6 +15,7 @@
 //     - {priority: 0, objective: mlu}         # route all, minimize max link utilization
 //     - {priority: 1, objective: total-flow}  # carry the most that fits, fairly
 //   tls: {ca: ca.crt, cert: pathcomp-pc1.crt, key: pathcomp-pc1.key}
+//   health: {listen: 127.0.0.1:7480}  # optional: GET /healthz, /readyz (daemon/health_server.h)
 //   replication:                     # optional; without it the replica runs standalone
 //     etcd: [127.0.0.1:2379, 127.0.0.1:22379, 127.0.0.1:32379]
 //     election: geodesic/pathcomp/leader   # optional
@@ -51,6 +52,7 @@ struct PathcompConfig {
   double chain_headroom = 0.1;
   std::map<uint32_t, McfObjective> elephant_objectives;  // priority -> objective
   tls::TlsFiles tls;
+  std::string health_listen;  // empty: no health endpoint
   std::optional<ReplicationConfig> replication;  // nullopt: standalone
 };
 

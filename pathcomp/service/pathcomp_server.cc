@@ -380,12 +380,27 @@ class PathcompServerImpl final : public PathcompServer {
     while (!expiry_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_expiry_; })) {
       lock.unlock();
       operators_.ExpireIntents(daemon::UnixNowMs());
+      heartbeat_.Beat();
       lock.lock();
     }
   }
 
   Planner& planner() { return planner_; }
   std::string address() const override { return address_; }
+
+  daemon::HealthChecks health_checks() override {
+    return {.live = [this] { return heartbeat_.Check("intent expiry loop", std::chrono::seconds(30)); },
+            .ready = [this] { return Readiness(); }};
+  }
+
+  daemon::HealthVerdict Readiness() const {
+    if (!replication_) return {.ok = true, .reason = "standalone; model loaded"};
+    if (auto epoch = LeadingEpoch()) return {.ok = true, .reason = "leader, epoch " + std::to_string(*epoch)};
+    const LeaderElection* election = election_ptr_.load();
+    const std::string leader = election == nullptr ? "" : election->CurrentLeader();
+    if (leader.empty()) return {.ok = false, .reason = "no leader elected (is etcd reachable?)"};
+    return {.ok = true, .reason = "following " + leader};
+  }
 
   void Shutdown() override {
     if (shut_down_) return;
@@ -429,6 +444,7 @@ class PathcompServerImpl final : public PathcompServer {
   std::condition_variable expiry_cv_;
   bool stop_expiry_ = false;
   std::thread expiry_;
+  daemon::Heartbeat heartbeat_;  // beaten by expiry_
 };
 
 }  // namespace

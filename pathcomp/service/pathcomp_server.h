@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "daemon/health.h"
 #include "pathcomp/service/pathcomp_config.h"
 
 namespace geodesic::pathcomp {
@@ -22,6 +23,13 @@ class PathcompServer {
   virtual std::string address() const = 0;
   // Stops accepting calls, ends open streams and stops the planner.
   virtual void Shutdown() = 0;
+
+  // For the health endpoint; the checks refer to this server and must not be
+  // called after it is destroyed. Live: the intent-expiry loop, which takes
+  // the model's lock every second, has run within 30 s. Ready: the model is
+  // loaded (always, once Start returned) and the replica is standalone, leads,
+  // or follows a leader etcd names (asks etcd: up to its call timeout).
+  virtual daemon::HealthChecks health_checks() = 0;
 };
 
 }  // namespace geodesic::pathcomp
