@@ -218,7 +218,12 @@ void InventoryReplica::Run() {
     // Read the header with the revision to watch from, then apply its release.
     auto range = etcd_.RangePrefix(header_key_);
     absl::Status outcome = range.status();
-    if (range.ok()) {
+    v1::InventoryRelease header;
+    const bool stored = range.ok() && !range->kvs.empty();
+    if (stored && !header.ParseFromString(range->kvs[0].value())) {
+      outcome = absl::DataLossError(absl::StrCat("etcd key ", header_key_, " is not an inventory release"));
+    }
+    if (outcome.ok() && stored && header.version() > applied_version_) {  // an applied release is not read again
       auto content = Fetch();
       outcome = content.status();
       if (content.ok() && content->has_value()) {
