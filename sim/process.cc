@@ -12,6 +12,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "sim/wait_until.h"
@@ -128,7 +130,10 @@ absl::StatusOr<RunResult> RunCommand(const std::vector<std::string>& argv) {
   return RunResult{DecodeStatus(status), std::move(output)};
 }
 
-absl::StatusOr<int> FreePort(int socket_type, const std::string& address) {
+namespace {
+
+// One free port as the kernel picks it for a bind to port 0.
+absl::StatusOr<int> PickPort(int socket_type, const std::string& address) {
   const int fd = ::socket(AF_INET, socket_type | SOCK_CLOEXEC, 0);
   sockaddr_in sin{};
   sin.sin_family = AF_INET;
@@ -141,6 +146,25 @@ absl::StatusOr<int> FreePort(int socket_type, const std::string& address) {
   }
   ::close(fd);
   return ntohs(sin.sin_port);
+}
+
+}  // namespace
+
+absl::StatusOr<int> FreePort(int socket_type, const std::string& address) {
+  // Once closed, the port the kernel picked may be picked again at the next
+  // call: two members of one etcd cluster were once given the same peer port.
+  // Never hand out a port twice in this process.
+  static std::mutex mu;
+  static std::set<int> handed_out;
+  constexpr int kAttempts = 64;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    auto port = PickPort(socket_type, address);
+    if (!port.ok()) return port.status();
+    std::lock_guard lock(mu);
+    if (handed_out.insert(*port).second) return *port;
+  }
+  return absl::UnavailableError(absl::StrCat("no port on ", address, " not handed out already, in ", kAttempts,
+                                              " tries"));
 }
 
 }  // namespace geodesic::sim
