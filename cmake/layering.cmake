@@ -24,8 +24,9 @@ list(APPEND GEODESIC_LAYER_0 geodesic_version)
 
 # Same-layer uses the data flow allows ("user>used").
 set(GEODESIC_SAME_LAYER_EDGES
-  # layer 0: the names of link states are the wire's enums
-  geodesic_entity>geodesic_proto
+  # layer 0: the names of link states are the wire's enums; the admin
+  # listener writes its address file crash-safely
+  geodesic_entity>geodesic_proto geodesic_daemon>geodesic_files
   # layer 1: config keys name TLS files; topology files are config files
   geodesic_config_shared_keys>geodesic_config geodesic_config_shared_keys>geodesic_tls
   geodesic_topology>geodesic_config

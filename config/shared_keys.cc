@@ -1,7 +1,7 @@
 #include "config/shared_keys.h"
 
 #include "absl/strings/numbers.h"
-#include "daemon/health_server.h"
+#include "daemon/admin_server.h"
 
 namespace geodesic::config {
 
@@ -46,6 +46,36 @@ std::string ReadHealthListen(ConfigReader& reader) {
   }
   health->RejectUnknownKeys();
   return listen;
+}
+
+std::optional<daemon::AdminServerOptions> ReadMetricsListen(ConfigReader& reader, const tls::TlsFiles& tls_files) {
+  auto metrics = reader.OptionalMap("metrics");
+  if (!metrics) return std::nullopt;
+  daemon::AdminServerOptions options;
+  options.listen = metrics->RequiredString("listen");
+  options.address_file = metrics->OptionalPath("address_file", "");
+  const bool use_tls = metrics->OptionalBool("tls", false);
+  const bool require_client_cert = metrics->OptionalBool("require_client_cert", true);
+  const bool allow_remote_plain = metrics->OptionalBool("allow_remote_plain_http", false);
+  if (!options.listen.empty()) {
+    if (absl::Status valid = daemon::ValidateListenAddress(options.listen, /*allow_port_zero=*/true); !valid.ok()) {
+      metrics->AddError("listen", std::string(valid.message()));
+    } else if (!use_tls && !allow_remote_plain && !daemon::IsLoopbackListenAddress(options.listen)) {
+      metrics->AddError("listen", "plain HTTP has no authentication: use a loopback address, set tls: true, "
+                                  "or allow_remote_plain_http: true");
+    }
+  }
+  if (!use_tls && metrics->Has("require_client_cert")) {
+    metrics->AddError("require_client_cert", "only means something with tls: true");
+  }
+  if (use_tls) {
+    options.tls = daemon::AdminTls{.ca_path = tls_files.ca_path,
+                                   .cert_path = tls_files.cert_path,
+                                   .key_path = tls_files.key_path,
+                                   .require_client_cert = require_client_cert};
+  }
+  metrics->RejectUnknownKeys();
+  return options;
 }
 
 }  // namespace geodesic::config

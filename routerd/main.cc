@@ -4,10 +4,11 @@
 #include <string>
 
 #include "daemon/command_line.h"
-#include "daemon/health_server.h"
+#include "daemon/admin_server.h"
 #include "daemon/log.h"
 #include "daemon/signals.h"
 #include "daemon/version.h"
+#include "metrics/metrics_registry.h"
 #include "routerd/routerd_config.h"
 #include "routerd/routerd_server.h"
 
@@ -28,22 +29,24 @@ int main(int argc, char** argv) {
     return 1;
   }
   daemon::SetLogDaemonName("routerd/" + config->facility_id);
-  auto health = daemon::StartHealthServerIfConfigured(config->health_listen);
-  if (!health.ok()) {
+  metrics::Registry registry("routerd", {{"version", std::string(daemon::Version())}, {"facility", config->facility_id}});
+  auto listeners = daemon::DaemonListeners::Start(config->health_listen, config->metrics);
+  if (!listeners.ok()) {
     std::fprintf(stderr, "routerd: %s: %s\n", command.config_path.c_str(),
-                 std::string(health.status().message()).c_str());
+                 std::string(listeners.status().message()).c_str());
     return 1;
   }
+  listeners->AddRoute("/metrics", metrics::ScrapeHandler(registry));
   auto server = routerd::RouterdServer::Start(*std::move(config));
   if (!server.ok()) {
     std::fprintf(stderr, "routerd: %s: %s\n", command.config_path.c_str(),
                  std::string(server.status().message()).c_str());
     return 1;
   }
-  if (*health) (*health)->SetChecks((*server)->health_checks());
+  listeners->SetChecks((*server)->health_checks());
   daemon::WaitForTerminationSignal();
   daemon::LogInfo("shutting down; installed routes stay on the routers");
-  health->reset();  // its checks refer to the server
+  listeners->Stop();  // their checks refer to the server
   (*server)->Shutdown();
   return 0;
 }

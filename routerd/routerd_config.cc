@@ -132,6 +132,7 @@ absl::StatusOr<RouterdConfig> ReadConfig(config::ConfigReader reader) {
   config.state_dir = reader.RequiredPath("state_dir");
   config.agent_socket = reader.OptionalPath("agent_socket", "");
   config.health_listen = config::ReadHealthListen(reader);
+  config.metrics = config::ReadMetricsListen(reader, config.tls);
   if (auto fail_static = reader.OptionalMap("fail_static")) {
     config.stale_after = std::chrono::seconds(fail_static->OptionalUint("stale_after_s", 86400, 60, 365 * 86400));
     fail_static->RejectUnknownKeys();

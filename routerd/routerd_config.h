@@ -7,7 +7,9 @@
 //   tls: {ca: ca.crt, cert: site-iad-routerd.crt, key: site-iad-routerd.key}
 //   state_dir: /var/lib/geodesic/routerd-iad   # the installed plan survives restarts
 //   agent_socket: /run/geodesic/iad-routerd.sock  # optional: the site agent's link events
-//   health: {listen: 127.0.0.1:7482}  # optional: GET /healthz, /readyz (daemon/health_server.h)
+//   health: {listen: 127.0.0.1:7482}  # optional: GET /healthz, /readyz (daemon/admin_server.h)
+//   metrics: {listen: 127.0.0.1:9482}  # optional: the admin listener: /metrics, /healthz, /readyz
+//                                    # (config/shared_keys.h: tls, address_file)
 //   fail_static:
 //     stale_after_s: 86400          # without any controller, keep routes this long (default 1 day)
 //   local_repair:                   # links that go down together are a suspect measurement (a starved
@@ -41,6 +43,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "daemon/admin_server.h"
 #include "routerd/bgp/speaker.h"
 #include "routerd/suspect_down.h"
 #include "tls/credentials.h"
@@ -54,6 +57,7 @@ struct RouterdConfig {
   std::string state_dir;
   std::string agent_socket;  // empty: no local events
   std::string health_listen;  // empty: no health endpoint
+  std::optional<daemon::AdminServerOptions> metrics;  // nullopt: no admin listener
   std::chrono::seconds stale_after{86400};
   SuspectDownPolicy suspect_down;
   std::optional<bgp::SpeakerConfig> bgp;  // nullopt: log routes only

@@ -120,6 +120,7 @@ absl::StatusOr<AgentConfig> LoadAgentConfig(const std::string& path) {
   if (auto fabric = reader->OptionalMap("fabric_health")) config.fabric_health = ReadFabricHealth(*fabric);
   config.routerd_socket = reader->OptionalPath("routerd_socket", "");
   config.health_listen = config::ReadHealthListen(*reader);
+  config.metrics = config::ReadMetricsListen(*reader, config.tls);
   std::set<std::string> seen;
   for (auto& entry : reader->RequiredMapList("links")) {
     LinkConfig link = ReadLink(entry);

@@ -26,7 +26,9 @@
 //     planes: 2
 //     rails: 8
 //   routerd_socket: /run/geodesic/iad-routerd.sock  # optional: local events to routerd
-//   health: {listen: 127.0.0.1:7481} # optional: GET /healthz, /readyz (daemon/health_server.h)
+//   health: {listen: 127.0.0.1:7481} # optional: GET /healthz, /readyz (daemon/admin_server.h)
+//   metrics: {listen: 127.0.0.1:9481}  # optional: the admin listener: /metrics, /healthz, /readyz
+//                                    # (config/shared_keys.h: tls, address_file)
 //   links:                           # the backbone links leaving this facility
 //     - id: iad-nyc
 //       peer: 127.0.0.1:7302         # the far end's probe socket; without it the
@@ -40,6 +42,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "daemon/admin_server.h"
 #include "geodesic/v1/model.pb.h"
 #include "site_agent/fabric_health_source.h"
 #include "tls/credentials.h"
@@ -85,6 +88,7 @@ struct AgentConfig {
   std::optional<FabricHealthConfig> fabric_health;
   std::string routerd_socket;  // empty: no local events
   std::string health_listen;   // empty: no health endpoint
+  std::optional<daemon::AdminServerOptions> metrics;  // nullopt: no admin listener
   std::vector<LinkConfig> links;
 
   // Each link's configured (static) health, for the health sources.

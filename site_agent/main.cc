@@ -5,10 +5,11 @@
 #include <thread>
 
 #include "daemon/command_line.h"
-#include "daemon/health_server.h"
+#include "daemon/admin_server.h"
 #include "daemon/log.h"
 #include "daemon/signals.h"
 #include "daemon/version.h"
+#include "metrics/metrics_registry.h"
 #include "site_agent/agent_config.h"
 #include "site_agent/site_agent.h"
 
@@ -29,25 +30,27 @@ int main(int argc, char** argv) {
     return 1;
   }
   daemon::SetLogDaemonName("site_agent/" + config->facility_id);
-  auto health = daemon::StartHealthServerIfConfigured(config->health_listen);
-  if (!health.ok()) {
+  metrics::Registry registry("site_agent", {{"version", std::string(daemon::Version())}, {"facility", config->facility_id}});
+  auto listeners = daemon::DaemonListeners::Start(config->health_listen, config->metrics);
+  if (!listeners.ok()) {
     std::fprintf(stderr, "site_agent: %s: %s\n", command.config_path.c_str(),
-                 std::string(health.status().message()).c_str());
+                 std::string(listeners.status().message()).c_str());
     return 1;
   }
+  listeners->AddRoute("/metrics", metrics::ScrapeHandler(registry));
   auto agent = site_agent::SiteAgent::Create(*config);
   if (!agent.ok()) {
     std::fprintf(stderr, "site_agent: %s: %s\n", command.config_path.c_str(),
                  std::string(agent.status().message()).c_str());
     return 1;
   }
-  if (*health) (*health)->SetChecks((*agent)->health_checks());
+  listeners->SetChecks((*agent)->health_checks());
   std::thread waiter([&] {
     daemon::WaitForTerminationSignal();
     (*agent)->Stop();
   });
   (*agent)->Run();
   waiter.join();
-  health->reset();  // its checks refer to the agent
+  listeners->Stop();  // their checks refer to the agent
   return 0;
 }

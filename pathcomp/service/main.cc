@@ -5,10 +5,11 @@
 
 #include "daemon/allocator.h"
 #include "daemon/command_line.h"
-#include "daemon/health_server.h"
+#include "daemon/admin_server.h"
 #include "daemon/log.h"
 #include "daemon/signals.h"
 #include "daemon/version.h"
+#include "metrics/metrics_registry.h"
 #include "pathcomp/service/pathcomp_config.h"
 #include "pathcomp/service/pathcomp_server.h"
 
@@ -30,22 +31,24 @@ int main(int argc, char** argv) {
                  std::string(config.status().message()).c_str());
     return 1;
   }
+  metrics::Registry registry("pathcomp", {{"version", std::string(daemon::Version())}, {"replica", config->replica_id}});
   // Before the store opens, so probes see "starting" while a large model loads.
-  auto health = daemon::StartHealthServerIfConfigured(config->health_listen);
-  if (!health.ok()) {
-    std::fprintf(stderr, "pathcomp: cannot start: %s\n", std::string(health.status().message()).c_str());
+  auto listeners = daemon::DaemonListeners::Start(config->health_listen, config->metrics);
+  if (!listeners.ok()) {
+    std::fprintf(stderr, "pathcomp: cannot start: %s\n", std::string(listeners.status().message()).c_str());
     return 1;
   }
+  listeners->AddRoute("/metrics", metrics::ScrapeHandler(registry));
   auto server = pathcomp::PathcompServer::Start(*config);
   if (!server.ok()) {
     std::fprintf(stderr, "pathcomp: cannot start: %s\n",
                  std::string(server.status().message()).c_str());
     return 1;
   }
-  if (*health) (*health)->SetChecks((*server)->health_checks());
+  listeners->SetChecks((*server)->health_checks());
   const int signal_number = daemon::WaitForTerminationSignal();
   daemon::LogInfo("shutting down", {{"signal", std::to_string(signal_number)}});
-  health->reset();  // its checks refer to the server
+  listeners->Stop();  // their checks and routes refer to the server
   (*server)->Shutdown();
   return 0;
 }

@@ -50,6 +50,7 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
   }
   config.tls = config::ReadTlsKeys(*reader);
   config.health_listen = config::ReadHealthListen(*reader);
+  config.metrics = config::ReadMetricsListen(*reader, config.tls);
   reader->RejectUnknownKeys();
   if (auto status = reader->status(); !status.ok()) return status;
   return config;

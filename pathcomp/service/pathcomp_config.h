@@ -15,7 +15,9 @@
 //     - {priority: 0, objective: mlu}         # route all, minimize max link utilization
 //     - {priority: 1, objective: total-flow}  # carry the most that fits, fairly
 //   tls: {ca: ca.crt, cert: pathcomp-pc1.crt, key: pathcomp-pc1.key}
-//   health: {listen: 127.0.0.1:7480}  # optional: GET /healthz, /readyz (daemon/health_server.h)
+//   health: {listen: 127.0.0.1:7480}  # optional: GET /healthz, /readyz (daemon/admin_server.h)
+//   metrics: {listen: 127.0.0.1:9480}  # optional: the admin listener: /metrics, /healthz, /readyz
+//                                    # and the console at / (config/shared_keys.h: tls, address_file)
 //   replication:                     # optional; without it the replica runs standalone
 //     etcd: [127.0.0.1:2379, 127.0.0.1:22379, 127.0.0.1:32379]
 //     election: geodesic/pathcomp/leader   # optional
@@ -29,6 +31,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "daemon/admin_server.h"
 #include "pathcomp/solver/mcf_problem.h"
 #include "tls/credentials.h"
 
@@ -53,6 +56,7 @@ struct PathcompConfig {
   std::map<uint32_t, McfObjective> elephant_objectives;  // priority -> objective
   tls::TlsFiles tls;
   std::string health_listen;  // empty: no health endpoint
+  std::optional<daemon::AdminServerOptions> metrics;  // nullopt: no admin listener
   std::optional<ReplicationConfig> replication;  // nullopt: standalone
 };
 

@@ -1,9 +1,10 @@
-#include "daemon/health_server.h"
+#include "daemon/admin_server.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -62,13 +63,13 @@ Answer Get(const std::string& address, const std::string& target, http::verb ver
   return {response.result_int(), response.body()};
 }
 
-std::unique_ptr<HealthServer> StartOnLoopback(std::chrono::milliseconds read_timeout = std::chrono::seconds(5)) {
-  auto server = HealthServer::Start({.listen = "127.0.0.1:0", .max_request_bytes = 1024, .read_timeout = read_timeout});
+std::unique_ptr<AdminServer> StartOnLoopback(std::chrono::milliseconds read_timeout = std::chrono::seconds(5)) {
+  auto server = AdminServer::Start({.listen = "127.0.0.1:0", .max_request_bytes = 1024, .read_timeout = read_timeout});
   EXPECT_TRUE(server.ok()) << server.status();
   return server.ok() ? *std::move(server) : nullptr;
 }
 
-TEST(HealthServerTest, AnswersStartingUntilTheDaemonGivesItsChecks) {
+TEST(AdminServerTest, AnswersStartingUntilTheDaemonGivesItsChecks) {
   auto server = StartOnLoopback();
   ASSERT_NE(server, nullptr);
   EXPECT_THAT(server->address(), ::testing::StartsWith("127.0.0.1:"));
@@ -81,7 +82,7 @@ TEST(HealthServerTest, AnswersStartingUntilTheDaemonGivesItsChecks) {
   EXPECT_EQ(ready.body, "starting\n");
 }
 
-TEST(HealthServerTest, AnswersBothEndpointsFromTheChecks) {
+TEST(AdminServerTest, AnswersBothEndpointsFromTheChecks) {
   auto server = StartOnLoopback();
   ASSERT_NE(server, nullptr);
   std::atomic<bool> ready{false};
@@ -102,7 +103,7 @@ TEST(HealthServerTest, AnswersBothEndpointsFromTheChecks) {
   EXPECT_EQ(now_ready.body, "leader, epoch 3\n");
 }
 
-TEST(HealthServerTest, LivenessFailsWithTheReason) {
+TEST(AdminServerTest, LivenessFailsWithTheReason) {
   auto server = StartOnLoopback();
   ASSERT_NE(server, nullptr);
   Heartbeat heartbeat(Heartbeat::Clock::now() - std::chrono::seconds(60));
@@ -117,16 +118,44 @@ TEST(HealthServerTest, LivenessFailsWithTheReason) {
   EXPECT_THAT(alive.body, HasSubstr("report loop ran 0.0 s ago"));
 }
 
-TEST(HealthServerTest, RefusesOtherPathsMethodsAndMalformedRequests) {
+TEST(AdminServerTest, RefusesOtherPathsMethodsAndMalformedRequests) {
   auto server = StartOnLoopback();
   ASSERT_NE(server, nullptr);
   EXPECT_EQ(Get(server->address(), "/metrics").status, 404u);
-  EXPECT_EQ(Get(server->address(), "/healthz?x=1").status, 404u);
+  EXPECT_EQ(Get(server->address(), "/healthz/x").status, 404u);
   EXPECT_EQ(Get(server->address(), "/readyz", http::verb::post).status, 405u);
   EXPECT_EQ(SendRaw(server->address(), "NONSENSE\r\n\r\n").status, 400u);
 }
 
-TEST(HealthServerTest, RefusesARequestLargerThanTheLimit) {
+TEST(AdminServerTest, ServesRoutesWithTheirDecodedQuery) {
+  auto server = StartOnLoopback();
+  ASSERT_NE(server, nullptr);
+  EXPECT_EQ(Get(server->address(), "/echo").status, 404u);
+  server->AddRoute("/echo", [](const HttpRequest& request) {
+    std::string body = request.path;
+    for (const auto& [key, value] : request.query) body += "|" + key + "=" + value;
+    return HttpResponse{.status = 200, .content_type = "text/plain", .body = body};
+  });
+  server->AddRoute("/teapot", [](const HttpRequest&) { return HttpResponse{.status = 418, .body = "short\n"}; });
+  EXPECT_EQ(Get(server->address(), "/echo?src=iad&dst=d%66w&note=a+b&flag&bad=%zz").body,
+            "/echo|bad=%zz|dst=dfw|flag=|note=a b|src=iad");
+  EXPECT_EQ(Get(server->address(), "/teapot").status, 418u);
+  EXPECT_EQ(Get(server->address(), "/echo", http::verb::post).status, 405u);
+  EXPECT_EQ(Get(server->address(), "/healthz?verbose=1").status, 200u);  // a query does not change the path
+}
+
+TEST(AdminServerTest, WritesItsAddressFile) {
+  const std::string file = ::testing::TempDir() + "/admin_server_test.addr";
+  auto server = AdminServer::Start({.listen = "127.0.0.1:0", .address_file = file});
+  ASSERT_TRUE(server.ok()) << server.status();
+  std::ifstream in(file);
+  std::string address;
+  std::getline(in, address);
+  EXPECT_EQ(address, (*server)->address());
+  EXPECT_EQ((*server)->url(), "http://" + address);
+}
+
+TEST(AdminServerTest, RefusesARequestLargerThanTheLimit) {
   auto server = StartOnLoopback();
   ASSERT_NE(server, nullptr);
   const std::string big = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: " + std::string(4096, 'a') + "\r\n\r\n";
@@ -135,7 +164,7 @@ TEST(HealthServerTest, RefusesARequestLargerThanTheLimit) {
   EXPECT_EQ(Get(server->address(), "/healthz").status, 200u);
 }
 
-TEST(HealthServerTest, DropsAClientThatSendsNothingAfterTheReadTimeout) {
+TEST(AdminServerTest, DropsAClientThatSendsNothingAfterTheReadTimeout) {
   auto server = StartOnLoopback(std::chrono::milliseconds(200));
   ASSERT_NE(server, nullptr);
   asio::io_context io;
@@ -151,7 +180,7 @@ TEST(HealthServerTest, DropsAClientThatSendsNothingAfterTheReadTimeout) {
   EXPECT_EQ(Get(server->address(), "/healthz").status, 200u);
 }
 
-TEST(HealthServerTest, ValidatesListenAddresses) {
+TEST(AdminServerTest, ValidatesListenAddresses) {
   EXPECT_TRUE(ValidateListenAddress("127.0.0.1:7480", false).ok());
   EXPECT_TRUE(ValidateListenAddress("0.0.0.0:7480", false).ok());
   EXPECT_TRUE(ValidateListenAddress("[::1]:7480", false).ok());
@@ -161,13 +190,13 @@ TEST(HealthServerTest, ValidatesListenAddresses) {
   EXPECT_THAT(ValidateListenAddress("::1:7480", false).message(), HasSubstr("in brackets"));
   EXPECT_THAT(ValidateListenAddress("127.0.0.1:70000", false).message(), HasSubstr("not a port"));
   EXPECT_THAT(ValidateListenAddress("127.0.0.1", false).message(), HasSubstr("not IP:PORT"));
-  EXPECT_FALSE(HealthServer::Start({.listen = "127.0.0.1:x"}).ok());
+  EXPECT_FALSE(AdminServer::Start({.listen = "127.0.0.1:x"}).ok());
 }
 
-TEST(HealthServerTest, ReportsAPortInUse) {
+TEST(AdminServerTest, ReportsAPortInUse) {
   auto first = StartOnLoopback();
   ASSERT_NE(first, nullptr);
-  auto second = HealthServer::Start({.listen = first->address()});
+  auto second = AdminServer::Start({.listen = first->address()});
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(second.status().message(), HasSubstr("cannot listen on " + first->address()));
