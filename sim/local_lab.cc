@@ -106,7 +106,7 @@ absl::Status LocalLab::WritePathcompConfig(int replica, const std::string& liste
       "replica_id: ", ReplicaId(replica), "\nlisten: ", listen_address, "\nlisten_address_file: ", dir, "/", name,
       ".addr\nstate_dir: ", dir, "/state/", name, "\ntopology: ", fs::absolute(options_.topology_path).string(),
       "\nsolve_debounce_ms: ", options_.solve_debounce_ms, "\n", TlsBlock(pki, "pathcomp-" + ReplicaId(replica)),
-      replication);
+      MetricsBlock(name), replication);
   return files::AtomicWriteFile(config_path(name), pathcomp);
   // Agent and routerd configs need pathcomp's address: they are written at their start.
 }
@@ -117,10 +117,35 @@ std::string LocalLab::PathcompList() const {
   return list;
 }
 
+std::string LocalLab::AdminAddressFile(const std::string& name) const {
+  std::string file_name = name;
+  std::replace(file_name.begin(), file_name.end(), '/', '-');
+  return absl::StrCat(options_.work_dir, "/", file_name, ".admin.addr");
+}
+
+std::string LocalLab::MetricsBlock(const std::string& name) const {
+  return absl::StrCat("metrics: {listen: \"127.0.0.1:0\", address_file: ", AdminAddressFile(name), "}\n");
+}
+
+absl::StatusOr<std::string> LocalLab::AdminUrl(const std::string& name) {
+  ChildProcess* child = process(name);
+  if (child == nullptr) return absl::NotFoundError(absl::StrCat("never started: ", name));
+  std::string address;
+  const absl::Status listening =
+      WaitUntil(absl::StrCat(name, " to write its admin listener's address"), std::chrono::seconds(30), [&] {
+        std::ifstream in(AdminAddressFile(name));
+        return (in >> address && !address.empty()) || !child->running();
+      });
+  if (!listening.ok()) return listening;
+  if (address.empty()) return absl::UnavailableError(absl::StrCat(name, " exited before its admin listener was up"));
+  return "http://" + address;
+}
+
 absl::Status LocalLab::Spawn(const std::string& name, const std::string& binary,
                              const std::string& config) {
   std::string log_name = name;
   std::replace(log_name.begin(), log_name.end(), '/', '-');
+  fs::remove(AdminAddressFile(name));  // AdminUrl waits for this run's
   auto process = ChildProcess::Spawn({options_.binary_dir + "/" + binary, "--config", config},
                                      options_.work_dir + "/logs/" + log_name + ".log");
   if (!process.ok()) return process.status();
@@ -223,8 +248,8 @@ absl::Status LocalLab::StartAgent(const std::string& facility_id) {
       "poll_interval_ms: ", options_.agent_poll_interval_ms,
       "\nreport_interval_ms: ", options_.agent_report_interval_ms, "\nhealth_file: ",
       options_.work_dir, "/health-", facility_id, ".yaml\n",
-      TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), probe, fabric_health, "routerd_socket: ", LocalSocket(facility_id),
-      "\nlinks:\n", links);
+      TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), MetricsBlock("agent/" + facility_id), probe,
+      fabric_health, "routerd_socket: ", LocalSocket(facility_id), "\nlinks:\n", links);
   const std::string name = "agent/" + facility_id;
   if (auto status = files::AtomicWriteFile(config_path(name), config); !status.ok()) return status;
   return Spawn(name, "bin/site_agent", config_path(name));
@@ -283,7 +308,8 @@ absl::Status LocalLab::StartRouterd(const std::string& facility_id) {
   const std::string config = absl::StrCat(
       "facility: ", facility_id, "\npathcomp:\n", PathcompList(),
       "state_dir: ", options_.work_dir, "/state/routerd-", facility_id, "\nagent_socket: ",
-      LocalSocket(facility_id), "\n", TlsBlock(pki_dir(), "site-" + facility_id + "-routerd"), *bgp);
+      LocalSocket(facility_id), "\n", TlsBlock(pki_dir(), "site-" + facility_id + "-routerd"),
+      MetricsBlock("routerd/" + facility_id), *bgp);
   const std::string name = "routerd/" + facility_id;
   if (auto status = files::AtomicWriteFile(config_path(name), config); !status.ok()) return status;
   return Spawn(name, "bin/routerd", config_path(name));

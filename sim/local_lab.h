@@ -81,6 +81,10 @@ class LocalLab {
 
   // The process named "pathcomp", "agent/<f>" or "routerd/<f>"; nullptr if not started.
   ChildProcess* process(const std::string& name);
+  // The named process's admin listener (/metrics, /healthz, /readyz, and
+  // pathcomp's console), "http://127.0.0.1:PORT" on an ephemeral port; waits
+  // until the (current run of the) process listens.
+  [[nodiscard]] absl::StatusOr<std::string> AdminUrl(const std::string& name);
 
   // The facility's FRR router (bgp_facilities only; started with its routerd).
   FrrRouter* frr(const std::string& facility_id);
@@ -135,6 +139,9 @@ class LocalLab {
   absl::StatusOr<std::string> BgpBlock(const std::string& facility_id);
   absl::Status Spawn(const std::string& name, const std::string& binary,
                      const std::string& config);
+  // The `metrics:` block of a process's config, and where it writes its address.
+  std::string MetricsBlock(const std::string& name) const;
+  std::string AdminAddressFile(const std::string& name) const;
 
   LabOptions options_;
   topology::Topology topology_;
