@@ -20,7 +20,7 @@ TSAN_ENV = TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(S
 # The ctest names of a label's tests, which are also their build targets.
 label_tests = $$(cd $(1) && ctest -N -L $(2) | sed -n 's/^ *Test *\#[0-9]*: //p')
 
-.PHONY: all deps configure build test test-unit test-sanitize test-asan test-tsan demo bench package clean
+.PHONY: all deps configure build test test-unit test-sanitize test-asan test-tsan demo demo-up bench package clean
 
 all: build
 
@@ -60,6 +60,11 @@ package: build
 
 demo: build
 	$(BUILD_DIR)/bin/geodesic-demo --source-dir $(CURDIR) --binary-dir $(CURDIR)/$(BUILD_DIR)
+
+# The demo, left running after its fiber cut and repair (Ctrl-C stops it): open
+# the console it prints, or run Prometheus on deploy/prometheus/prometheus.yml.
+demo-up: build
+	$(BUILD_DIR)/bin/geodesic-demo --source-dir $(CURDIR) --binary-dir $(CURDIR)/$(BUILD_DIR) --stay
 
 bench: build
 	@for b in $(BUILD_DIR)/bin/bench_*; do [ -x "$$b" ] || continue; "$$b" || exit 1; done

@@ -2,9 +2,17 @@
 // a site agent and a routerd for every facility of the example backbone, over
 // mTLS on loopback; shows the plan arriving at every site; cuts a fiber; shows
 // the reroute reach every site; repairs it; stops everything. Exit 0 on success.
+// Every daemon serves /metrics (and pathcomp its console) on an admin listener;
+// the demo prints where and writes them as Prometheus file_sd targets
+// (<work-dir>/prometheus-targets.json, read by deploy/prometheus/prometheus.yml).
+// With --stay it keeps everything running after the repair until Ctrl-C, so a
+// person can open the console and point Prometheus at it.
 //
 // Usage: geodesic-demo --source-dir DIR --binary-dir DIR [--topology FILE] [--work-dir DIR]
-//                      [--cut LINK,REVERSE]
+//                      [--cut LINK,REVERSE] [--stay]
+#include <csignal>
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "files/atomic_file.h"
 #include "sim/lab_client.h"
 #include "sim/local_lab.h"
 #include "sim/wait_until.h"
@@ -34,7 +43,62 @@ struct DemoOptions {
   std::string topology;
   std::string work_dir;
   std::string cut = "iad-chi,chi-iad";
+  bool stay = false;
 };
+
+// Ctrl-C or SIGTERM while the demo stays up: a byte on this pipe.
+int stop_pipe[2] = {-1, -1};
+extern "C" void OnStopSignal(int) {
+  const char byte = 1;
+  [[maybe_unused]] const ssize_t ignored = write(stop_pipe[1], &byte, 1);
+}
+
+// Blocks until Ctrl-C or SIGTERM.
+void WaitForStopSignal() {
+  if (pipe(stop_pipe) != 0) return;
+  struct sigaction action = {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  char byte = 0;
+  while (read(stop_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+  }
+}
+
+// Every daemon's admin listener, for a person (printed) and for Prometheus
+// (file_sd targets with the daemon and facility as labels).
+absl::Status ShowAdminListeners(LocalLab& lab) {
+  auto console = lab.AdminUrl("pathcomp");
+  if (!console.ok()) return console.status();
+  std::printf("    console  %s/   (the backbone map; JSON under /api/v1/)\n", console->c_str());
+  std::printf("    metrics  %s/metrics\n", console->c_str());
+  std::string targets = "[\n";
+  const auto add_target = [&](const std::string& url, const std::string& daemon, const std::string& facility) {
+    const std::string address = url.substr(url.find("//") + 2);
+    absl::StrAppend(&targets, targets.size() > 2 ? ",\n" : "", R"(  {"targets": [")", address,
+                    R"("], "labels": {"daemon": ")", daemon, "\"",
+                    facility.empty() ? "" : absl::StrCat(R"(, "facility": ")", facility, "\""), "}}");
+  };
+  add_target(*console, "pathcomp", "");
+  for (const auto& facility : lab.topology().facilities) {
+    for (const std::string daemon : {"agent", "routerd"}) {
+      auto url = lab.AdminUrl(daemon + "/" + facility.id());
+      if (!url.ok()) return url.status();
+      add_target(*url, daemon == "agent" ? "site_agent" : "routerd", facility.id());
+      if (facility.id() == lab.topology().facilities.front().id()) {
+        std::printf("    metrics  %s/metrics   (%s/%s; every daemon has one)\n", url->c_str(), daemon.c_str(),
+                    facility.id().c_str());
+      }
+    }
+  }
+  targets += "\n]\n";
+  const std::string targets_file = lab.work_dir() + "/prometheus-targets.json";
+  if (absl::Status written = files::AtomicWriteFile(targets_file, targets); !written.ok()) return written;
+  std::printf("    Prometheus targets of every daemon: %s (deploy/prometheus/prometheus.yml reads it)\n",
+              targets_file.c_str());
+  return absl::OkStatus();
+}
 
 void Say(const std::string& text) { std::cout << "\n==> " << text << "\n" << std::flush; }
 
@@ -199,6 +263,7 @@ int RunDemo(const DemoOptions& options) {
   DEMO_CHECK(&lab, lab.StartAll());
   std::printf("    pathcomp listening on %s (mTLS); %zu agents, %zu routerds\n",
               lab.pathcomp_address().c_str(), topology.facilities.size(), topology.facilities.size());
+  DEMO_CHECK(&lab, ShowAdminListeners(lab));
 
   // Every wait below asks pathcomp (through the lab client) whether the
   // system converged: no re-plan pending, and the plan at every site's routers.
@@ -299,6 +364,12 @@ int RunDemo(const DemoOptions& options) {
   std::printf("    %s -> %s again: %s (generation %llu, at the routers of all sites)\n", from.c_str(), to.c_str(),
               before_text.c_str(), static_cast<unsigned long long>(plan->plan().generation()));
 
+  if (options.stay) {
+    auto console = lab.AdminUrl("pathcomp");
+    DEMO_CHECK(&lab, console.status());
+    Say(absl::StrCat("Staying up: open ", *console, "/ in a browser; Ctrl-C stops everything"));
+    WaitForStopSignal();
+  }
   Say("Stopping everything");
   lab.StopAll();
   std::cout << "\ndemo OK\n";
@@ -318,11 +389,15 @@ int main(int argc, char** argv) {
                                                      {"--work-dir", &options.work_dir},
                                                      {"--cut", &options.cut}};
   for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--stay") {
+      options.stay = true;
+      continue;
+    }
     auto it = flags.find(argv[i]);
     if (it == flags.end() || i + 1 >= argc) {
       std::fprintf(stderr,
                    "usage: geodesic-demo --source-dir DIR --binary-dir DIR [--topology FILE] "
-                   "[--work-dir DIR] [--cut LINK,REVERSE]\n");
+                   "[--work-dir DIR] [--cut LINK,REVERSE] [--stay]\n");
       return 2;
     }
     *it->second = argv[++i];

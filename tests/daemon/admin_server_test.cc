@@ -12,6 +12,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "tests/support/test_dirs.h"
+
 namespace geodesic::daemon {
 namespace {
 
@@ -145,7 +147,8 @@ TEST(AdminServerTest, ServesRoutesWithTheirDecodedQuery) {
 }
 
 TEST(AdminServerTest, WritesItsAddressFile) {
-  const std::string file = ::testing::TempDir() + "/admin_server_test.addr";
+  const geodesic::testing::TempDir dir("admin_server_test");
+  const std::string file = dir.Join("admin.addr");
   auto server = AdminServer::Start({.listen = "127.0.0.1:0", .address_file = file});
   ASSERT_TRUE(server.ok()) << server.status();
   std::ifstream in(file);
