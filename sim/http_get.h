@@ -1,0 +1,23 @@
+#pragma once
+// One plain-HTTP GET, for the labs and tests that ask a daemon's admin
+// listener (/metrics, /healthz, pathcomp's console and its JSON).
+#include <chrono>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace geodesic::sim {
+
+struct HttpAnswer {
+  unsigned status = 0;
+  std::string content_type;
+  std::string body;
+};
+
+// GET `url` ("http://IP:PORT/path?query"; no names are resolved, no TLS),
+// all within `timeout`. InvalidArgument for another URL, Unavailable when the
+// server cannot be reached or does not answer in time.
+[[nodiscard]] absl::StatusOr<HttpAnswer> HttpGet(const std::string& url,
+                                                 std::chrono::milliseconds timeout = std::chrono::seconds(5));
+
+}  // namespace geodesic::sim
