@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "pathcomp/model/model_queries.h"
 
@@ -175,7 +176,12 @@ HttpResponse ConsoleApi::Plan(const HttpRequest&) const {
   *summary.mutable_moved_workload_ids() = plan.moved_workload_ids();
   *summary.mutable_elephants() = plan.elephants();
   summary.set_model_revision(plan.model_revision());
-  return JsonAnswer(absl::StrCat(body, Json(summary), "}"));
+  // Without the emptied lists, which would read as "no chains" rather than
+  // "see /api/v1/chains".
+  google::protobuf::Struct object;
+  if (!google::protobuf::util::JsonStringToMessage(Json(summary), &object).ok()) return JsonAnswer(body + "null}");
+  for (const char* field : {"sites", "chains", "single_facility_dependencies"}) object.mutable_fields()->erase(field);
+  return JsonAnswer(absl::StrCat(body, Json(object), "}"));
 }
 
 HttpResponse ConsoleApi::Route(const HttpRequest& request) const {
