@@ -372,6 +372,7 @@
       setConnection('ok', 'updated ' + new Date().toLocaleTimeString());
     } catch (error) {
       setConnection('error', 'not updated: ' + error.message);
+      console.error('console not updated:', error);
     }
     pollTimer = setTimeout(poll, POLL_MS);
   }
