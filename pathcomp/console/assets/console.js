@@ -130,7 +130,9 @@
     const routeShares = new Map();
     if (route) {
       for (const r of route.routes) {
-        for (const link of r.links) routeShares.set(link.link_id, Math.max(routeShares.get(link.link_id) || 0, link.share));
+        for (const link of r.links) {
+          routeShares.set(link.link_id, Math.max(routeShares.get(link.link_id) || 0, link.share));
+        }
       }
     }
 
@@ -155,7 +157,8 @@
       if (routeShares.has(link.id)) line.setAttribute('data-on-route', 'true');
       const title = svgElement('title');
       title.textContent = link.id + ': ' + state + ', ' + link.capacity_gbps + ' Gb/s, ' + ms(link.latency_us) +
-          ' ms one way, planned elephant load ' + (load ? load.load_gbps.toFixed(0) + ' Gb/s (' + percent(utilization) + ')' : 'none');
+          ' ms one way, planned elephant load ' +
+          (load ? load.load_gbps.toFixed(0) + ' Gb/s (' + percent(utilization) + ')' : 'none');
       line.appendChild(title);
       linkGroup.appendChild(line);
       const share = routeShares.get(link.id);
@@ -240,13 +243,15 @@
     }
     for (const entry of byPath.values()) {
       const item = element('li', { 'data-path': entry.route.path_facility_ids.join(',') });
+      item.appendChild(document.createTextNode('primary path '));
       item.appendChild(element('b', {}, entry.route.path_facility_ids.join(' → ')));
       item.appendChild(document.createTextNode(', ' + ms(entry.route.path_latency_us) + ' ms one way, ' +
           entry.route.backups.length + ' backup' + (entry.route.backups.length === 1 ? '' : 's')));
-      item.appendChild(element('div', { 'class': 'note' }, entry.prefixes.join(', ') + ' — links: ' + entry.split));
+      item.appendChild(element('div', { 'class': 'note' }, entry.prefixes.join(', ') + ' — traffic over ' + entry.split));
       list.appendChild(item);
     }
-    note.textContent = 'Plan ' + route.generation + ': primary path and how the traffic splits over the links.';
+    note.textContent = 'Plan ' + route.generation + ': the share of the traffic on each link, as every site ' +
+        'on the way forwards it (weighted next hops).';
   }
 
   function drawPlan(planAnswer) {
@@ -270,7 +275,8 @@
       const primary = chain.primary;
       const row = element('tr', { 'data-chain': chain.workload_id });
       row.appendChild(element('td', {}, chain.workload_id));
-      const latency = element('td', {}, primary.placed ? ms(primary.total_latency_us) + ' / ' + ms(chain.latency_budget_us) + ' ms' : 'not placed');
+      const latency = element('td', {}, primary.placed
+          ? ms(primary.total_latency_us) + ' / ' + ms(chain.latency_budget_us) + ' ms' : 'not placed');
       if (!primary.placed || !primary.within_budget) latency.classList.add('over-budget');
       row.appendChild(latency);
       const hops = element('td');
@@ -282,7 +288,8 @@
           'data-hop': String(index + 1),
           'title': 'there ' + (hop.path_there_facility_ids.join('>') || 'local') + ', back ' +
               (hop.path_back_facility_ids.join('>') || 'local') + (slowest ? ' — the slowest hop' : ''),
-        }, (index + 1) + '. ' + hop.service_id + '@' + hop.replica_facility_id + ' ' + ms(hop.network_rtt_us) + ' + ' + ms(hop.service_time_us));
+        }, (index + 1) + '. ' + hop.service_id + '@' + hop.replica_facility_id + ' ' +
+            ms(hop.network_rtt_us) + ' + ' + ms(hop.service_time_us));
         hops.appendChild(span);
       });
       row.appendChild(hops);
@@ -299,7 +306,10 @@
     const list = byId('audit');
     list.replaceChildren();
     for (const dependency of answer.single_facility_dependencies) {
-      const item = element('li', { 'data-workload': dependency.workload_id, 'data-facility-dependency': dependency.facility_id });
+      const item = element('li', {
+        'data-workload': dependency.workload_id,
+        'data-facility-dependency': dependency.facility_id,
+      });
       item.appendChild(element('b', {}, dependency.workload_id));
       item.appendChild(document.createTextNode(' depends on ' + dependency.facility_id + ': ' + dependency.reason));
       list.appendChild(item);
@@ -343,7 +353,9 @@
       item.appendChild(document.createTextNode(' ' + text));
       list.appendChild(item);
     }
-    if (view.events.length === 0) list.appendChild(element('li', { 'class': 'note' }, 'No event since the console started.'));
+    if (view.events.length === 0) {
+      list.appendChild(element('li', { 'class': 'note' }, 'No event since the console started.'));
+    }
   }
 
   function setConnection(state, text) {
