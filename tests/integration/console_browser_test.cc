@@ -270,7 +270,9 @@ TEST_F(ConsoleBrowserTest, MapFollowsTheBackboneThroughALinkCut) {
   EXPECT_EQ(AttributeOf(after->dom, "data-link", cut, "data-state"), "down");
   EXPECT_EQ(AttributeOf(after->dom, "data-link", cut, "data-on-route"), "");
   EXPECT_THAT(after->dom, Not(HasSubstr(" data-route-link=\"" + cut + "\"")));
-  EXPECT_THAT(AttributeValues(after->dom, "data-path"), ::testing::ElementsAre(absl::StrJoin(new_path, ",")));
+  // One entry per way the prefixes are forwarded (IPv4 and IPv6 may split differently): each on the new path.
+  EXPECT_THAT(AttributeValues(after->dom, "data-path"),
+              ::testing::AllOf(Not(::testing::IsEmpty()), ::testing::Each(absl::StrJoin(new_path, ","))));
   const std::vector<std::string> generation = AttributeValues(after->dom, "data-plan-generation");
   ASSERT_EQ(generation.size(), 1u);
   EXPECT_GE(std::stoull(generation[0]), rerouted->plan().generation());
