@@ -101,7 +101,8 @@ class HeadlessChromium {
     if (result->exit_code != 0) {
       return absl::InternalError(absl::StrCat("chromium exited with ", result->exit_code, "; its log:\n", ReadFile(log)));
     }
-    Page page{.dom = result->output};
+    Page page;
+    page.dom = result->output;
     for (const auto line : absl::StrSplit(ReadFile(log), '\n')) {
       if (line.find(":CONSOLE") != std::string::npos || line.find("Uncaught") != std::string::npos) {
         page.console.emplace_back(line);

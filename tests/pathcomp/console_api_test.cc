@@ -51,7 +51,9 @@ class ConsoleApiTest : public ::testing::Test {
     ASSERT_TRUE(inventory.ok()) << inventory.status();
     inventory_ = *inventory;
     ASSERT_TRUE(model_->ImportInventory(inventory_, "test").ok());
-    planner_ = std::make_unique<Planner>(*model_, events_, PlannerConfig{.replica_id = "pc1"});
+    PlannerConfig config;
+    config.replica_id = "pc1";
+    planner_ = std::make_unique<Planner>(*model_, events_, config);
     api_ = std::make_unique<ConsoleApi>(*model_, *planner_, events_);
   }
 
