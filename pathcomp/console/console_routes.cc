@@ -9,6 +9,8 @@
 namespace geodesic::pathcomp {
 
 void RegisterConsoleRoutes(daemon::DaemonListeners& listeners, const PathcompServer::State& state) {
+  // Without an admin listener nobody would read the events the API holds.
+  if (listeners.admin_url().empty()) return;
   for (const EmbeddedAsset& asset : ConsoleAssets()) {
     listeners.AddRoute(std::string(asset.path), [asset](const daemon::HttpRequest&) {
       return daemon::HttpResponse{
