@@ -15,7 +15,7 @@ set(GEODESIC_LAYER_0 geodesic_proto geodesic_daemon geodesic_text geodesic_entit
 set(GEODESIC_LAYER_1 geodesic_state geodesic_store_backup geodesic_tls geodesic_config geodesic_config_shared_keys
     geodesic_topology geodesic_fabric geodesic_local_events geodesic_bgp_codec geodesic_metrics)
 set(GEODESIC_LAYER_2 geodesic_solver geodesic_model geodesic_routerd_core)
-set(GEODESIC_LAYER_3 geodesic_proto_grpc geodesic_pathcomp_service geodesic_replication geodesic_offline_store
+set(GEODESIC_LAYER_3 geodesic_proto_grpc geodesic_pathcomp_service geodesic_pathcomp_console geodesic_replication geodesic_offline_store
     geodesic_site_agent geodesic_routerd_bgp geodesic_routerd)
 set(GEODESIC_LAYER_4 geodesic_cli geodesic_process geodesic_lab geodesic_drill geodesic_live_drill geodesic_test_dirs
     geodesic_test_support geodesic_bench_support)
@@ -36,6 +36,8 @@ set(GEODESIC_SAME_LAYER_EDGES
   geodesic_model>geodesic_solver
   # layer 3: the shells call each other's gRPC services and the BGP speaker
   geodesic_pathcomp_service>geodesic_proto_grpc geodesic_pathcomp_service>geodesic_replication
+  # layer 3: the web console is a shell over the service's model, planner and events
+  geodesic_pathcomp_console>geodesic_pathcomp_service
   geodesic_replication>geodesic_proto_grpc geodesic_offline_store>geodesic_proto_grpc
   geodesic_site_agent>geodesic_proto_grpc
   geodesic_routerd>geodesic_proto_grpc geodesic_routerd>geodesic_routerd_bgp
@@ -48,7 +50,7 @@ set(GEODESIC_SAME_LAYER_EDGES
 # Uses no layer may make: tectl and the drills reach a controller only over
 # its API or through the store's own read/import API (geodesic_offline_store).
 set(GEODESIC_FORBIDDEN_EDGES
-  geodesic_cli>geodesic_pathcomp_service geodesic_cli>geodesic_replication geodesic_cli>geodesic_model
+  geodesic_cli>geodesic_pathcomp_service geodesic_cli>geodesic_pathcomp_console geodesic_cli>geodesic_replication geodesic_cli>geodesic_model
   geodesic_drill>geodesic_pathcomp_service geodesic_drill>geodesic_replication
   geodesic_live_drill>geodesic_pathcomp_service geodesic_lab>geodesic_pathcomp_service
   tectl>geodesic_pathcomp_service tectl>geodesic_model)

@@ -10,6 +10,7 @@
 #include "daemon/signals.h"
 #include "daemon/version.h"
 #include "metrics/metrics_registry.h"
+#include "pathcomp/console/console_routes.h"
 #include "pathcomp/service/pathcomp_config.h"
 #include "pathcomp/service/pathcomp_server.h"
 
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   listeners->SetChecks((*server)->health_checks());
+  pathcomp::RegisterConsoleRoutes(*listeners, (*server)->state());
   const int signal_number = daemon::WaitForTerminationSignal();
   daemon::LogInfo("shutting down", {{"signal", std::to_string(signal_number)}});
   listeners->Stop();  // their checks and routes refer to the server

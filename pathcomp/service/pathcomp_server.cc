@@ -393,6 +393,8 @@ class PathcompServerImpl final : public PathcompServer {
             .ready = [this] { return Readiness(); }};
   }
 
+  State state() override { return {.model = *model_, .planner = planner_, .events = events_}; }
+
   daemon::HealthVerdict Readiness() const {
     if (!replication_) return {.ok = true, .reason = "standalone; model loaded"};
     if (auto epoch = LeadingEpoch()) return {.ok = true, .reason = "leader, epoch " + std::to_string(*epoch)};

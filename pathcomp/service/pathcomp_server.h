@@ -10,6 +10,10 @@
 
 namespace geodesic::pathcomp {
 
+class EventBus;
+class Model;
+class Planner;
+
 class PathcompServer {
  public:
   // Opens the store, loads and reconciles the inventory, checks the replica's
@@ -30,6 +34,15 @@ class PathcompServer {
   // loaded (always, once Start returned) and the replica is standalone, leads,
   // or follows a leader etcd names (asks etcd: up to its call timeout).
   virtual daemon::HealthChecks health_checks() = 0;
+
+  // What in-process readers of this replica (the web console) read. Refers
+  // to this server: valid until it is destroyed.
+  struct State {
+    Model& model;
+    const Planner& planner;
+    EventBus& events;
+  };
+  virtual State state() = 0;
 };
 
 }  // namespace geodesic::pathcomp
