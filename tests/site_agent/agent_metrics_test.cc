@@ -74,13 +74,16 @@ TEST(AgentMetricsTest, UnboundFamiliesHaveNoSamples) {
 TEST(AgentMetricsTest, LinksReadInBaseUnitsWithOneStateSeriesSet) {
   metrics::Registry registry("site_agent", {});
   AgentMetrics metrics(registry);
-  LinkSample nyc{.link_id = "iad-nyc", .capacity_bits_per_second = 100e9};
+  LinkSample nyc;
+  nyc.link_id = "iad-nyc";
+  nyc.capacity_bits_per_second = 100e9;
   nyc.health.set_state(v1::OPER_STATE_DEGRADED);
   nyc.health.set_rtt_us(4200);
   nyc.health.set_jitter_us(300);
   nyc.health.set_loss_ratio(0.2);
   nyc.health.set_utilization_ratio(0.5);
-  LinkSample chi{.link_id = "iad-chi"};  // capacity unknown
+  LinkSample chi;
+  chi.link_id = "iad-chi";  // capacity unknown
   chi.health.set_state(v1::OPER_STATE_DOWN);
   metrics.BindLinks([&] { return std::vector<LinkSample>{nyc, chi}; });
 
