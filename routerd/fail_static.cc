@@ -20,6 +20,19 @@ size_t ControllerContact::connected_count() const {
   return connected_.size();
 }
 
+std::set<std::string> ControllerContact::connected() const {
+  std::lock_guard lock(mu_);
+  return connected_;
+}
+
+std::chrono::milliseconds ControllerContact::FailStaticRemaining(Clock::time_point now) const {
+  std::lock_guard lock(mu_);
+  if (!connected_.empty()) return stale_after_;
+  if (expired_) return std::chrono::milliseconds(0);
+  const auto alone_for = std::chrono::duration_cast<std::chrono::milliseconds>(now - alone_since_);
+  return std::max(std::chrono::milliseconds(0), std::chrono::milliseconds(stale_after_) - alone_for);
+}
+
 void ControllerContact::Disconnected(const std::string& replica, Clock::time_point now) {
   std::lock_guard lock(mu_);
   if (connected_.erase(replica) == 1 && connected_.empty()) alone_since_ = now;

@@ -23,8 +23,9 @@ class ControllerContact {
   ControllerContact(std::chrono::seconds stale_after, Clock::time_point start);
 
   void Connected(const std::string& replica, Clock::time_point now);
-  // How many controllers are connected now.
+  // How many controllers are connected now, and which.
   size_t connected_count() const;
+  std::set<std::string> connected() const;
   void Disconnected(const std::string& replica, Clock::time_point now);
 
   struct Verdict {
@@ -36,6 +37,11 @@ class ControllerContact {
   // kWarn once the controllers have been gone for warn_after, then every
   // warn_every; kExpire once per outage when stale_after has passed.
   Verdict Check(Clock::time_point now);
+
+  // How much longer the installed routes would be kept without a controller:
+  // all of stale_after while one is connected, counting down while none is,
+  // zero once this outage expired them.
+  std::chrono::milliseconds FailStaticRemaining(Clock::time_point now) const;
 
   static constexpr std::chrono::seconds kWarnAfter{10};
   static constexpr std::chrono::seconds kWarnEvery{60};

@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   listeners->AddRoute("/metrics", metrics::ScrapeHandler(registry));
-  auto server = routerd::RouterdServer::Start(*std::move(config));
+  auto server = routerd::RouterdServer::Start(*std::move(config), registry);
   if (!server.ok()) {
     std::fprintf(stderr, "routerd: %s: %s\n", command.config_path.c_str(),
                  std::string(server.status().message()).c_str());

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "daemon/log.h"
 #include "files/atomic_file.h"
+#include "routerd/routerd_metrics.h"
 
 namespace geodesic::routerd {
 namespace {
@@ -75,9 +76,10 @@ absl::StatusOr<std::optional<v1::SitePlan>> ReadStoredPlan(const std::filesystem
 }  // namespace
 
 PlanInstaller::PlanInstaller(std::string facility_id, std::string state_dir,
-                             RouteInstallerPtr installer, SuspectDownPolicy suspect_down)
+                             RouteInstallerPtr installer, SuspectDownPolicy suspect_down, RouterdMetrics* metrics)
     : facility_id_(std::move(facility_id)),
       state_dir_(std::move(state_dir)),
+      metrics_(metrics),
       installer_(std::move(installer)),
       suspect_filter_(suspect_down) {
   installed_.set_facility_id(facility_id_);
@@ -115,7 +117,8 @@ v1::SitePlan PlanInstaller::EffectivePlan() const {
 absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string facility_id,
                                                                    std::string state_dir,
                                                                    RouteInstallerPtr installer,
-                                                                   SuspectDownPolicy suspect_down) {
+                                                                   SuspectDownPolicy suspect_down,
+                                                                   RouterdMetrics* metrics) {
   std::error_code error;
   std::filesystem::create_directories(state_dir, error);
   if (error) {
@@ -123,7 +126,7 @@ absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string f
         absl::StrCat(state_dir, ": cannot create the state directory: ", error.message()));
   }
   std::unique_ptr<PlanInstaller> installer_ptr(
-      new PlanInstaller(std::move(facility_id), std::move(state_dir), std::move(installer), suspect_down));
+      new PlanInstaller(std::move(facility_id), std::move(state_dir), std::move(installer), suspect_down, metrics));
   const auto path = std::filesystem::path(installer_ptr->state_dir_) / kInstalledPlanFile;
   auto read = ReadStoredPlan(path, installer_ptr->facility_id_);
   if (read.status().code() == absl::StatusCode::kDataLoss) {
@@ -178,6 +181,12 @@ absl::Status PlanInstaller::Persist(const v1::SitePlan& plan) const {
 }
 
 absl::StatusOr<PlanVerdict> PlanInstaller::Offer(const v1::SitePlan& plan) {
+  absl::StatusOr<PlanVerdict> verdict = Install(plan);
+  if (metrics_ != nullptr) metrics_->PlanOffered(verdict);
+  return verdict;
+}
+
+absl::StatusOr<PlanVerdict> PlanInstaller::Install(const v1::SitePlan& plan) {
   if (auto status = ValidatePlan(plan, facility_id_); !status.ok()) return status;
   std::lock_guard lock(mu_);
   if (plan.epoch() < highest_epoch_) return PlanVerdict::kFencedOff;
@@ -208,6 +217,23 @@ absl::StatusOr<size_t> PlanInstaller::ApplyLinkEvents(const v1::LocalLinkEvents&
 
 absl::StatusOr<size_t> PlanInstaller::ApplyLinkEvents(const v1::LocalLinkEvents& events,
                                                       std::chrono::steady_clock::time_point now) {
+  // Timed on the real clock (`now` places the report for the suspect filter,
+  // and tests give their own): from the events' arrival, waiting for the
+  // lock included, to the repaired routes handed to the route installer.
+  const auto arrived = std::chrono::steady_clock::now();
+  absl::StatusOr<size_t> changed = Repair(events, now);
+  if (metrics_ != nullptr) {
+    if (changed.ok() && *changed > 0) {
+      metrics_->LocalRepaired(*changed, std::chrono::steady_clock::now() - arrived);
+    } else if (!changed.ok() && changed.status().code() != absl::StatusCode::kInvalidArgument) {
+      metrics_->LocalRepairFailed();
+    }
+  }
+  return changed;
+}
+
+absl::StatusOr<size_t> PlanInstaller::Repair(const v1::LocalLinkEvents& events,
+                                             std::chrono::steady_clock::time_point now) {
   if (events.facility_id() != facility_id_) {
     return absl::InvalidArgumentError(
         absl::StrCat("link events for facility \"", events.facility_id(), "\", not ", facility_id_));
@@ -229,6 +255,7 @@ absl::StatusOr<size_t> PlanInstaller::ApplyLinkEvents(const v1::LocalLinkEvents&
   const bool was_suspect = !suspect_filter_.suspect().empty();
   SuspectDownFilter::Verdict verdict = suspect_filter_.Update(reported, facility_links, now);
   if (verdict.held_now) {
+    if (metrics_ != nullptr) metrics_->SuspectDownHeld();
     daemon::LogError("link-down reports held as a suspect measurement: keeping the routes (fail static) until the "
                      "links come back or the controller's next plan",
                      {{"suspect_links", absl::StrJoin(verdict.suspect, ",")},
@@ -360,6 +387,16 @@ uint64_t PlanInstaller::suspect_down_reports() const {
 uint64_t PlanInstaller::highest_epoch() const {
   std::lock_guard lock(mu_);
   return highest_epoch_;
+}
+
+InstalledSummary PlanInstaller::summary() const {
+  std::lock_guard lock(mu_);
+  InstalledSummary summary{.generation = installed_.generation(),
+                           .epoch = installed_.epoch(),
+                           .down_links = down_links_.size(),
+                           .suspect_links = suspect_filter_.suspect().size()};
+  for (const auto& route : effective_) summary.routes_on_routers += route ? 1 : 0;
+  return summary;
 }
 
 }  // namespace geodesic::routerd

@@ -32,6 +32,17 @@ namespace geodesic::routerd {
 
 enum class PlanVerdict { kInstalled, kStale, kFencedOff };
 
+class RouterdMetrics;
+
+// The installed plan and local repair at a glance, read under one lock.
+struct InstalledSummary {
+  uint64_t generation = 0;  // 0: none
+  uint64_t epoch = 0;
+  size_t routes_on_routers = 0;  // the effective plan's routes (after local repair)
+  size_t down_links = 0;         // local repair acts on these
+  size_t suspect_links = 0;      // reported down, held as suspect
+};
+
 class PlanInstaller {
  public:
   // Restores the installed plan from `state_dir` (and re-applies it through
@@ -40,10 +51,12 @@ class PlanInstaller {
   // nothing is restored (the controller's next plan installs as on a first
   // start). Errors: FailedPrecondition when the stored plan is another
   // facility's (left untouched); Unavailable when `state_dir` is unusable;
-  // DataLoss when a refused plan cannot be moved aside.
+  // DataLoss when a refused plan cannot be moved aside. `metrics`, when
+  // given (it must outlive the installer), counts plans installed and
+  // refused, local repairs (and times them) and suspect-down holds.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<PlanInstaller>> Open(
       std::string facility_id, std::string state_dir, RouteInstallerPtr installer,
-      SuspectDownPolicy suspect_down = {});
+      SuspectDownPolicy suspect_down = {}, RouterdMetrics* metrics = nullptr);
 
   // Whether `state_dir` holds a valid plan of `facility_id` that Open would
   // restore (graceful restart is announced only then).
@@ -84,15 +97,20 @@ class PlanInstaller {
   // How many link-event reports were held as suspect since Open.
   uint64_t suspect_down_reports() const;
   uint64_t highest_epoch() const;
+  InstalledSummary summary() const;
 
  private:
   PlanInstaller(std::string facility_id, std::string state_dir, RouteInstallerPtr installer,
-                SuspectDownPolicy suspect_down);
+                SuspectDownPolicy suspect_down, RouterdMetrics* metrics);
+  // Offer and ApplyLinkEvents without the metrics.
+  absl::StatusOr<PlanVerdict> Install(const v1::SitePlan& plan);
+  absl::StatusOr<size_t> Repair(const v1::LocalLinkEvents& events, std::chrono::steady_clock::time_point now);
   absl::Status Persist(const v1::SitePlan& plan) const;
   v1::SitePlan EffectivePlan() const;  // mu_ held
 
   const std::string facility_id_;
   const std::string state_dir_;
+  RouterdMetrics* const metrics_;  // may be null
   mutable std::mutex mu_;
   RouteInstallerPtr installer_;
   // Rebuilds effective_ (from `effective`, a RepairPlan of installed_) and routes_by_link_.

@@ -1,6 +1,7 @@
 #include "routerd/routerd_server.h"
 
 #include <chrono>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "routerd/local_repair_log.h"
 #include "routerd/plan_installer.h"
 #include "routerd/plan_subscriber.h"
+#include "routerd/routerd_metrics.h"
 #include "tls/credentials.h"
 
 namespace geodesic::routerd {
@@ -34,13 +36,21 @@ absl::Status CheckIdentity(const RouterdConfig& config) {
 
 class RouterdServerImpl final : public RouterdServer {
  public:
-  RouterdServerImpl(RouterdConfig config, std::unique_ptr<PlanInstaller> installer)
+  // `metrics` is the one `installer` counts into; `speaker` (may be null)
+  // is the installer's route installer when it speaks BGP.
+  RouterdServerImpl(RouterdConfig config, std::unique_ptr<RouterdMetrics> metrics,
+                    std::unique_ptr<PlanInstaller> installer, const bgp::BgpSpeaker* speaker)
       : config_(std::move(config)),
+        metrics_(std::move(metrics)),
         installer_(std::move(installer)),
+        speaker_(speaker),
         contact_(config_.stale_after, std::chrono::steady_clock::now()),
         watchdog_(contact_, *installer_) {}
 
-  ~RouterdServerImpl() override { Shutdown(); }
+  ~RouterdServerImpl() override {
+    metrics_->Unbind();  // the scraped families read the members below
+    Shutdown();
+  }
 
   absl::Status Start() {
     auto credentials = tls::MakeChannelCredentials(config_.tls, tls::Identity::Kind::kPathcomp);
@@ -59,6 +69,7 @@ class RouterdServerImpl final : public RouterdServer {
         return absl::Status(status.code(), absl::StrCat("agent_socket: ", status.message()));
       }
     }
+    BindMetrics();
     daemon::LogInfo("routerd started", {{"facility", config_.facility_id},
                                         {"replicas", std::to_string(subscribers_.size())},
                                         {"agent_socket", config_.agent_socket.empty() ? "none" : config_.agent_socket}});
@@ -86,6 +97,25 @@ class RouterdServerImpl final : public RouterdServer {
   }
 
  private:
+  // Every scraped family of metrics_ to the state it reports.
+  void BindMetrics() {
+    metrics_->BindInstalledPlan([this] { return installer_->summary(); });
+    metrics_->BindControllers([this] {
+      const auto now = std::chrono::steady_clock::now();
+      const std::set<std::string> connected = contact_.connected();
+      ControllersSample sample{
+          .fail_static_engaged = connected.empty() && installer_->installed_generation() > 0,
+          .fail_static_remaining_seconds = std::chrono::duration<double>(contact_.FailStaticRemaining(now)).count(),
+          .replicas = {}};
+      for (const std::string& address : config_.pathcomp_addresses) {
+        sample.replicas.emplace_back(address, connected.contains(address));
+      }
+      return sample;
+    });
+    if (speaker_ != nullptr) metrics_->BindBgpPeers([this] { return speaker_->Status(); });
+    if (agent_events_) metrics_->BindLocalEvents([this] { return agent_events_->counters(); });
+  }
+
   void ApplyLocalEvents(const v1::LocalLinkEvents& events) {
     for (const v1::LinkReport& report : events.links()) {
       daemon::LogInfo("local link event", {{"link", report.link_id()},
@@ -108,7 +138,9 @@ class RouterdServerImpl final : public RouterdServer {
 
   const RouterdConfig config_;
   LocalRepairLog repairs_{config_.facility_id, config_.state_dir};  // written by agent_events_'s callback
+  const std::unique_ptr<RouterdMetrics> metrics_;  // before installer_, which counts into it
   std::unique_ptr<PlanInstaller> installer_;
+  const bgp::BgpSpeaker* const speaker_;  // owned by installer_; null without BGP
   ControllerContact contact_;
   FailStaticWatchdog watchdog_;
   std::vector<std::unique_ptr<PlanSubscriber>> subscribers_;
@@ -117,21 +149,27 @@ class RouterdServerImpl final : public RouterdServer {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<RouterdServer>> RouterdServer::Start(RouterdConfig config) {
+absl::StatusOr<std::unique_ptr<RouterdServer>> RouterdServer::Start(RouterdConfig config,
+                                                                   metrics::Registry& registry) {
   if (auto status = CheckIdentity(config); !status.ok()) return status;
+  auto metrics = std::make_unique<RouterdMetrics>(registry);
   RouteInstallerPtr route_installer;
+  const bgp::BgpSpeaker* speaker = nullptr;
   if (config.bgp) {
     // Coming back with a stored plan: the routers still hold our routes
     // (graceful restart); say so in OPEN and re-announce before they give up.
     config.bgp->session.restarting = PlanInstaller::HasStoredPlan(config.state_dir, config.facility_id);
-    route_installer = bgp::BgpSpeaker::Start(*config.bgp);
+    std::unique_ptr<bgp::BgpSpeaker> started = bgp::BgpSpeaker::Start(*config.bgp);
+    speaker = started.get();
+    route_installer = std::move(started);
   } else {
     route_installer = NewLoggingRouteInstaller();
   }
   auto installer = PlanInstaller::Open(config.facility_id, config.state_dir, std::move(route_installer),
-                                       config.suspect_down);
+                                       config.suspect_down, metrics.get());
   if (!installer.ok()) return installer.status();
-  auto server = std::make_unique<RouterdServerImpl>(std::move(config), *std::move(installer));
+  auto server =
+      std::make_unique<RouterdServerImpl>(std::move(config), std::move(metrics), *std::move(installer), speaker);
   if (auto status = server->Start(); !status.ok()) return status;
   return server;
 }

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "daemon/health.h"
+#include "metrics/metrics_registry.h"
 #include "routerd/routerd_config.h"
 
 namespace geodesic::routerd {
@@ -14,8 +15,11 @@ namespace geodesic::routerd {
 class RouterdServer {
  public:
   // Errors name what failed (certificate, stored plan, agent_socket); nothing
-  // keeps running after an error.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<RouterdServer>> Start(RouterdConfig config);
+  // keeps running after an error. Declares routerd's metric families on
+  // `registry` (routerd_metrics.h; one routerd per registry), which must
+  // outlive the server.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<RouterdServer>> Start(RouterdConfig config,
+                                                                            metrics::Registry& registry);
   virtual ~RouterdServer() = default;
 
   // Stops watching the controllers and the agent; the installed routes stay

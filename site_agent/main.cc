@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   listeners->AddRoute("/metrics", metrics::ScrapeHandler(registry));
-  auto agent = site_agent::SiteAgent::Create(*config);
+  auto agent = site_agent::SiteAgent::Create(*config, registry);
   if (!agent.ok()) {
     std::fprintf(stderr, "site_agent: %s: %s\n", command.config_path.c_str(),
                  std::string(agent.status().message()).c_str());

@@ -51,9 +51,26 @@ bool ReportStream::connected() const {
   return connected_;
 }
 
+ReportStreamStats ReportStream::stats() const {
+  std::lock_guard lock(mu_);
+  ReportStreamStats stats = stats_;
+  stats.outbox_messages = outbox_.size();
+  stats.connected = connected_;
+  return stats;
+}
+
+void ReportStream::PopAckedLocked(uint64_t seq) {
+  while (!outbox_.empty() && SeqOf(outbox_.front()) <= seq) {
+    outbox_.pop_front();
+    ++stats_.messages_acked;
+  }
+}
+
 void ReportStream::EnqueueSnapshotLocked(uint64_t first_seq) {
   outbox_.clear();
   next_seq_ = first_seq;
+  highest_written_seq_ = first_seq - 1;  // what follows is new, even where a seq repeats
+  ++stats_.snapshots;
   const v1::Update state = full_state_();
   const auto& links = state.links();
   int index = 0;
@@ -157,8 +174,9 @@ bool ReportStream::Session() {
     connected_ = true;
     // Drop what the replica already has; resend the rest, or start over with a
     // snapshot when the outbox cannot continue right after `applied`.
-    while (!outbox_.empty() && SeqOf(outbox_.front()) <= applied) outbox_.pop_front();
+    PopAckedLocked(applied);
     last_acked_seq_ = applied;
+    ++stats_.sessions_opened;
     const bool continues = !outbox_.empty() ? SeqOf(outbox_.front()) == applied + 1
                                             : next_seq_ == applied + 1;
     if (reply.hello_ack().snapshot_required() || needs_snapshot_ || !continues) {
@@ -178,7 +196,7 @@ bool ReportStream::Session() {
       const uint64_t seq = message.ack().seq();
       {
         std::lock_guard lock(mu_);
-        while (!outbox_.empty() && SeqOf(outbox_.front()) <= seq) outbox_.pop_front();
+        PopAckedLocked(seq);
         last_acked_seq_ = std::max(last_acked_seq_, seq);
       }
       if (options_.on_ack) options_.on_ack(seq);
@@ -201,11 +219,18 @@ bool ReportStream::Session() {
     // Find the first unwritten message (the outbox may have shrunk from acks).
     auto it = std::find_if(outbox_.begin(), outbox_.end(), [&](const auto& entry) { return SeqOf(entry) > written; });
     const std::shared_ptr<const v1::AgentMessage> message = *it;
+    const uint64_t seq = SeqOf(message);
+    // Handed to an earlier session's stream already (which may have delivered
+    // it without the ack coming back): a resend.
+    const bool resend = seq <= highest_written_seq_;
+    highest_written_seq_ = std::max(highest_written_seq_, seq);
     lock.unlock();
     const bool ok = stream->Write(*message);
     lock.lock();
     if (!ok) break;
-    written = SeqOf(message);
+    ++stats_.messages_sent;
+    if (resend) ++stats_.messages_resent;
+    written = seq;
   }
   lock.unlock();
   context.TryCancel();

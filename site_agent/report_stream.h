@@ -37,6 +37,17 @@ struct ReportStreamOptions {
   std::function<void(uint64_t seq)> on_ack;
 };
 
+// What one stream has done since it was made (counters) and where it is now.
+struct ReportStreamStats {
+  uint64_t messages_sent = 0;     // written to a stream: snapshot batches, sync markers, deltas
+  uint64_t messages_resent = 0;   // of those, written again after a reconnect (not acknowledged before)
+  uint64_t messages_acked = 0;    // acknowledged by the replica (or found applied at a reconnect)
+  uint64_t snapshots = 0;         // full-state snapshots queued (first session, outbox overflow, replica lost state)
+  uint64_t sessions_opened = 0;   // sessions the replica accepted (hello answered): the first and every reconnect
+  size_t outbox_messages = 0;     // unacknowledged now
+  bool connected = false;
+};
+
 class ReportStream {
  public:
   // `full_state` returns every link's and fabric plane's current health
@@ -57,6 +68,7 @@ class ReportStream {
 
   uint64_t last_acked_seq() const;
   bool connected() const;
+  ReportStreamStats stats() const;
 
  private:
   void Run();
@@ -64,6 +76,8 @@ class ReportStream {
   // True when the replica answered hello (the backoff resets).
   bool Session();
   void EnqueueSnapshotLocked(uint64_t first_seq);  // requires mu_
+  // Drops acknowledged messages (seq <= `seq`) from the outbox. Requires mu_.
+  void PopAckedLocked(uint64_t seq);
 
   const ReportStreamOptions options_;
   const std::shared_ptr<grpc::ChannelCredentials> credentials_;
@@ -79,6 +93,10 @@ class ReportStream {
   bool needs_snapshot_ = true;  // the outbox no longer covers what the replica lacks
   bool connected_ = false;
   bool stopping_ = false;
+  // The highest seq handed to a stream since the outbox last started over;
+  // writing it again is a resend.
+  uint64_t highest_written_seq_ = 0;
+  ReportStreamStats stats_;  // counters only; outbox and connected are read live
   grpc::ClientContext* live_context_ = nullptr;
   std::thread thread_;
 };

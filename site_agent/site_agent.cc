@@ -12,6 +12,7 @@
 #include "daemon/clock.h"
 #include "daemon/log.h"
 #include "local_events/local_event_sender.h"
+#include "site_agent/agent_metrics.h"
 #include "site_agent/fabric_health_source.h"
 #include "site_agent/interface_counters.h"
 #include "site_agent/link_health_source.h"
@@ -32,12 +33,16 @@ uint64_t NewIncarnation() {
 class SiteAgentImpl final : public SiteAgent {
  public:
   SiteAgentImpl(AgentConfig config, std::optional<FabricHealthSource> fabric,
-                std::optional<probe::ProbeEngineOptions> probing)
+                std::optional<probe::ProbeEngineOptions> probing, metrics::Registry& registry)
       : config_(std::move(config)),
         incarnation_(NewIncarnation()),
+        metrics_(registry),
         links_(config_.StaticHealth(), config_.health_file),
         fabric_(std::move(fabric)),
         counters_(config_.interfaces_root) {
+    for (const LinkConfig& link : config_.links) {
+      if (link.capacity_gbps > 0) capacity_gbps_[link.id] = link.capacity_gbps;
+    }
     v1::AgentHello hello;
     hello.set_facility_id(config_.facility_id);
     hello.set_agent_id(config_.agent_id);
@@ -55,6 +60,11 @@ class SiteAgentImpl final : public SiteAgent {
           .socket_path = config_.routerd_socket, .facility_id = config_.facility_id, .incarnation = incarnation_});
     }
     if (probing) {
+      std::vector<prometheus::Histogram*> rtt_histograms;
+      for (const probe::ProbedLink& link : probing->links) rtt_histograms.push_back(&metrics_.ProbeRtt(link.id));
+      probing->on_rtt = [rtt_histograms](size_t link_index, std::chrono::nanoseconds rtt) {
+        rtt_histograms[link_index]->Observe(std::chrono::duration<double>(rtt).count());
+      };
       // Only the engine's own thread calls back; it just wakes the loop.
       auto engine = probe::ProbeEngine::Start(*std::move(probing), [this] {
         {
@@ -71,6 +81,7 @@ class SiteAgentImpl final : public SiteAgent {
       }
     }
     Measure(/*measurements_due=*/true);
+    BindMetrics();
     daemon::LogInfo("site agent ready", {{"facility", config_.facility_id},
                                          {"links", std::to_string(config_.links.size())},
                                          {"replicas", std::to_string(streams_.size())},
@@ -108,6 +119,9 @@ class SiteAgentImpl final : public SiteAgent {
     for (auto& stream : streams_) stream->Stop();
     if (routerd_) routerd_->Stop();
   }
+
+  // The scraped families read the members below: unbound before they go.
+  ~SiteAgentImpl() override { metrics_.Unbind(); }
 
   const absl::Status& start_status() const { return start_status_; }
 
@@ -166,6 +180,40 @@ class SiteAgentImpl final : public SiteAgent {
     for (auto& stream : streams_) stream->Publish(changed, planes);
   }
 
+  // Every scraped family of metrics_ to the state it reports.
+  void BindMetrics() {
+    metrics_.BindLinks([this] {
+      std::lock_guard lock(sources_mu_);
+      std::vector<LinkSample> samples;
+      for (v1::LinkReport& report : links_.Current()) {
+        auto capacity = capacity_gbps_.find(report.link_id());
+        samples.push_back({.link_id = report.link_id(),
+                           .health = std::move(*report.mutable_health()),
+                           .capacity_bits_per_second = capacity == capacity_gbps_.end() ? 0 : capacity->second * 1e9});
+      }
+      return samples;
+    });
+    if (fabric_) {
+      metrics_.BindPlanes([this] {
+        std::lock_guard lock(sources_mu_);
+        return fabric_->Current();
+      });
+    }
+    metrics_.BindReplicas([this] {
+      std::vector<ReplicaSample> samples;
+      for (size_t i = 0; i < streams_.size(); ++i) {
+        samples.push_back({.replica = config_.pathcomp_addresses[i], .stats = streams_[i]->stats()});
+      }
+      return samples;
+    });
+    if (probes_) metrics_.BindProbes([this] { return probes_->counters(); });
+    if (routerd_) {
+      metrics_.BindLocalEvents([this] {
+        return LocalEventsSample{.connected = routerd_->connected(), .messages_sent = routerd_->messages_sent()};
+      });
+    }
+  }
+
   void SampleUtilization() {
     const auto now = std::chrono::steady_clock::now();
     for (const LinkConfig& link : config_.links) {
@@ -181,6 +229,7 @@ class SiteAgentImpl final : public SiteAgent {
         }
         capacity = *speed;
       }
+      capacity_gbps_[link.id] = capacity;
       if (std::optional<double> utilization = counters_.Sample(link.interface, capacity, now)) {
         links_.SetUtilization(link.id, std::min(*utilization, 100.0));
       }
@@ -224,8 +273,11 @@ class SiteAgentImpl final : public SiteAgent {
 
   const AgentConfig config_;
   const uint64_t incarnation_;
-  std::mutex sources_mu_;  // guards the sources below (streams read them for snapshots)
+  AgentMetrics metrics_;
+  std::mutex sources_mu_;  // guards the sources below (streams and /metrics read them)
   LinkHealthSource links_;
+  // Per link, the capacity its utilization was last computed against (configured or the interface's speed).
+  std::map<std::string, double> capacity_gbps_;
   std::optional<FabricHealthSource> fabric_;
   InterfaceCounters counters_;
   std::set<std::string> warned_interfaces_;
@@ -247,7 +299,7 @@ class SiteAgentImpl final : public SiteAgent {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<SiteAgent>> SiteAgent::Create(AgentConfig config) {
+absl::StatusOr<std::unique_ptr<SiteAgent>> SiteAgent::Create(AgentConfig config, metrics::Registry& registry) {
   if (auto status = tls::ValidateTlsFiles(config.tls); !status.ok()) return status;
   auto identity = tls::ReadCertificateIdentity(config.tls.cert_path);
   if (!identity.ok()) return identity.status();
@@ -290,7 +342,7 @@ absl::StatusOr<std::unique_ptr<SiteAgent>> SiteAgent::Create(AgentConfig config)
     }
     probing = std::move(options);
   }
-  auto agent = std::make_unique<SiteAgentImpl>(std::move(config), std::move(fabric), std::move(probing));
+  auto agent = std::make_unique<SiteAgentImpl>(std::move(config), std::move(fabric), std::move(probing), registry);
   if (!agent->start_status().ok()) return agent->start_status();
   return agent;
 }

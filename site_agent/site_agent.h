@@ -5,6 +5,7 @@
 
 #include "absl/status/statusor.h"
 #include "daemon/health.h"
+#include "metrics/metrics_registry.h"
 #include "site_agent/agent_config.h"
 
 namespace geodesic::site_agent {
@@ -12,7 +13,10 @@ namespace geodesic::site_agent {
 class SiteAgent {
  public:
   // Checks that the certificate is this facility's agent certificate.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<SiteAgent>> Create(AgentConfig config);
+  // Declares the agent's metric families on `registry` (agent_metrics.h; one
+  // agent per registry), which must outlive the agent.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<SiteAgent>> Create(AgentConfig config,
+                                                                         metrics::Registry& registry);
   virtual ~SiteAgent() = default;
 
   virtual void Run() = 0;

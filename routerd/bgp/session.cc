@@ -32,6 +32,14 @@ asio::ip::address ToAsio(const IpAddress& address) {
   return asio::ip::address_v6(bytes);
 }
 
+std::chrono::milliseconds Jittered(std::chrono::milliseconds delay) {
+  thread_local std::mt19937 random{std::random_device{}()};
+  std::uniform_real_distribution<double> factor(0.75, 1.0);  // RFC 4271 9.2.1.3 jitter
+  return std::chrono::milliseconds(static_cast<int64_t>(delay.count() * factor(random)));
+}
+
+}  // namespace
+
 const char* StateName(BgpSession::State state) {
   switch (state) {
     case BgpSession::State::kIdle: return "Idle";
@@ -42,14 +50,6 @@ const char* StateName(BgpSession::State state) {
   }
   return "?";
 }
-
-std::chrono::milliseconds Jittered(std::chrono::milliseconds delay) {
-  thread_local std::mt19937 random{std::random_device{}()};
-  std::uniform_real_distribution<double> factor(0.75, 1.0);  // RFC 4271 9.2.1.3 jitter
-  return std::chrono::milliseconds(static_cast<int64_t>(delay.count() * factor(random)));
-}
-
-}  // namespace
 
 BgpSession::BgpSession(asio::io_context& io, const SessionSettings& settings, PeerConfig peer,
                        const PathsByPrefix& routes)
@@ -472,6 +472,7 @@ void BgpSession::StartKeepalives() {
 PeerStatus BgpSession::status() const {
   PeerStatus status = counters_;
   status.state = StateName(state_);
+  status.prefixes_advertised = sent_.size();
   return status;
 }
 

@@ -47,8 +47,9 @@ struct PeerStatus {
   std::string state;
   uint64_t established_count = 0;
   uint64_t updates_sent = 0;
-  uint64_t prefixes_announced = 0;
+  uint64_t prefixes_announced = 0;  // announcements sent (a prefix announced again counts again)
   uint64_t prefixes_withdrawn = 0;
+  uint64_t prefixes_advertised = 0;  // in the Adj-RIB-Out now: what the peer has from us
   uint64_t updates_received = 0;
   uint64_t treat_as_withdraw = 0;   // RFC 7606 outcomes on received UPDATEs
   uint64_t attributes_discarded = 0;
@@ -133,5 +134,12 @@ class BgpSession : public std::enable_shared_from_this<BgpSession> {
   std::set<Nlri> received_;
   PeerStatus counters_;
 };
+
+// The RFC 4271 name of a session state ("Idle" ... "Established"), as
+// PeerStatus::state has it.
+const char* StateName(BgpSession::State state);
+inline constexpr BgpSession::State kSessionStates[] = {
+    BgpSession::State::kIdle, BgpSession::State::kConnect, BgpSession::State::kOpenSent,
+    BgpSession::State::kOpenConfirm, BgpSession::State::kEstablished};
 
 }  // namespace geodesic::routerd::bgp

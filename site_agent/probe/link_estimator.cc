@@ -18,15 +18,16 @@ void LinkEstimator::Sent(uint64_t seq, TimePoint at) {
   slots_[seq % slots_.size()] = Slot{.seq = seq, .sent_at = at, .outcome = Outcome::kPending};
 }
 
-bool LinkEstimator::Answered(uint64_t seq, TimePoint at, std::chrono::nanoseconds responder_time) {
+std::optional<std::chrono::nanoseconds> LinkEstimator::Answered(uint64_t seq, TimePoint at,
+                                                                std::chrono::nanoseconds responder_time) {
   Slot& slot = slots_[seq % slots_.size()];
-  if (slot.seq != seq || slot.outcome != Outcome::kPending) return false;
+  if (slot.seq != seq || slot.outcome != Outcome::kPending) return std::nullopt;
   slot.outcome = Outcome::kAnswered;
   slot.rtt_ns = std::max<int64_t>(0, (at - slot.sent_at - responder_time).count());
   if (!any_answer_) first_answered_seq_ = seq;
   any_answer_ = true;
   last_answer_at_ = std::max(last_answer_at_, at);
-  return true;
+  return std::chrono::nanoseconds(slot.rtt_ns);
 }
 
 int LinkEstimator::Rank(v1::OperState state) {

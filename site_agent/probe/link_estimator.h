@@ -24,6 +24,7 @@
 // Pure (time comes in as arguments); thread-compatible.
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "geodesic/v1/model.pb.h"
@@ -49,9 +50,11 @@ class LinkEstimator {
   explicit LinkEstimator(EstimatorOptions options);
 
   void Sent(uint64_t seq, TimePoint at);
-  // `responder_time`: how long the request stayed in the responder. False
-  // (and nothing recorded) for a seq that is not waiting for an answer.
-  bool Answered(uint64_t seq, TimePoint at, std::chrono::nanoseconds responder_time);
+  // `responder_time`: how long the request stayed in the responder. Returns
+  // the probe's round trip (without the responder's time), or nullopt (and
+  // nothing recorded) for a seq that is not waiting for an answer.
+  std::optional<std::chrono::nanoseconds> Answered(uint64_t seq, TimePoint at,
+                                                   std::chrono::nanoseconds responder_time);
   // Judges overdue probes lost, classifies and damps; true when the
   // reported state changed.
   bool Update(TimePoint now);

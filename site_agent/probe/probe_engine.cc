@@ -3,6 +3,7 @@
 #include <bitset>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -188,11 +189,14 @@ class ProbeEngineImpl final : public ProbeEngine {
       return;
     }
     bool changed = false;
+    std::optional<std::chrono::nanoseconds> rtt;
     {
       std::lock_guard lock(mu_);
-      if (packet->session != session_ || packet->link_tag >= links_.size() || links_[packet->link_tag].peer != sender_ ||
-          !links_[packet->link_tag].estimator.Answered(packet->seq, now,
-                                                       std::chrono::nanoseconds(packet->t3_ns - packet->t2_ns))) {
+      if (packet->session == session_ && packet->link_tag < links_.size() && links_[packet->link_tag].peer == sender_) {
+        rtt = links_[packet->link_tag].estimator.Answered(packet->seq, now,
+                                                          std::chrono::nanoseconds(packet->t3_ns - packet->t2_ns));
+      }
+      if (!rtt) {
         ++rejected_unexpected_reply_;
         return;
       }
@@ -200,6 +204,7 @@ class ProbeEngineImpl final : public ProbeEngine {
       // An answer can end a "down" at once (subject to the hold-down).
       changed = links_[packet->link_tag].estimator.Update(now);
     }
+    if (options_.on_rtt) options_.on_rtt(packet->link_tag, *rtt);
     if (changed && on_change_) on_change_();
   }
 

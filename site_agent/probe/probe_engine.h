@@ -10,6 +10,7 @@
 // prober's session and a probe still waiting. Every refusal is counted.
 // Thread-safe: Current() and counters() may be called from any thread.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -37,6 +38,9 @@ struct ProbeEngineOptions {
   // Whose requests are answered; empty: the links' peers (an agent probes
   // from the socket it answers on, so its peers' requests come from there).
   std::vector<boost::asio::ip::udp::endpoint> accept_from;
+  // Called on the probe thread with every accepted reply's round trip
+  // (`link_index` into `links`); must not block. Optional.
+  std::function<void(size_t link_index, std::chrono::nanoseconds rtt)> on_rtt;
 };
 
 struct ProbeCounters {

@@ -227,6 +227,8 @@ TEST_F(BgpSessionTest, TreatAsWithdrawAndAttributeDiscardKeepTheSession) {
   EXPECT_EQ(status[0].attributes_discarded, 2u);
   EXPECT_EQ(status[0].prefixes_received, 1u);  // the two discard cases kept 10.9.9.0/24
   EXPECT_EQ(status[0].notifications_sent, 0u);
+  EXPECT_EQ(status[0].state, "Established");
+  EXPECT_EQ(status[0].prefixes_advertised, 1u) << "the router has our one route";
 }
 
 TEST_F(BgpSessionTest, SessionResetClassesGetTheirNotification) {

@@ -7,6 +7,8 @@
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
+#include <set>
+#include <string>
 
 #include "routerd/plan_installer.h"
 
@@ -44,6 +46,19 @@ TEST(ControllerContactTest, AnyConnectedReplicaKeepsRoutesFresh) {
   contact.Disconnected("a", t0 + 6001s);
   EXPECT_EQ(contact.Check(t0 + 6500s).action, Action::kWarn);
   EXPECT_EQ(contact.Check(t0 + 6601s).action, Action::kExpire);
+}
+
+TEST(ControllerContactTest, FailStaticRemainingCountsDownOnlyWhileAlone) {
+  const auto t0 = ControllerContact::Clock::time_point{} + 1000s;
+  ControllerContact contact(600s, t0);
+  EXPECT_EQ(contact.FailStaticRemaining(t0 + 100s), 500s);  // alone since start
+  contact.Connected("a", t0 + 100s);
+  EXPECT_EQ(contact.FailStaticRemaining(t0 + 5000s), 600s);
+  EXPECT_EQ(contact.connected(), std::set<std::string>{"a"});
+  contact.Disconnected("a", t0 + 5000s);
+  EXPECT_EQ(contact.FailStaticRemaining(t0 + 5250s), 350s);
+  EXPECT_EQ(contact.Check(t0 + 5600s).action, Action::kExpire);
+  EXPECT_EQ(contact.FailStaticRemaining(t0 + 5601s), 0s);
 }
 
 // The routes withdrawn from the routers; any thread may add, a test may wait.

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "routerd/routerd_metrics.h"
+#include "tests/support/metrics_testing.h"
 #include "tests/support/test_dirs.h"
 
 namespace geodesic::routerd {
@@ -46,12 +48,19 @@ v1::SitePlan MakePlan(uint64_t epoch, uint64_t generation, const std::string& li
 class PlanInstallerTest : public ::testing::Test {
  protected:
 
-  std::unique_ptr<PlanInstaller> Open() {
+  // `metrics`: what the installer counts into (routerd's families).
+  std::unique_ptr<PlanInstaller> Open(RouterdMetrics* metrics = nullptr) {
     auto installer =
-        PlanInstaller::Open("iad", dir_.string(), std::make_unique<RecordingInstaller>(&log_));
+        PlanInstaller::Open("iad", dir_.string(), std::make_unique<RecordingInstaller>(&log_), {}, metrics);
     EXPECT_TRUE(installer.ok()) << installer.status();
     return installer.ok() ? *std::move(installer) : nullptr;
   }
+  // One of routerd's series as /metrics shows it (nullopt: absent).
+  std::optional<double> Scraped(const std::string& name, const metrics::Labels& labels = {}) {
+    return testing::SeriesValue(registry_.Scrape(), "geodesic_routerd_" + name, labels);
+  }
+
+  metrics::Registry registry_{"routerd", {}};
 
   const testing::TempDir temp_{"plan-installer"};
   const std::filesystem::path dir_ = temp_.path();
@@ -238,6 +247,54 @@ TEST_F(PlanInstallerTest, LocalRepairSwitchesToTheBackupAndBack) {
   EXPECT_EQ(DescribeNextHops(log_[0].changed[0].after), "iad-nyc(w1),iad-chi(w3)");
 }
 
+TEST_F(PlanInstallerTest, MetricsCountLocalRepairsAndTimeThem) {
+  RouterdMetrics metrics(registry_);
+  auto installer = Open(&metrics);
+  ASSERT_EQ(*installer->Offer(ProtectedPlan(1)), PlanVerdict::kInstalled);
+  EXPECT_EQ(Scraped("local_repairs_total"), 0.0);
+  EXPECT_EQ(Scraped("local_repair_duration_seconds_count"), 0.0);
+  // Down onto the backup, a report that changes nothing, back onto the primary.
+  ASSERT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-nyc", v1::OPER_STATE_DOWN}})), 1u);
+  ASSERT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-chi", v1::OPER_STATE_DEGRADED}})), 0u);
+  ASSERT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-nyc", v1::OPER_STATE_UP}})), 1u);
+  EXPECT_EQ(Scraped("local_repairs_total"), 2.0);
+  EXPECT_EQ(Scraped("local_repair_routes_total"), 2.0);
+  EXPECT_EQ(Scraped("local_repair_failures_total"), 0.0);
+  EXPECT_EQ(Scraped("local_repair_duration_seconds_count"), 2.0);
+  const double took_s = *Scraped("local_repair_duration_seconds_sum");
+  EXPECT_GT(took_s, 0.0);
+  EXPECT_LT(took_s, 10.0);
+  EXPECT_EQ(Scraped("local_repair_duration_seconds_bucket", {{"le", "+Inf"}}), 2.0);
+  // Another facility's events are refused, not a failed repair.
+  v1::LocalLinkEvents other = Events(false, {{"iad-nyc", v1::OPER_STATE_DOWN}});
+  other.set_facility_id("chi");
+  EXPECT_FALSE(installer->ApplyLinkEvents(other).ok());
+  EXPECT_EQ(Scraped("local_repair_failures_total"), 0.0);
+}
+
+TEST_F(PlanInstallerTest, MetricsCountInstallsAndEveryRefusal) {
+  RouterdMetrics metrics(registry_);
+  auto installer = Open(&metrics);
+  ASSERT_EQ(*installer->Offer(MakePlan(2, 5, "a")), PlanVerdict::kInstalled);
+  ASSERT_EQ(*installer->Offer(MakePlan(2, 5, "b")), PlanVerdict::kStale);
+  ASSERT_EQ(*installer->Offer(MakePlan(1, 9, "b")), PlanVerdict::kFencedOff);
+  v1::SitePlan chi = MakePlan(2, 6, "a");
+  chi.set_facility_id("chi");
+  ASSERT_FALSE(installer->Offer(chi).ok());
+  ASSERT_EQ(*installer->Offer(MakePlan(3, 1, "b")), PlanVerdict::kInstalled);
+  EXPECT_EQ(Scraped("plan_installs_total"), 2.0);
+  EXPECT_EQ(Scraped("plans_refused_total", {{"reason", "stale"}}), 1.0);
+  EXPECT_EQ(Scraped("plans_refused_total", {{"reason", "fenced_off"}}), 1.0);
+  EXPECT_EQ(Scraped("plans_refused_total", {{"reason", "invalid"}}), 1.0);
+  EXPECT_EQ(Scraped("plans_refused_total", {{"reason", "install_failed"}}), 0.0);
+  // The installed plan at a glance, as routerd binds it.
+  metrics.BindInstalledPlan([&] { return installer->summary(); });
+  EXPECT_EQ(Scraped("installed_plan_generation"), 1.0);
+  EXPECT_EQ(Scraped("installed_plan_epoch"), 3.0);
+  EXPECT_EQ(Scraped("routes_on_routers"), 1.0);
+  metrics.Unbind();
+}
+
 TEST_F(PlanInstallerTest, LocalRepairWithoutBackupDropsTheFailedHopOrWithdraws) {
   auto installer = Open();
   v1::SitePlan plan = ProtectedPlan(1);
@@ -305,7 +362,9 @@ const std::vector<std::string> kFourLinkPrimaries = {"10.0.0.0/16 iad-nyc(w1)", 
                                                     "10.2.0.0/16 iad-atl(w1)", "10.3.0.0/16 iad-dfw(w1)"};
 
 TEST_F(PlanInstallerTest, EveryLinkReportedDownTogetherKeepsEveryRoute) {
-  auto installer = Open();
+  RouterdMetrics metrics(registry_);
+  auto installer = Open(&metrics);
+  metrics.BindInstalledPlan([&] { return installer->summary(); });
   ASSERT_EQ(*installer->Offer(FourLinkPlan(1)), PlanVerdict::kInstalled);
   log_.clear();
   // A starved agent's snapshot: all four links down at once.
@@ -319,6 +378,11 @@ TEST_F(PlanInstallerTest, EveryLinkReportedDownTogetherKeepsEveryRoute) {
   EXPECT_TRUE(installer->down_links().empty());
   EXPECT_EQ(installer->suspect_links().size(), 4u);
   EXPECT_EQ(installer->suspect_down_reports(), 1u);
+  EXPECT_EQ(Scraped("suspect_down_holds_total"), 1.0);
+  EXPECT_EQ(Scraped("suspect_down_links"), 4.0);
+  EXPECT_EQ(Scraped("local_repair_down_links"), 0.0);
+  EXPECT_EQ(Scraped("local_repairs_total"), 0.0) << "held, not repaired";
+  EXPECT_EQ(Scraped("routes_on_routers"), 4.0);
   // The controller's next plan installs as it was computed.
   ASSERT_EQ(*installer->Offer(FourLinkPlan(2)), PlanVerdict::kInstalled);
   EXPECT_EQ(Forwarding(installer->effective()), kFourLinkPrimaries);
@@ -333,6 +397,10 @@ TEST_F(PlanInstallerTest, EveryLinkReportedDownTogetherKeepsEveryRoute) {
   EXPECT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-chi", v1::OPER_STATE_DOWN}})), 1u);
   EXPECT_EQ(DescribeNextHops(installer->effective().routes(1)), "iad-atl(w1)");
   EXPECT_EQ(installer->suspect_down_reports(), 1u);
+  EXPECT_EQ(Scraped("suspect_down_holds_total"), 1.0);
+  EXPECT_EQ(Scraped("local_repairs_total"), 1.0);
+  EXPECT_EQ(Scraped("local_repair_down_links"), 1.0);
+  metrics.Unbind();
 }
 
 TEST_F(PlanInstallerTest, LinksFailingOneByOneWithinTheWindowAreHeldTogether) {

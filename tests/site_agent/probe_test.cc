@@ -12,6 +12,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
 
+#include "site_agent/agent_metrics.h"
 #include "site_agent/probe/link_estimator.h"
 #include "site_agent/probe/probe_engine.h"
 #include "site_agent/probe/probe_packet.h"
@@ -160,7 +161,7 @@ TEST_F(EstimatorTest, RecoveryWaitsOutAHoldDownThatGrowsWithFlaps) {
 
 TEST_F(EstimatorTest, LateRepeatedAndUnknownAnswersAreRefused) {
   estimator_.Sent(1, now_);
-  EXPECT_TRUE(estimator_.Answered(1, now_ + milliseconds(1), {}));
+  EXPECT_EQ(estimator_.Answered(1, now_ + milliseconds(1), {}), std::chrono::nanoseconds(milliseconds(1)));
   EXPECT_FALSE(estimator_.Answered(1, now_ + milliseconds(2), {}));  // twice
   EXPECT_FALSE(estimator_.Answered(99, now_ + milliseconds(2), {}));  // never sent
   estimator_.Sent(2, now_);
@@ -219,9 +220,14 @@ bool WaitFor(const std::function<bool()>& condition, milliseconds timeout) {
 // through b_to_a; a's reported state transitions are recorded.
 class EnginePair {
  public:
-  ::testing::AssertionResult Start(uint32_t detect_multiplier) {
+  // `a_on_rtt`: a's ProbeEngineOptions::on_rtt.
+  ::testing::AssertionResult Start(uint32_t detect_multiplier,
+                                   std::function<void(size_t, std::chrono::nanoseconds)> a_on_rtt = nullptr) {
+    ProbeEngineOptions a_options =
+        EngineOptions("a-b", a_to_b.listen_endpoint(), b_to_a.outward_endpoint(), detect_multiplier);
+    a_options.on_rtt = std::move(a_on_rtt);
     auto started_a = ProbeEngine::Start(
-        EngineOptions("a-b", a_to_b.listen_endpoint(), b_to_a.outward_endpoint(), detect_multiplier),
+        std::move(a_options),
         [this] {
           if (ProbeEngine* engine = a_started.load()) a_states.Record(engine->Current()[0].second.state());
         });
@@ -273,6 +279,31 @@ TEST(ProbeEngineTest, TwoAgentsSeeABlackholeAndRecovery) {
   ASSERT_TRUE(WaitFor([&] { return pair.a_states.Contains(v1::OPER_STATE_UP, mark); }, milliseconds(3000)));
   EXPECT_EQ(a.counters().rejected_unknown_peer, 0u);
   EXPECT_EQ(pair.b->counters().rejected_replay, 0u);
+}
+
+// The agent's probe RTT histogram gets every accepted reply, and only those.
+TEST(ProbeEngineTest, EveryAcceptedReplyIsObservedWithItsRtt) {
+  metrics::Registry registry("site_agent", {});
+  AgentMetrics metrics(registry);
+  prometheus::Histogram& histogram = metrics.ProbeRtt("a-b");
+  std::atomic<int> wrong_link{0};
+  EnginePair pair;
+  ASSERT_TRUE(pair.Start(/*detect_multiplier=*/3, [&](size_t link_index, std::chrono::nanoseconds rtt) {
+    if (link_index != 0) ++wrong_link;
+    histogram.Observe(std::chrono::duration<double>(rtt).count());
+  }));
+  // Replies stop once a's requests are blackholed and a sees the link down.
+  const size_t mark = pair.a_states.size();
+  pair.a_to_b.Blackhole();
+  ASSERT_TRUE(WaitFor([&] { return pair.a_states.Contains(v1::OPER_STATE_DOWN, mark); }, milliseconds(2000)));
+  const prometheus::ClientMetric observed = histogram.Collect();
+  const uint64_t accepted = pair.a->counters().replies_accepted;
+  EXPECT_GT(accepted, 0u);
+  EXPECT_EQ(observed.histogram.sample_count, accepted);
+  EXPECT_EQ(wrong_link.load(), 0);
+  const double mean_rtt_s = observed.histogram.sample_sum / static_cast<double>(observed.histogram.sample_count);
+  EXPECT_GT(mean_rtt_s, 0.0);
+  EXPECT_LT(mean_rtt_s, 0.05) << "loopback through a relay";
 }
 
 // How loss is classified is the estimator's, shown at its edge (3 intervals,

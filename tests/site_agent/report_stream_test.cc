@@ -12,7 +12,12 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <vector>
+
+#include "sim/wait_until.h"
+#include "site_agent/agent_metrics.h"
+#include "tests/support/metrics_testing.h"
 
 namespace geodesic::site_agent {
 namespace {
@@ -152,6 +157,7 @@ class ReportStreamTest : public ::testing::Test {
     *state_.add_links() = Link("iad-sea", v1::OPER_STATE_UP);
   }
   void TearDown() override {
+    metrics_.Unbind();
     stream_->Stop();
     server_->Shutdown(std::chrono::system_clock::now() + 1s);
   }
@@ -161,6 +167,23 @@ class ReportStreamTest : public ::testing::Test {
   std::mutex state_mu_;
   v1::Update state_;
   std::unique_ptr<ReportStream> stream_;
+  // The agent's report families, bound to this stream as the agent binds them.
+  metrics::Registry registry_{"site_agent", {}};
+  AgentMetrics metrics_{registry_};
+
+  void BindMetrics() {
+    metrics_.BindReplicas([this] { return std::vector<ReplicaSample>{{.replica = "r1", .stats = stream_->stats()}}; });
+  }
+  // One of the stream's series as /metrics shows it (nullopt: absent).
+  std::optional<double> Scraped(const std::string& name) {
+    return testing::SeriesValue(registry_.Scrape(), "geodesic_site_agent_" + name, {{"replica", "r1"}});
+  }
+  // Waits (at most 10 s) until the stream has the replica's ack for `seq`.
+  bool WaitAcked(uint64_t seq) {
+    return sim::WaitUntil("the ack of seq " + std::to_string(seq), 10s,
+                          [&] { return stream_->last_acked_seq() >= seq; }, 1ms)
+        .ok();
+  }
 };
 
 TEST_F(ReportStreamTest, StartsWithASnapshotAndASyncMarkerThenDeltas) {
@@ -220,6 +243,38 @@ TEST_F(ReportStreamTest, AReplicaThatLostEverythingGetsAFreshSnapshotOfTheCurren
   EXPECT_EQ(applied[0].snapshot().seq(), 1u);
   EXPECT_EQ(applied[0].snapshot().links(0).health().state(), v1::OPER_STATE_DOWN);
   EXPECT_TRUE(applied[1].has_sync());
+}
+
+TEST_F(ReportStreamTest, MetricsCountWhatWasSentAndAcknowledged) {
+  BindMetrics();
+  EXPECT_EQ(Scraped("reports_sent_total"), 0.0);
+  EXPECT_EQ(Scraped("pathcomp_connected"), 0.0);
+  stream_->Start();
+  ASSERT_TRUE(replica_.WaitApplied(2));
+  EXPECT_EQ(stream_->Publish({Link("iad-ord", v1::OPER_STATE_DOWN)}), 3u);
+  ASSERT_TRUE(WaitAcked(3)) << "seq 3 not acknowledged within 10 s";
+  // Snapshot, sync marker, delta: written once each and acknowledged.
+  EXPECT_EQ(Scraped("reports_sent_total"), 3.0);
+  EXPECT_EQ(Scraped("reports_acked_total"), 3.0);
+  EXPECT_EQ(Scraped("reports_resent_total"), 0.0);
+  EXPECT_EQ(Scraped("report_outbox_messages"), 0.0);
+  EXPECT_EQ(Scraped("report_snapshots_total"), 1.0);
+  EXPECT_EQ(Scraped("report_sessions_total"), 1.0);
+  EXPECT_EQ(Scraped("pathcomp_connected"), 1.0);
+}
+
+TEST_F(ReportStreamTest, MetricsCountAResendAndTheReconnect) {
+  BindMetrics();
+  stream_->Start();
+  ASSERT_TRUE(replica_.WaitApplied(2));
+  replica_.BreakOn(3, FakeReplica::Break::kBeforeApplying);
+  EXPECT_EQ(stream_->Publish({Link("iad-ord", v1::OPER_STATE_DOWN)}), 3u);
+  ASSERT_TRUE(WaitAcked(3)) << "seq 3 not resent and acknowledged within 10 s";
+  EXPECT_EQ(Scraped("reports_resent_total"), 1.0);
+  EXPECT_EQ(Scraped("reports_acked_total"), 3.0);
+  EXPECT_EQ(Scraped("report_sessions_total"), 2.0);
+  EXPECT_EQ(Scraped("report_snapshots_total"), 1.0) << "the replica kept its state: no new snapshot";
+  EXPECT_EQ(Scraped("report_outbox_messages"), 0.0);
 }
 
 }  // namespace
