@@ -45,7 +45,7 @@ set(GEODESIC_SAME_LAYER_EDGES
   geodesic_cli>geodesic_drill geodesic_cli>geodesic_live_drill
   geodesic_live_drill>geodesic_drill geodesic_live_drill>geodesic_lab
   geodesic_lab>geodesic_process geodesic_test_support>geodesic_lab geodesic_test_support>geodesic_process
-  geodesic_test_support>geodesic_test_dirs)
+  geodesic_test_support>geodesic_test_dirs geodesic_metrics_testing>geodesic_process)
 
 # Uses no layer may make: tectl and the drills reach a controller only over
 # its API or through the store's own read/import API (geodesic_offline_store).

@@ -22,15 +22,10 @@
 #include <string>
 #include <vector>
 
-#include <boost/asio/connect.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "sim/http_get.h"
 #include "tests/support/lab_testing.h"
 
 namespace geodesic {
@@ -139,33 +134,11 @@ std::vector<std::string> AttributeValues(const std::string& dom, const std::stri
   return values;
 }
 
-struct Answer {
-  unsigned status = 0;
-  std::string body;
-};
-
-// GET `url` ("http://127.0.0.1:PORT") + `target`, within 5 s.
-Answer Get(const std::string& url, const std::string& target) {
-  namespace asio = boost::asio;
-  namespace http = boost::beast::http;
-  const std::string host_port = url.substr(url.find("//") + 2);
-  const size_t colon = host_port.rfind(':');
-  try {
-    asio::io_context io;
-    boost::beast::tcp_stream stream(io);
-    stream.expires_after(std::chrono::seconds(5));
-    stream.connect(asio::ip::tcp::endpoint(asio::ip::make_address(host_port.substr(0, colon)),
-                                           static_cast<uint16_t>(std::stoi(host_port.substr(colon + 1)))));
-    http::request<http::empty_body> request(http::verb::get, target, 11);
-    request.set(http::field::host, host_port);
-    http::write(stream, request);
-    boost::beast::flat_buffer buffer;
-    http::response<http::string_body> response;
-    http::read(stream, buffer, response);
-    return {response.result_int(), response.body()};
-  } catch (const boost::system::system_error& error) {
-    return {0, error.what()};
-  }
+// GET `url` ("http://127.0.0.1:PORT") + `target`, within 5 s; status 0 and the
+// error as the body when it fails.
+sim::HttpAnswer Get(const std::string& url, const std::string& target) {
+  auto answer = sim::HttpGet(url + target);
+  return answer.ok() ? *answer : sim::HttpAnswer{.status = 0, .body = std::string(answer.status().message())};
 }
 
 // The primary path of the plan's route from `src` to the first prefix of `dst`.
@@ -216,7 +189,7 @@ TEST_F(ConsoleBrowserTest, MapFollowsTheBackboneThroughALinkCut) {
   ASSERT_TRUE(admin.ok()) << admin.status();
 
   // The JSON API refuses what it cannot answer, naming it.
-  const Answer unknown = Get(*admin, "/api/v1/route?src=iad&dst=nowhere");
+  const sim::HttpAnswer unknown = Get(*admin, "/api/v1/route?src=iad&dst=nowhere");
   EXPECT_EQ(unknown.status, 400u);
   EXPECT_THAT(unknown.body, HasSubstr("unknown facility \\\"nowhere\\\" (dst)"));
   EXPECT_EQ(Get(*admin, "/api/v1/events?after=x").status, 400u);

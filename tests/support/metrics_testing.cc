@@ -4,14 +4,9 @@
 #include <sstream>
 #include <vector>
 
-#include <boost/asio/connect.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "sim/http_get.h"
 
 namespace geodesic::testing {
 namespace {
@@ -68,35 +63,12 @@ std::optional<double> SeriesValue(const std::string& text, const std::string& na
 }
 
 absl::StatusOr<std::string> ScrapeMetrics(const std::string& admin_url) {
-  namespace asio = boost::asio;
-  namespace beast = boost::beast;
-  namespace http = beast::http;
-  constexpr std::string_view kScheme = "http://";
-  const size_t colon = admin_url.rfind(':');
-  uint32_t port = 0;
-  if (admin_url.compare(0, kScheme.size(), kScheme) != 0 || colon == std::string::npos ||
-      !absl::SimpleAtoi(admin_url.substr(colon + 1), &port) || port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("\"", admin_url, "\" is not http://HOST:PORT"));
+  auto answer = sim::HttpGet(admin_url + "/metrics", std::chrono::seconds(2));
+  if (!answer.ok()) return answer.status();
+  if (answer->status != 200) {
+    return absl::UnavailableError(absl::StrCat(admin_url, "/metrics answered ", answer->status));
   }
-  const std::string host = admin_url.substr(kScheme.size(), colon - kScheme.size());
-  try {
-    asio::io_context io;
-    beast::tcp_stream stream(io);
-    stream.expires_after(std::chrono::seconds(2));
-    stream.connect(asio::ip::tcp::endpoint(asio::ip::make_address(host), static_cast<uint16_t>(port)));
-    http::request<http::empty_body> request(http::verb::get, "/metrics", 11);
-    request.set(http::field::host, host);
-    http::write(stream, request);
-    beast::flat_buffer buffer;
-    http::response<http::string_body> response;
-    http::read(stream, buffer, response);
-    if (response.result_int() != 200) {
-      return absl::UnavailableError(absl::StrCat(admin_url, "/metrics answered ", response.result_int()));
-    }
-    return response.body();
-  } catch (const boost::system::system_error& error) {
-    return absl::UnavailableError(absl::StrCat(admin_url, "/metrics: ", error.what()));
-  }
+  return answer->body;
 }
 
 std::optional<metrics::FamilyDoc> FindFamily(const metrics::Registry& registry, const std::string& name) {
