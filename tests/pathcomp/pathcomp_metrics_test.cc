@@ -14,7 +14,6 @@
 #include <optional>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -24,6 +23,7 @@
 #include "pathcomp/service/planner.h"
 #include "pathcomp/service/telemetry_service.h"
 #include "state/memory_store.h"
+#include "tests/support/metrics_text.h"
 #include "topology/topology.h"
 
 namespace geodesic::pathcomp {
@@ -32,7 +32,6 @@ namespace {
 using metrics::Labels;
 using ::testing::Contains;
 using ::testing::DoubleNear;
-using ::testing::IsSupersetOf;
 using ::testing::Optional;
 
 // The families an operator's dashboards and alerts are written against.
@@ -154,24 +153,7 @@ workloads:
 
 // One value of a scrape: the sample of `name` with exactly `labels`.
 std::optional<double> Value(const metrics::Registry& registry, const std::string& name, const Labels& labels = {}) {
-  std::istringstream lines(registry.Scrape());
-  for (std::string line; std::getline(lines, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    const size_t space = line.rfind(' ');
-    const std::string series = line.substr(0, space);
-    const size_t brace = series.find('{');
-    if (series.substr(0, brace) != name) continue;
-    Labels found;
-    if (brace != std::string::npos) {
-      static const std::regex label("([a-zA-Z_][a-zA-Z0-9_]*)=\"([^\"]*)\"");
-      const std::string inside = series.substr(brace);
-      for (std::sregex_iterator it(inside.begin(), inside.end(), label), end; it != end; ++it) {
-        found[(*it)[1]] = (*it)[2];
-      }
-    }
-    if (found == labels) return std::stod(line.substr(space + 1));
-  }
-  return std::nullopt;
+  return testing::SampleValue(registry.Scrape(), name, labels);
 }
 
 class BoundMetricsTest : public ::testing::Test {
