@@ -2,7 +2,9 @@
 // on loopback (pathcomp, every facility's agent, iad's routerd), scraped over
 // HTTP on pathcomp's admin listener. The figures say what the controller
 // knows: agents connected, links measured, solves and why, what iad's routerd
-// installed; a link going down moves them. Every wait is a bounded poll.
+// installed; a link going down moves them. Replicated (a real three-member
+// etcd), each replica says whether it leads and reaches etcd. Every wait is a
+// bounded poll.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -10,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tests/support/lab_testing.h"
 #include "tests/support/metrics_text.h"
@@ -23,16 +26,22 @@ using std::chrono::seconds;
 
 class PathcompMetricsScrapeTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    auto lab = LocalLab::Create(testing::LabOptionsFor(work_.path()));
+  // Starts `replicas` pathcomp replicas (more than 1: with etcd), every
+  // facility's agent and iad's routerd; Scrape() reads replica 0.
+  void StartLab(int replicas) {
+    sim::LabOptions options = testing::LabOptionsFor(work_.path());
+    options.replicas = replicas;
+    auto lab = LocalLab::Create(options);
     ASSERT_TRUE(lab.ok()) << lab.status();
     lab_ = *std::move(lab);
     ASSERT_TRUE(lab_->StartPathcomp().ok());
     for (const auto& facility : lab_->topology().facilities) ASSERT_TRUE(lab_->StartAgent(facility.id()).ok());
     ASSERT_TRUE(lab_->StartRouterd("iad").ok());
-    auto url = lab_->AdminUrl("pathcomp");
-    ASSERT_TRUE(url.ok()) << url.status();
-    metrics_url_ = *url + "/metrics";
+    for (int replica = 0; replica < replicas; ++replica) {
+      auto url = lab_->AdminUrl(lab_->ReplicaName(replica));
+      ASSERT_TRUE(url.ok()) << url.status();
+      metrics_urls_.push_back(*url + "/metrics");
+    }
   }
 
   void TearDown() override {
@@ -40,14 +49,16 @@ class PathcompMetricsScrapeTest : public ::testing::Test {
     if (HasFailure()) work_.keep();
   }
 
-  // GET /metrics (curl from PATH, as any scraper would); empty when it does not answer.
-  std::string Scrape() {
-    auto answer = sim::RunCommand({"/usr/bin/env", "curl", "--silent", "--fail", "--max-time", "2", metrics_url_});
+  // GET /metrics of a replica (curl from PATH, as any scraper would); empty
+  // when it does not answer.
+  std::string Scrape(int replica = 0) {
+    auto answer = sim::RunCommand(
+        {"/usr/bin/env", "curl", "--silent", "--fail", "--max-time", "2", metrics_urls_.at(replica)});
     return answer.ok() && answer->exit_code == 0 ? answer->output : "";
   }
 
-  std::optional<double> Value(const std::string& name, const metrics::Labels& labels = {}) {
-    return testing::SampleValue(Scrape(), "geodesic_pathcomp_" + name, labels);
+  std::optional<double> Value(const std::string& name, const metrics::Labels& labels = {}, int replica = 0) {
+    return testing::SampleValue(Scrape(replica), "geodesic_pathcomp_" + name, labels);
   }
 
   // Polls the scrape until `name{labels}` is `expected`.
@@ -62,10 +73,11 @@ class PathcompMetricsScrapeTest : public ::testing::Test {
 
   testing::TempDir work_{"pathcomp-metrics"};
   std::unique_ptr<LocalLab> lab_;
-  std::string metrics_url_;
+  std::vector<std::string> metrics_urls_;  // by replica
 };
 
 TEST_F(PathcompMetricsScrapeTest, FiguresFollowTheNetwork) {
+  StartLab(1);
   sim::LabClient client(*lab_);
   ASSERT_TRUE(client.WaitLinksIn(v1::OPER_STATE_UP, seconds(60)).ok());
   auto converged = client.WaitConverged({.timeout = seconds(60), .facilities = {"iad"}});
@@ -73,7 +85,7 @@ TEST_F(PathcompMetricsScrapeTest, FiguresFollowTheNetwork) {
   const double generation = static_cast<double>(converged->plan().generation());
 
   const std::string text = Scrape();
-  ASSERT_FALSE(text.empty()) << "no answer from " << metrics_url_;
+  ASSERT_FALSE(text.empty()) << "no answer from " << metrics_urls_[0];
   EXPECT_THAT(text, ::testing::HasSubstr("# TYPE geodesic_pathcomp_solves_total counter"));
   auto value = [&](const std::string& name, const metrics::Labels& labels = {}) {
     return testing::SampleValue(text, "geodesic_pathcomp_" + name, labels);
@@ -117,6 +129,46 @@ TEST_F(PathcompMetricsScrapeTest, FiguresFollowTheNetwork) {
   // chi's agent goes away: no stream of chi any more.
   lab_->Kill("agent/chi", SIGKILL);
   EXPECT_TRUE(WaitForValue("agent_sessions_connected", {{"facility", "chi"}}, 0).ok());
+}
+
+// Replicated: one replica leads (its epoch, the sites' installs); every
+// replica reaches etcd; the followers' plans go nowhere, so they show no
+// site installs and epoch 0.
+TEST_F(PathcompMetricsScrapeTest, ReplicasSayWhoLeadsAndWhetherEtcdAnswers) {
+  StartLab(3);
+  int leader = -1;
+  const absl::Status elected = WaitUntil("exactly one replica to lead", seconds(60), [&] {
+    int leaders = 0;
+    for (int replica = 0; replica < 3; ++replica) {
+      if (Value("leader", {}, replica) == 1.0) {
+        ++leaders;
+        leader = replica;
+      }
+    }
+    return leaders == 1;
+  });
+  ASSERT_TRUE(elected.ok()) << elected;
+  sim::LabClient client(*lab_, leader);
+  auto converged = client.WaitConverged({.timeout = seconds(60), .facilities = {"iad"}});
+  ASSERT_TRUE(converged.ok()) << converged.status();
+  for (int replica = 0; replica < 3; ++replica) {
+    SCOPED_TRACE(lab_->ReplicaName(replica));
+    const std::string text = Scrape(replica);
+    auto value = [&](const std::string& name, const metrics::Labels& labels = {}) {
+      return testing::SampleValue(text, "geodesic_pathcomp_" + name, labels);
+    };
+    EXPECT_EQ(value("etcd_reachable"), 1.0);
+    EXPECT_THAT(text, ::testing::HasSubstr("replica=\"" + lab_->ReplicaId(replica) + "\""));  // _info
+    if (replica == leader) {
+      EXPECT_EQ(value("leader_epoch"), static_cast<double>(converged->plan().epoch()));
+      EXPECT_EQ(value("site_installed_generation", {{"facility", "iad"}}),
+                static_cast<double>(converged->plan().generation()));
+    } else {
+      EXPECT_EQ(value("leader"), 0.0);
+      EXPECT_EQ(value("leader_epoch"), 0.0);
+      EXPECT_EQ(value("site_installed_generation", {{"facility", "iad"}}), std::nullopt);
+    }
+  }
 }
 
 }  // namespace
