@@ -104,8 +104,9 @@ PathcompScrapedFamilies DeclareScraped(Registry& registry) {
           {"facility"}),
       .site_install_lag_seconds = registry.ScrapedGauge(
           "site_install_lag_seconds",
-          "How long the facility's routerd has been behind: since the oldest kept plan it has not installed was "
-          "computed (0: the current plan is installed), on the replica whose plans go to routerd",
+          "How long the facility's routerd has been behind: since the first plan it has not installed was "
+          "computed (at most the newest 100 plans back; 0: the current plan is installed), on the replica whose "
+          "plans go to routerd",
           {"facility"}),
       .site_install_failing = registry.ScrapedGauge(
           "site_install_failing",

@@ -107,7 +107,6 @@ std::map<std::string, SiteLag> SiteLags(const PathcompMetricSources& sources) {
   for (const v1::SiteInstallStatus& status : sources.planner.InstallStatus()) {
     failing[status.facility_id()] = !status.installed();
   }
-  std::vector<v1::PlanSummary> history;  // read once, when some site is behind
   const int64_t now_ms = daemon::UnixNowMs();
   for (const v1::SitePlan& site : plan->sites()) {
     SiteLag& lag = lags[site.facility_id()];
@@ -115,13 +114,10 @@ std::map<std::string, SiteLag> SiteLags(const PathcompMetricSources& sources) {
     lag.failing = failing[site.facility_id()];
     if (lag.installed >= plan->generation()) continue;
     lag.behind_generations = plan->generation() - lag.installed;
-    if (history.empty()) history = sources.model.PlanHistory();
-    // The oldest kept plan the site lacks (the history is newest first).
-    int64_t since_ms = plan->computed_at_unix_ms();
-    for (const v1::PlanSummary& summary : history) {
-      if (summary.generation() > lag.installed) since_ms = std::min(since_ms, summary.computed_at_unix_ms());
-    }
-    lag.behind_seconds = std::max<int64_t>(0, now_ms - since_ms) / 1000.0;
+    // Since the first plan the site lacks (or the oldest the planner still times).
+    const int64_t since_ms =
+        sources.planner.FirstComputedAfter(lag.installed).value_or(plan->computed_at_unix_ms());
+    lag.behind_seconds = static_cast<double>(std::max<int64_t>(0, now_ms - since_ms)) / 1000.0;
   }
   return lags;
 }

@@ -31,7 +31,9 @@ Planner::Planner(Model& model, EventBus& events, PlannerConfig config, SolveMetr
       metrics_(metrics),
       elephants_(config_.chain_headroom, config_.elephant_objectives),
       plan_(model.CurrentPlan()),
-      debounce_(config_.debounce) {}
+      debounce_(config_.debounce) {
+  if (plan_) computed_at_ms_[plan_->generation()] = plan_->computed_at_unix_ms();
+}
 
 Planner::~Planner() { Stop(); }
 
@@ -188,6 +190,8 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
     std::lock_guard lock(mu_);
     plan_ = computed;
     solved_revision_ = std::max(solved_revision_, revision);
+    computed_at_ms_[plan.generation()] = plan.computed_at_unix_ms();
+    if (computed_at_ms_.size() > kPlansTimed) computed_at_ms_.erase(computed_at_ms_.begin());
   }
   cv_.notify_all();
   v1::Event event;
@@ -249,6 +253,13 @@ void Planner::RecordAck(const v1::PlanAck& ack, int64_t now_unix_ms) {
 std::map<std::string, uint64_t> Planner::InstalledGenerations() const {
   std::lock_guard lock(mu_);
   return installed_generations_;
+}
+
+std::optional<int64_t> Planner::FirstComputedAfter(uint64_t generation) const {
+  std::lock_guard lock(mu_);
+  auto newer = computed_at_ms_.upper_bound(generation);
+  if (newer == computed_at_ms_.end()) return std::nullopt;
+  return newer->second;
 }
 
 std::vector<v1::SiteInstallStatus> Planner::InstallStatus() const {

@@ -79,6 +79,11 @@ class Planner {
   // (an ack that could not install leaves it). Sites that never installed one
   // are missing.
   std::map<std::string, uint64_t> InstalledGenerations() const;
+  // When the oldest plan newer than `generation` was computed, among the
+  // newest kPlansTimed this planner published (or found at start); nullopt
+  // when none of them is newer. How long a site at `generation` has been behind.
+  std::optional<int64_t> FirstComputedAfter(uint64_t generation) const;
+  static constexpr size_t kPlansTimed = 100;
 
   // Whether the published plan is what the model gives now (GetPlanResponse).
   // `plan` and `plan_model_revision` are read together: the revision is the
@@ -121,6 +126,7 @@ class Planner {
   bool stopping_ = false;
   std::map<std::string, v1::SiteInstallStatus> installed_;  // the last ack, by facility
   std::map<std::string, uint64_t> installed_generations_;   // by facility
+  std::map<uint64_t, int64_t> computed_at_ms_;  // by generation: the newest kPlansTimed plans
   std::thread thread_;
 };
 

@@ -371,6 +371,10 @@ TEST_F(BoundMetricsTest, SolvesPlansAndSitesFollowThePlanner) {
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_chains_unplaced", {{"budget", "le_20ms"}}), Optional(1.0));
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_site_install_lag_generations", {{"facility", "iad"}}),
               Optional(1.0));
+  // Behind since the plan after the installed one was computed.
+  EXPECT_EQ(planner_->FirstComputedAfter(generation), planner_->CurrentPlan()->computed_at_unix_ms());
+  EXPECT_EQ(planner_->FirstComputedAfter(generation + 1), std::nullopt);
+  EXPECT_GE(Value(registry_, "geodesic_pathcomp_site_install_lag_seconds", {{"facility", "iad"}}).value_or(-1), 0.0);
 }
 
 TEST_F(BoundMetricsTest, TelemetryCountersAreExportedFromTheStart) {
