@@ -19,8 +19,9 @@ using Samples = std::vector<Sample>;
 constexpr double kBitsPerGbit = 1e9;
 constexpr double kSecondsPerUs = 1e-6;
 
-// One sample per link, labelled link, src, dst (plus `extra`); `value`
-// returns nullopt for a link without a sample.
+// Samples of every link, labelled link, src, dst: `value(link, state, emit)`
+// calls emit(sample, extra labels) once per sample of the link (not at all
+// for a link without one). `state` is the solver's view (null if unknown).
 template <typename Value>
 Samples PerLink(Model& model, Value value) {
   const std::shared_ptr<const Snapshot> snapshot = model.CurrentSnapshot();
