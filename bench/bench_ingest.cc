@@ -46,6 +46,7 @@
 #include "bench/bench_report.h"
 #include "daemon/allocator.h"
 #include "bench/scratch_dir.h"
+#include "metrics/metrics_registry.h"
 #include "pathcomp/service/pathcomp_server.h"
 #include "sim/process.h"
 #include "site_agent/report_stream.h"
@@ -264,7 +265,8 @@ void Run() {
   config.state_dir = root + "/state";
   config.topology_path = root + "/topology.yaml";
   config.tls = {root + "/pki/ca.crt", root + "/pki/pathcomp-pc1.crt", root + "/pki/pathcomp-pc1.key"};
-  auto server = pathcomp::PathcompServer::Start(config);
+  metrics::Registry registry("pathcomp", {{"replica", config.replica_id}});
+  auto server = pathcomp::PathcompServer::Start(config, registry);
   Check(server.status(), "start pathcomp");
 
   std::vector<std::unique_ptr<Agent>> agents;

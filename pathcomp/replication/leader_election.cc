@@ -44,6 +44,11 @@ std::optional<uint64_t> LeaderElection::LeadingEpoch(Clock::time_point now) cons
   return static_cast<uint64_t>(leading_->revision);
 }
 
+bool LeaderElection::LeaseAlive(Clock::time_point now) const {
+  std::lock_guard lock(mu_);
+  return lease_ != 0 && !lease_lost_ && now < lease_valid_until_;
+}
+
 std::optional<LeaderKey> LeaderElection::leader_key() const {
   std::lock_guard lock(mu_);
   return leading_;

@@ -49,6 +49,9 @@ class LeaderElection {
   // The epoch while this replica leads and its lease cannot have expired.
   std::optional<uint64_t> LeadingEpoch(Clock::time_point now = Clock::now()) const;
   std::optional<LeaderKey> leader_key() const;
+  // Whether etcd answered this replica's lease keep-alive within the lease
+  // TTL (leading or not): etcd is reachable and the lease alive.
+  bool LeaseAlive(Clock::time_point now = Clock::now()) const;
   // Who leads, as etcd says ("" when nobody or etcd is unreachable).
   std::string CurrentLeader() const;
 

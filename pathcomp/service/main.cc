@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   listeners->AddRoute("/metrics", metrics::ScrapeHandler(registry));
-  auto server = pathcomp::PathcompServer::Start(*config);
+  auto server = pathcomp::PathcompServer::Start(*config, registry);
   if (!server.ok()) {
     std::fprintf(stderr, "pathcomp: cannot start: %s\n",
                  std::string(server.status().message()).c_str());

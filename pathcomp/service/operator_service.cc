@@ -96,7 +96,7 @@ absl::StatusOr<uint64_t> OperatorService::Replan(const v1::IntentChange& change,
   event.set_at_unix_ms(daemon::UnixNowMs());
   *event.mutable_intent() = change;
   events_.Publish(event);
-  return planner_.SolveNow(reason);
+  return planner_.SolveNow(SolveCause::kIntent, reason);
 }
 
 #define GEODESIC_AUTHORIZE(identity, context, role)          \
@@ -225,7 +225,10 @@ grpc::Status OperatorService::AddWorkload(grpc::ServerContext* context,
                model_.DeleteWorkload(request->workload().id(), "rollback: etcd refused it"));
     }
   }
-  if (result.ok()) planner_.RequestSolve(absl::StrCat("workload ", request->workload().id(), " added by ", identity->name));
+  if (result.ok()) {
+    planner_.RequestSolve(SolveCause::kWorkload,
+                          absl::StrCat("workload ", request->workload().id(), " added by ", identity->name));
+  }
   Audit(*identity, "add workload", request->ShortDebugString(), result);
   return ToGrpcStatus(result);
 }
@@ -246,7 +249,10 @@ grpc::Status OperatorService::DeleteWorkload(grpc::ServerContext* context,
                model_.AddWorkload(*previous, "rollback: etcd refused the removal"));
     }
   }
-  if (result.ok()) planner_.RequestSolve(absl::StrCat("workload ", request->id(), " removed by ", identity->name));
+  if (result.ok()) {
+    planner_.RequestSolve(SolveCause::kWorkload,
+                          absl::StrCat("workload ", request->id(), " removed by ", identity->name));
+  }
   Audit(*identity, "delete workload", request->ShortDebugString(), result);
   return ToGrpcStatus(result);
 }
@@ -432,7 +438,8 @@ grpc::Status OperatorService::ImportTopology(grpc::ServerContext* context,
       resync_agents_(imported->resync_facilities);
     }
     if (imported->changed()) {
-      auto generation = planner_.SolveNow(absl::StrCat("import of ", source, " by ", identity->name));
+      auto generation =
+          planner_.SolveNow(SolveCause::kInventory, absl::StrCat("import of ", source, " by ", identity->name));
       if (generation.ok()) response->set_plan_generation(*generation);
       result = generation.status();
     } else if (auto plan = planner_.CurrentPlan()) {

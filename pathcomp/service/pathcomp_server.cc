@@ -22,6 +22,8 @@
 #include "pathcomp/service/backup_service.h"
 #include "pathcomp/service/event_bus.h"
 #include "pathcomp/service/operator_service.h"
+#include "pathcomp/service/pathcomp_metrics.h"
+#include "pathcomp/service/pathcomp_metrics_binding.h"
 #include "pathcomp/service/plan_service.h"
 #include "pathcomp/service/planner.h"
 #include "pathcomp/service/telemetry_service.h"
@@ -42,11 +44,12 @@ class PathcompServerImpl final : public PathcompServer {
   // `store` is the store `model` owns (for backups).
   PathcompServerImpl(std::unique_ptr<Model> model, const state::Store& store, const std::string& backup_dir,
                      const std::string& replica_id, PlannerConfig planner_config,
-                     std::optional<ReplicationConfig> replication)
+                     std::optional<ReplicationConfig> replication, metrics::Registry& registry)
       : replication_(std::move(replication)),
         model_(std::move(model)),
-        planner_(*model_, events_, WithLeadership(planner_config)),  // a copy: telemetry_ reads it too
-        telemetry_(*model_, planner_, events_, planner_config.replica_id),
+        metrics_(registry),
+        planner_(*model_, events_, WithLeadership(planner_config), metrics_.solves()),  // a copy: read below
+        telemetry_(*model_, planner_, events_, planner_config.replica_id, metrics_.telemetry()),
         plans_(*model_, planner_),
         operators_(*model_, planner_, events_,
                    [this](const std::vector<std::string>& facilities) {
@@ -55,7 +58,29 @@ class PathcompServerImpl final : public PathcompServer {
                    [this] { return MayMutate(); },
                    ReplicationHooksFor()),
         backups_(store, *model_, backup_dir, replica_id,
-                 [this](v1::AuditRecord record) { RecordAudit(std::move(record)); }) {}
+                 [this](v1::AuditRecord record) { RecordAudit(std::move(record)); }),
+        metrics_binding_(std::make_unique<PathcompMetricsBinding>(
+            metrics_.scraped(), MetricSources(planner_config.epoch))) {}
+
+  // What the scraped metrics read: this server's parts. Standalone, its plans
+  // always go to routerd with `standalone_epoch`; replicated, while it leads.
+  PathcompMetricSources MetricSources(uint64_t standalone_epoch) {
+    if (!replication_) {
+      return {.model = *model_,
+              .planner = planner_,
+              .telemetry = telemetry_,
+              .delivering_epoch = [standalone_epoch] { return std::optional<uint64_t>(standalone_epoch); },
+              .etcd_reachable = {}};
+    }
+    return {.model = *model_,
+            .planner = planner_,
+            .telemetry = telemetry_,
+            .delivering_epoch = [this] { return LeadingEpoch(); },
+            .etcd_reachable = [this] {
+              const LeaderElection* election = election_ptr_.load();
+              return election != nullptr && election->LeaseAlive();
+            }};
+  }
 
   // A record of a call outside the Operator API (a backup): into etcd's one
   // history while this replica leads, else into its own store's log.
@@ -88,12 +113,16 @@ class PathcompServerImpl final : public PathcompServer {
     // What operators decided comes from etcd, on every replica.
     // An intent or workload from etcd may be what an inventory release the
     // model refused was waiting for (see InventoryReplica).
-    auto replan = [this](std::string reason) {
-      if (inventory_) inventory_->RetryPending();
-      planner_.RequestSolve(std::move(reason));
+    auto replan = [this](SolveCause cause) {
+      return [this, cause](std::string reason) {
+        if (inventory_) inventory_->RetryPending();
+        planner_.RequestSolve(cause, std::move(reason));
+      };
     };
-    intents_ = std::make_unique<EtcdMirror>(*etcd_, "geodesic/intents/", IntentsInModel(), replan);
-    workloads_ = std::make_unique<EtcdMirror>(*etcd_, "geodesic/workloads/", WorkloadsInModel(), replan);
+    intents_ = std::make_unique<EtcdMirror>(*etcd_, "geodesic/intents/", IntentsInModel(),
+                                            replan(SolveCause::kIntent));
+    workloads_ = std::make_unique<EtcdMirror>(*etcd_, "geodesic/workloads/", WorkloadsInModel(),
+                                              replan(SolveCause::kWorkload));
     inventory_ = std::make_unique<InventoryReplica>(
         *etcd_, "geodesic/inventory", "geodesic/workloads/",
         [this](const InventoryReleaseContent& release) { return ApplyRelease(release); });
@@ -151,7 +180,7 @@ class PathcompServerImpl final : public PathcompServer {
     if (imported->changed()) {
       // Entries refused while the inventory lacked what they name get another chance.
       for (EtcdMirror* mirror : {intents_.get(), workloads_.get()}) mirror->Resync();
-      planner_.RequestSolve(source);
+      planner_.RequestSolve(SolveCause::kInventory, source);
     }
     return absl::OkStatus();
   }
@@ -205,7 +234,7 @@ class PathcompServerImpl final : public PathcompServer {
           if (auto status = inventory_->SyncNow(); !status.ok()) {
             daemon::LogError("cannot read the inventory from etcd on election", {{"error", status.ToString()}});
           }
-          planner_.RequestSolve("elected leader, epoch " + std::to_string(*epoch));
+          planner_.RequestSolve(SolveCause::kLeader, "elected leader, epoch " + std::to_string(*epoch));
         });
     election_ptr_ = election_.get();
     election_->Start();
@@ -407,6 +436,7 @@ class PathcompServerImpl final : public PathcompServer {
   void Shutdown() override {
     if (shut_down_) return;
     shut_down_ = true;
+    metrics_binding_.reset();  // scrapes no longer read what stops below
     // Resign first, so another replica takes over at once.
     {
       std::lock_guard lock(expiry_mu_);
@@ -434,11 +464,13 @@ class PathcompServerImpl final : public PathcompServer {
   std::atomic<const LeaderElection*> election_ptr_{nullptr};
   std::unique_ptr<Model> model_;
   EventBus events_;
+  PathcompMetrics metrics_;
   Planner planner_;
   TelemetryService telemetry_;
   PlanService plans_;
   OperatorService operators_;
   BackupService backups_;
+  std::unique_ptr<PathcompMetricsBinding> metrics_binding_;  // reset by Shutdown
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
   bool shut_down_ = false;
@@ -451,8 +483,8 @@ class PathcompServerImpl final : public PathcompServer {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
-    const PathcompConfig& config) {
+absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(const PathcompConfig& config,
+                                                                       metrics::Registry& registry) {
   if (auto status = tls::ValidateTlsFiles(config.tls); !status.ok()) return status;
   auto own = tls::ReadCertificateIdentity(config.tls.cert_path);
   if (!own.ok()) return own.status();
@@ -488,11 +520,12 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(
   planner_config.chain_headroom = config.chain_headroom;
   planner_config.elephant_objectives = config.elephant_objectives;
   auto server = std::make_unique<PathcompServerImpl>(*std::move(model), store_ref, config.backup_dir,
-                                                     config.replica_id, planner_config, config.replication);
+                                                     config.replica_id, planner_config, config.replication,
+                                                     registry);
   if (auto status = server->PrepareReplication(); !status.ok()) return status;
   if (auto status = server->LoadInventory(*inventory, config.topology_path); !status.ok()) return status;
   server->StartInventoryWatch();
-  if (auto generation = server->planner().SolveNow("pathcomp started"); !generation.ok()) {
+  if (auto generation = server->planner().SolveNow(SolveCause::kStartup, "pathcomp started"); !generation.ok()) {
     return generation.status();
   }
   if (auto status = server->Listen(config); !status.ok()) return status;

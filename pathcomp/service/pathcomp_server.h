@@ -1,11 +1,13 @@
 #pragma once
 // Assembles one pathcomp replica (standalone): the store, the model, the
-// planner and the three gRPC services behind one mTLS listener.
+// planner and the three gRPC services behind one mTLS listener, and its
+// metrics (pathcomp_metrics.h) in a registry the caller serves.
 #include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "daemon/health.h"
+#include "metrics/metrics_registry.h"
 #include "pathcomp/service/pathcomp_config.h"
 
 namespace geodesic::pathcomp {
@@ -19,13 +21,17 @@ class PathcompServer {
   // Opens the store, loads and reconciles the inventory, checks the replica's
   // own certificate, binds the listener and publishes a first plan.
   // Errors name what failed (config key, file, store directory).
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<PathcompServer>> Start(
-      const PathcompConfig& config);
+  // Declares every pathcomp family in `registry` (one server per registry;
+  // it must outlive the server) and binds the scraped ones to this server's
+  // state until Shutdown.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<PathcompServer>> Start(const PathcompConfig& config,
+                                                                              metrics::Registry& registry);
   virtual ~PathcompServer() = default;
 
   // "host:port" actually bound.
   virtual std::string address() const = 0;
-  // Stops accepting calls, ends open streams and stops the planner.
+  // Stops accepting calls, ends open streams and stops the planner; the
+  // scraped metrics have no samples from here on.
   virtual void Shutdown() = 0;
 
   // For the health endpoint; the checks refer to this server and must not be

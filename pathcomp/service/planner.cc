@@ -1,6 +1,8 @@
 #include "pathcomp/service/planner.h"
 
 #include <algorithm>
+#include <chrono>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -22,13 +24,16 @@ v1::Plan ComputePlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantA
 
 }  // namespace
 
-Planner::Planner(Model& model, EventBus& events, PlannerConfig config)
+Planner::Planner(Model& model, EventBus& events, PlannerConfig config, SolveMetrics& metrics)
     : model_(model),
       events_(events),
       config_(std::move(config)),
+      metrics_(metrics),
       elephants_(config_.chain_headroom, config_.elephant_objectives),
       plan_(model.CurrentPlan()),
-      debounce_(config_.debounce) {}
+      debounce_(config_.debounce) {
+  if (plan_) computed_at_ms_[plan_->generation()] = plan_->computed_at_unix_ms();
+}
 
 Planner::~Planner() { Stop(); }
 
@@ -43,10 +48,11 @@ void Planner::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Planner::RequestSolve(std::string reason) {
+void Planner::RequestSolve(SolveCause cause, std::string reason) {
   {
     std::lock_guard lock(mu_);
     debounce_.Request(std::move(reason), SolveDebounce::Clock::now());
+    pending_causes_.Add(cause);
   }
   cv_.notify_all();
 }
@@ -61,11 +67,12 @@ void Planner::Run() {
     if (stopping_) return;
     std::optional<std::vector<std::string>> reasons = debounce_.TakeDue(SolveDebounce::Clock::now());
     if (!reasons) continue;  // woken before the window passed
+    const SolveCauses causes = std::exchange(pending_causes_, {});
     ++solves_running_;
     lock.unlock();
     {
       std::lock_guard solve_lock(solve_mu_);
-      if (auto solved = SolveLocked(absl::StrJoin(*reasons, "; ")); !solved.ok()) {
+      if (auto solved = SolveRecorded(causes, absl::StrJoin(*reasons, "; ")); !solved.ok()) {
         daemon::LogError("solve failed", {{"error", std::string(solved.status().message())}});
       }
     }
@@ -95,7 +102,7 @@ v1::Plan Planner::Hypothetical(const ModelView& view) const {
   return ComputePlan(snapshot, stamp, cold, nullptr);
 }
 
-absl::StatusOr<uint64_t> Planner::SolveNow(std::string reason) {
+absl::StatusOr<uint64_t> Planner::SolveNow(SolveCause cause, std::string reason) {
   {
     std::lock_guard lock(mu_);
     ++solves_running_;
@@ -103,7 +110,7 @@ absl::StatusOr<uint64_t> Planner::SolveNow(std::string reason) {
   absl::StatusOr<uint64_t> solved;
   {
     std::lock_guard solve_lock(solve_mu_);
-    solved = SolveLocked(reason);
+    solved = SolveRecorded(SolveCauses(cause), reason);
   }
   std::lock_guard lock(mu_);
   --solves_running_;
@@ -121,6 +128,13 @@ Planner::Convergence Planner::ConvergenceState() const {
   state.replan_pending = debounce_.pending() || solves_running_ > 0 ||
                          solved_revision_ < state.model_revision;
   return state;
+}
+
+absl::StatusOr<uint64_t> Planner::SolveRecorded(const SolveCauses& causes, const std::string& reason) {
+  const auto started = std::chrono::steady_clock::now();
+  absl::StatusOr<uint64_t> solved = SolveLocked(reason);
+  metrics_.RecordSolve(causes, std::chrono::steady_clock::now() - started, solved.ok());
+  return solved;
 }
 
 absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
@@ -176,6 +190,8 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
     std::lock_guard lock(mu_);
     plan_ = computed;
     solved_revision_ = std::max(solved_revision_, revision);
+    computed_at_ms_[plan.generation()] = plan.computed_at_unix_ms();
+    if (computed_at_ms_.size() > kPlansTimed) computed_at_ms_.erase(computed_at_ms_.begin());
   }
   cv_.notify_all();
   v1::Event event;
@@ -231,6 +247,19 @@ void Planner::RecordAck(const v1::PlanAck& ack, int64_t now_unix_ms) {
   status.set_sent_to_routers(ack.sent_to_routers());
   std::lock_guard lock(mu_);
   installed_[ack.facility_id()] = status;
+  if (ack.installed()) installed_generations_[ack.facility_id()] = ack.generation();
+}
+
+std::map<std::string, uint64_t> Planner::InstalledGenerations() const {
+  std::lock_guard lock(mu_);
+  return installed_generations_;
+}
+
+std::optional<int64_t> Planner::FirstComputedAfter(uint64_t generation) const {
+  std::lock_guard lock(mu_);
+  auto newer = computed_at_ms_.upper_bound(generation);
+  if (newer == computed_at_ms_.end()) return std::nullopt;
+  return newer->second;
 }
 
 std::vector<v1::SiteInstallStatus> Planner::InstallStatus() const {

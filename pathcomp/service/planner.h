@@ -2,6 +2,7 @@
 // Keeps the published plan in step with the model: re-solves (debounced) when
 // health or intents change, publishes a new generation only when routes
 // actually changed (same_routing.h), and hands each site's part to its watchers.
+// Every solve is recorded in `metrics` (SolveMetrics) with the causes it served.
 // Thread-safe. Owns one solver thread between Start() and Stop().
 #include <chrono>
 #include <condition_variable>
@@ -20,6 +21,8 @@
 #include "geodesic/v1/plan.pb.h"
 #include "pathcomp/model/model.h"
 #include "pathcomp/service/event_bus.h"
+#include "pathcomp/service/pathcomp_metrics.h"
+#include "pathcomp/service/solve_cause.h"
 #include "pathcomp/service/solve_debounce.h"
 #include "pathcomp/solver/elephant_allocator.h"
 
@@ -41,17 +44,18 @@ struct PlannerConfig {
 
 class Planner {
  public:
-  Planner(Model& model, EventBus& events, PlannerConfig config);
+  // `metrics` must outlive the planner.
+  Planner(Model& model, EventBus& events, PlannerConfig config, SolveMetrics& metrics);
   ~Planner();
 
   void Start();
   void Stop();
 
-  // Asks for a re-solve; requests within the debounce window are coalesced and
-  // their reasons joined (solve_debounce.h).
-  void RequestSolve(std::string reason);
+  // Asks for a re-solve; requests within the debounce window are coalesced,
+  // their reasons joined (solve_debounce.h) and their causes counted once each.
+  void RequestSolve(SolveCause cause, std::string reason);
   // Solves at once; returns the generation current afterwards.
-  [[nodiscard]] absl::StatusOr<uint64_t> SolveNow(std::string reason);
+  [[nodiscard]] absl::StatusOr<uint64_t> SolveNow(SolveCause cause, std::string reason);
 
   // Waits until the current plan for `facility_id` has a generation other than
   // `known_generation` (or the deadline, or Stop()); returns that site's plan.
@@ -69,7 +73,17 @@ class Planner {
   v1::Plan Hypothetical(const ModelView& view) const;
 
   void RecordAck(const v1::PlanAck& ack, int64_t now_unix_ms);
+  // Each site's last acknowledgement, installed or not.
   std::vector<v1::SiteInstallStatus> InstallStatus() const;
+  // By facility: the last generation its routerd acknowledged as installed
+  // (an ack that could not install leaves it). Sites that never installed one
+  // are missing.
+  std::map<std::string, uint64_t> InstalledGenerations() const;
+  // When the oldest plan newer than `generation` was computed, among the
+  // newest kPlansTimed this planner published (or found at start); nullopt
+  // when none of them is newer. How long a site at `generation` has been behind.
+  std::optional<int64_t> FirstComputedAfter(uint64_t generation) const;
+  static constexpr size_t kPlansTimed = 100;
 
   // Whether the published plan is what the model gives now (GetPlanResponse).
   // `plan` and `plan_model_revision` are read together: the revision is the
@@ -87,7 +101,9 @@ class Planner {
 
  private:
   void Run();
-  absl::StatusOr<uint64_t> SolveLocked(const std::string& reason);  // requires solve_mu_
+  // Both require solve_mu_. SolveRecorded times SolveLocked and records it.
+  absl::StatusOr<uint64_t> SolveRecorded(const SolveCauses& causes, const std::string& reason);
+  absl::StatusOr<uint64_t> SolveLocked(const std::string& reason);
   uint64_t CurrentEpoch() const;
   // Whether `plan` may go to routerd now (standalone: always).
   bool Deliverable(const v1::Plan& plan) const;
@@ -95,6 +111,7 @@ class Planner {
   Model& model_;
   EventBus& events_;
   const PlannerConfig config_;
+  SolveMetrics& metrics_;
 
   std::mutex solve_mu_;  // one solve at a time
   ElephantAllocator elephants_;  // guarded by solve_mu_; warm between solves
@@ -103,10 +120,13 @@ class Planner {
   std::condition_variable cv_;
   std::shared_ptr<const v1::Plan> plan_;
   SolveDebounce debounce_;  // the requests not yet taken by a solve
+  SolveCauses pending_causes_;  // of the requests in debounce_
   int solves_running_ = 0;         // taken from debounce_ (or SolveNow), not finished
   uint64_t solved_revision_ = 0;   // the model revision the last finished solve saw
   bool stopping_ = false;
-  std::map<std::string, v1::SiteInstallStatus> installed_;
+  std::map<std::string, v1::SiteInstallStatus> installed_;  // the last ack, by facility
+  std::map<std::string, uint64_t> installed_generations_;   // by facility
+  std::map<uint64_t, int64_t> computed_at_ms_;  // by generation: the newest kPlansTimed plans
   std::thread thread_;
 };
 

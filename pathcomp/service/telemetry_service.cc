@@ -13,8 +13,8 @@
 namespace geodesic::pathcomp {
 
 TelemetryService::TelemetryService(Model& model, Planner& planner, EventBus& events,
-                                   std::string replica_id)
-    : model_(model), planner_(planner), events_(events), replica_id_(std::move(replica_id)) {}
+                                   std::string replica_id, TelemetryMetrics& metrics)
+    : model_(model), planner_(planner), events_(events), replica_id_(std::move(replica_id)), metrics_(metrics) {}
 
 grpc::Status TelemetryService::Report(
     grpc::ServerContext* context,
@@ -59,6 +59,7 @@ grpc::Status TelemetryService::Report(
                                       {"resume_after_seq",
                                        std::to_string(session->last_applied_seq())}});
 
+  if (session->last_applied_seq() == 0) metrics_.RecordSessionReset(hello.facility_id());
   Register(hello.facility_id(), context);
   struct Unregistering {
     TelemetryService* service;
@@ -74,6 +75,7 @@ grpc::Status TelemetryService::Report(
   if (!stream->Write(reply)) return grpc::Status::OK;
 
   while (stream->Read(&message)) {
+    const auto read_at = std::chrono::steady_clock::now();
     if (const size_t bytes = message.ByteSizeLong(); bytes > kMaxReportBytes) {
       ++refused_oversized_;
       daemon::LogWarn("telemetry refused", {{"agent", identity->spiffe_id},
@@ -101,7 +103,7 @@ grpc::Status TelemetryService::Report(
         if (change.failed_rails > 0) absl::StrAppend(&reason, " (", change.failed_rails, " rails down)");
       }
       daemon::LogInfo("fabric plane health changed", {{"agent", identity->spiffe_id}, {"changes", reason}});
-      planner_.RequestSolve(absl::StrCat(reason, " (", hello.facility_id(), " agent)"));
+      planner_.RequestSolve(SolveCause::kTelemetry, absl::StrCat(reason, " (", hello.facility_id(), " agent)"));
     }
     if (!result->changes.empty()) {
       std::string reason;
@@ -118,11 +120,13 @@ grpc::Status TelemetryService::Report(
         events_.Publish(event);
       }
       daemon::LogInfo("link state changed", {{"agent", identity->spiffe_id}, {"changes", reason}});
-      planner_.RequestSolve(absl::StrCat(reason, " (", hello.facility_id(), " agent)"));
+      metrics_.RecordLinkStateChanges(result->changes.size());
+      planner_.RequestSolve(SolveCause::kTelemetry, absl::StrCat(reason, " (", hello.facility_id(), " agent)"));
     }
     reply.Clear();
     reply.mutable_ack()->set_seq(result->seq);
     if (!stream->Write(reply)) break;
+    metrics_.RecordCommit(std::chrono::steady_clock::now() - read_at);
   }
   return grpc::Status::OK;
 }
@@ -148,6 +152,13 @@ TelemetryCounters TelemetryService::counters() const {
                            .refused_not_permitted = refused_not_permitted_,
                            .refused_out_of_order = refused_out_of_order_,
                            .refused_oversized = refused_oversized_};
+}
+
+std::map<std::string, size_t> TelemetryService::ConnectedStreams() const {
+  std::lock_guard lock(streams_mu_);
+  std::map<std::string, size_t> connected;
+  for (const auto& [facility_id, contexts] : streams_) connected[facility_id] = contexts.size();
+  return connected;
 }
 
 void TelemetryService::Register(const std::string& facility_id, grpc::ServerContext* context) {

@@ -4,7 +4,8 @@
 // message exactly once (see telemetry.proto) and asks the planner to re-solve
 // when a link's state or a fabric plane's health changes. Every refused
 // message is counted by reason (and ends its stream: the agent resumes
-// from its last acknowledged report).
+// from its last acknowledged report). Commit times, session resets and link
+// state changes go to TelemetryMetrics as they happen.
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -16,6 +17,7 @@
 #include "geodesic/v1/telemetry.grpc.pb.h"
 #include "pathcomp/model/model.h"
 #include "pathcomp/service/event_bus.h"
+#include "pathcomp/service/pathcomp_metrics.h"
 #include "pathcomp/service/planner.h"
 
 namespace geodesic::pathcomp {
@@ -34,7 +36,9 @@ inline constexpr size_t kMaxReportBytes = 1 << 20;
 
 class TelemetryService final : public v1::Telemetry::Service {
  public:
-  TelemetryService(Model& model, Planner& planner, EventBus& events, std::string replica_id);
+  // `metrics` must outlive the service.
+  TelemetryService(Model& model, Planner& planner, EventBus& events, std::string replica_id,
+                   TelemetryMetrics& metrics);
 
   grpc::Status Report(grpc::ServerContext* context,
                       grpc::ServerReaderWriter<v1::ControllerMessage, v1::AgentMessage>* stream)
@@ -45,6 +49,8 @@ class TelemetryService final : public v1::Telemetry::Service {
   void Resync(const std::vector<std::string>& facility_ids);
 
   TelemetryCounters counters() const;
+  // Open Report streams by facility (facilities with none are missing).
+  std::map<std::string, size_t> ConnectedStreams() const;
 
  private:
   void Register(const std::string& facility_id, grpc::ServerContext* context);
@@ -55,10 +61,11 @@ class TelemetryService final : public v1::Telemetry::Service {
   Planner& planner_;
   EventBus& events_;
   const std::string replica_id_;
+  TelemetryMetrics& metrics_;
   std::atomic<uint64_t> applied_{0}, duplicates_{0}, refused_invalid_{0}, refused_not_permitted_{0},
       refused_out_of_order_{0}, refused_oversized_{0};
 
-  std::mutex streams_mu_;
+  mutable std::mutex streams_mu_;
   std::map<std::string, std::set<grpc::ServerContext*>> streams_;  // by facility
 };
 

@@ -12,7 +12,9 @@
 
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
+#include "metrics/metrics_registry.h"
 #include "pathcomp/console/event_history.h"
+#include "pathcomp/service/pathcomp_metrics.h"
 #include "state/memory_store.h"
 #include "tests/support/test_dirs.h"
 #include "topology/import.h"
@@ -53,7 +55,7 @@ class ConsoleApiTest : public ::testing::Test {
     ASSERT_TRUE(model_->ImportInventory(inventory_, "test").ok());
     PlannerConfig config;
     config.replica_id = "pc1";
-    planner_ = std::make_unique<Planner>(*model_, events_, config);
+    planner_ = std::make_unique<Planner>(*model_, events_, config, solves_);
     api_ = std::make_unique<ConsoleApi>(*model_, *planner_, events_);
   }
 
@@ -76,12 +78,14 @@ class ConsoleApiTest : public ::testing::Test {
         ASSERT_TRUE(model_->ApplyReport(facility.id(), "agent", 1, *message, "agent of " + facility.id()).ok());
       }
     }
-    ASSERT_TRUE(planner_->SolveNow("links up").ok());
+    ASSERT_TRUE(planner_->SolveNow(SolveCause::kTelemetry, "links up").ok());
   }
 
   topology::Topology inventory_;
   std::unique_ptr<Model> model_;
   EventBus events_;
+  metrics::Registry registry_{"pathcomp", {}};  // the test's solves are counted nowhere
+  SolveMetrics solves_{registry_};
   std::unique_ptr<Planner> planner_;
   std::unique_ptr<ConsoleApi> api_;
 };

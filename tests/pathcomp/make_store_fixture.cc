@@ -24,6 +24,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "metrics/metrics_registry.h"
 #include "pathcomp/model/model.h"
 #include "pathcomp/service/event_bus.h"
 #include "pathcomp/service/planner.h"
@@ -90,8 +91,12 @@ absl::Status Fill(pathcomp::Model& model, const std::string& topology_path) {
   pathcomp::PlannerConfig config;
   config.replica_id = "fixture";
   config.epoch = *epoch;
-  pathcomp::Planner planner(model, events, config);
-  if (auto generation = planner.SolveNow("fixture plan"); !generation.ok()) return generation.status();
+  metrics::Registry registry("pathcomp", {});  // the fixture's solve is counted nowhere
+  pathcomp::SolveMetrics solves(registry);
+  pathcomp::Planner planner(model, events, config, solves);
+  if (auto generation = planner.SolveNow(pathcomp::SolveCause::kStartup, "fixture plan"); !generation.ok()) {
+    return generation.status();
+  }
   for (const char* action : {"fixture one", "fixture two"}) {
     v1::AuditRecord record;
     record.set_at_unix_ms(kCreatedAtMs);
