@@ -59,8 +59,8 @@ AgentMetrics::AgentMetrics(metrics::Registry& registry)
       link_utilization_ratio_(registry.ScrapedGauge(
           "link_utilization_ratio", "The link's transmit utilization, 0-1 of its capacity, as last reported",
           {"link"})),
-      link_capacity_bits_per_second_(registry.ScrapedGauge(
-          "link_capacity_bits_per_second",
+      link_capacity_bytes_per_second_(registry.ScrapedGauge(
+          "link_capacity_bytes_per_second",
           "The link's capacity (configured, else its interface's speed); absent when the agent does not know it",
           {"link"})),
       fabric_plane_state_(registry.ScrapedGauge(
@@ -134,8 +134,8 @@ void AgentMetrics::BindLinks(std::function<std::vector<LinkSample>()> read) {
   bind(link_utilization_ratio_, [](const LinkSample& link, std::vector<Sample>& out) {
     out.push_back({{{"link", link.link_id}}, link.health.utilization_ratio()});
   });
-  bind(link_capacity_bits_per_second_, [](const LinkSample& link, std::vector<Sample>& out) {
-    if (link.capacity_bits_per_second > 0) out.push_back({{{"link", link.link_id}}, link.capacity_bits_per_second});
+  bind(link_capacity_bytes_per_second_, [](const LinkSample& link, std::vector<Sample>& out) {
+    if (link.capacity_bytes_per_second > 0) out.push_back({{{"link", link.link_id}}, link.capacity_bytes_per_second});
   });
 }
 

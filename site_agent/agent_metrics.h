@@ -30,7 +30,7 @@ namespace geodesic::site_agent {
 struct LinkSample {
   std::string link_id;
   v1::LinkHealth health;
-  double capacity_bits_per_second = 0;  // 0: unknown (no configured capacity, no interface speed)
+  double capacity_bytes_per_second = 0;  // 0: unknown (no configured capacity, no interface speed)
 };
 
 // One pathcomp replica's report stream.
@@ -73,7 +73,7 @@ class AgentMetrics {
   metrics::ScrapedFamily& link_jitter_seconds_;
   metrics::ScrapedFamily& link_loss_ratio_;
   metrics::ScrapedFamily& link_utilization_ratio_;
-  metrics::ScrapedFamily& link_capacity_bits_per_second_;
+  metrics::ScrapedFamily& link_capacity_bytes_per_second_;
   // Fabric planes.
   metrics::ScrapedFamily& fabric_plane_state_;
   metrics::ScrapedFamily& fabric_plane_failed_rails_;

@@ -189,7 +189,7 @@ class SiteAgentImpl final : public SiteAgent {
         auto capacity = capacity_gbps_.find(report.link_id());
         samples.push_back({.link_id = report.link_id(),
                            .health = std::move(*report.mutable_health()),
-                           .capacity_bits_per_second = capacity == capacity_gbps_.end() ? 0 : capacity->second * 1e9});
+                           .capacity_bytes_per_second = capacity == capacity_gbps_.end() ? 0 : capacity->second * 1e9 / 8});
       }
       return samples;
     });

@@ -33,10 +33,10 @@ PathcompScrapedFamilies DeclareScraped(Registry& registry) {
           "link_utilization_ratio",
           "Measured traffic over the link's capacity (0-1, above 1 when overloaded); no sample before a measurement",
           kLinkLabels),
-      .link_capacity_bits_per_second = registry.ScrapedGauge(
-          "link_capacity_bits_per_second", "The link's capacity in the inventory", kLinkLabels),
-      .link_planned_load_bits_per_second = registry.ScrapedGauge(
-          "link_planned_load_bits_per_second",
+      .link_capacity_bytes_per_second = registry.ScrapedGauge(
+          "link_capacity_bytes_per_second", "The link's capacity in the inventory", kLinkLabels),
+      .link_planned_load_bytes_per_second = registry.ScrapedGauge(
+          "link_planned_load_bytes_per_second",
           "Elephant-flow traffic the current plan puts on the link (links with no planned load have no sample)",
           kLinkLabels),
 
@@ -71,10 +71,10 @@ PathcompScrapedFamilies DeclareScraped(Registry& registry) {
       .elephant_max_utilization_ratio = registry.ScrapedGauge(
           "elephant_max_utilization_ratio",
           "Highest utilization of any link by the current plan's elephant flows (0-1, above 1 when overloaded)"),
-      .elephant_demand_bits_per_second = registry.ScrapedGauge(
-          "elephant_demand_bits_per_second", "Elephant-flow demand of the current plan's workloads"),
-      .elephant_carried_bits_per_second = registry.ScrapedGauge(
-          "elephant_carried_bits_per_second", "Elephant-flow demand the current plan carries"),
+      .elephant_demand_bytes_per_second = registry.ScrapedGauge(
+          "elephant_demand_bytes_per_second", "Elephant-flow demand of the current plan's workloads"),
+      .elephant_carried_bytes_per_second = registry.ScrapedGauge(
+          "elephant_carried_bytes_per_second", "Elephant-flow demand the current plan carries"),
       .unreachable_facility_pairs = registry.ScrapedGauge(
           "unreachable_facility_pairs", "Ordered facility pairs with no usable path in the current plan"),
       .single_facility_dependencies = registry.ScrapedGauge(

@@ -82,8 +82,8 @@ struct PathcompScrapedFamilies {
   metrics::ScrapedFamily& link_jitter_seconds;
   metrics::ScrapedFamily& link_loss_ratio;
   metrics::ScrapedFamily& link_utilization_ratio;
-  metrics::ScrapedFamily& link_capacity_bits_per_second;
-  metrics::ScrapedFamily& link_planned_load_bits_per_second;
+  metrics::ScrapedFamily& link_capacity_bytes_per_second;
+  metrics::ScrapedFamily& link_planned_load_bytes_per_second;
   // Telemetry.
   metrics::ScrapedFamily& telemetry_messages_total;  // result
   metrics::ScrapedFamily& telemetry_refused_total;   // reason
@@ -94,8 +94,8 @@ struct PathcompScrapedFamilies {
   metrics::ScrapedFamily& model_revision;
   metrics::ScrapedFamily& replan_pending;
   metrics::ScrapedFamily& elephant_max_utilization_ratio;
-  metrics::ScrapedFamily& elephant_demand_bits_per_second;
-  metrics::ScrapedFamily& elephant_carried_bits_per_second;
+  metrics::ScrapedFamily& elephant_demand_bytes_per_second;
+  metrics::ScrapedFamily& elephant_carried_bytes_per_second;
   metrics::ScrapedFamily& unreachable_facility_pairs;
   metrics::ScrapedFamily& single_facility_dependencies;
   // Leadership.

@@ -16,7 +16,7 @@ namespace {
 using metrics::Sample;
 using Samples = std::vector<Sample>;
 
-constexpr double kBitsPerGbit = 1e9;
+constexpr double kBytesPerGbit = 1e9 / 8;  // Prometheus base unit: bytes
 constexpr double kSecondsPerUs = 1e-6;
 
 // Samples of every link, labelled link, src, dst: `value(link, state, emit)`
@@ -132,11 +132,11 @@ Samples PerSite(const PathcompMetricSources& sources, Read read) {
 
 std::vector<metrics::ScrapedFamily*> AllFamilies(const PathcompScrapedFamilies& f) {
   return {&f.link_oper_state, &f.link_drained, &f.link_usable, &f.link_rtt_seconds, &f.link_jitter_seconds,
-          &f.link_loss_ratio, &f.link_utilization_ratio, &f.link_capacity_bits_per_second,
-          &f.link_planned_load_bits_per_second, &f.telemetry_messages_total, &f.telemetry_refused_total,
+          &f.link_loss_ratio, &f.link_utilization_ratio, &f.link_capacity_bytes_per_second,
+          &f.link_planned_load_bytes_per_second, &f.telemetry_messages_total, &f.telemetry_refused_total,
           &f.agent_sessions_connected, &f.plan_generation, &f.plan_model_revision, &f.model_revision,
-          &f.replan_pending, &f.elephant_max_utilization_ratio, &f.elephant_demand_bits_per_second,
-          &f.elephant_carried_bits_per_second, &f.unreachable_facility_pairs, &f.single_facility_dependencies,
+          &f.replan_pending, &f.elephant_max_utilization_ratio, &f.elephant_demand_bytes_per_second,
+          &f.elephant_carried_bytes_per_second, &f.unreachable_facility_pairs, &f.single_facility_dependencies,
           &f.leader, &f.leader_epoch, &f.etcd_reachable, &f.site_installed_generation,
           &f.site_install_lag_generations, &f.site_install_lag_seconds, &f.site_install_failing, &f.chains,
           &f.chains_unplaced, &f.chains_over_budget, &f.chain_planned_latency_sum_seconds,
@@ -196,18 +196,18 @@ PathcompMetricsBinding::PathcompMetricsBinding(const PathcompScrapedFamilies& fa
   bind(families.link_utilization_ratio, [](S s) {
     return Measured(s.model, [](const v1::LinkHealth& health) { return health.utilization_ratio(); });
   });
-  bind(families.link_capacity_bits_per_second, [](S s) {
+  bind(families.link_capacity_bytes_per_second, [](S s) {
     return PerLink(s.model, [](const v1::Link& link, const LinkState*, auto emit) {
-      emit(link.capacity_gbps() * kBitsPerGbit);
+      emit(link.capacity_gbps() * kBytesPerGbit);
     });
   });
-  bind(families.link_planned_load_bits_per_second, [](S s) {
+  bind(families.link_planned_load_bytes_per_second, [](S s) {
     std::map<std::string, double> load_gbps;
     if (auto plan = s.planner.CurrentPlan()) {
       for (const v1::LinkLoad& load : plan->elephants().links()) load_gbps[load.link_id()] = load.load_gbps();
     }
     return PerLink(s.model, [&](const v1::Link& link, const LinkState*, auto emit) {
-      if (auto it = load_gbps.find(link.id()); it != load_gbps.end()) emit(it->second * kBitsPerGbit);
+      if (auto it = load_gbps.find(link.id()); it != load_gbps.end()) emit(it->second * kBytesPerGbit);
     });
   });
 
@@ -250,10 +250,10 @@ PathcompMetricsBinding::PathcompMetricsBinding(const PathcompScrapedFamilies& fa
   };
   plan_figure(families.elephant_max_utilization_ratio,
               [](const v1::Plan& plan) { return plan.elephants().max_utilization(); });
-  plan_figure(families.elephant_demand_bits_per_second,
-              [](const v1::Plan& plan) { return plan.elephants().demand_gbps() * kBitsPerGbit; });
-  plan_figure(families.elephant_carried_bits_per_second,
-              [](const v1::Plan& plan) { return plan.elephants().carried_gbps() * kBitsPerGbit; });
+  plan_figure(families.elephant_demand_bytes_per_second,
+              [](const v1::Plan& plan) { return plan.elephants().demand_gbps() * kBytesPerGbit; });
+  plan_figure(families.elephant_carried_bytes_per_second,
+              [](const v1::Plan& plan) { return plan.elephants().carried_gbps() * kBytesPerGbit; });
   plan_figure(families.unreachable_facility_pairs,
               [](const v1::Plan& plan) { return static_cast<double>(plan.unreachable_size()); });
   plan_figure(families.single_facility_dependencies, [](const v1::Plan& plan) {

@@ -44,19 +44,19 @@ const std::set<std::string> kFamilies = {
     "geodesic_pathcomp_chains",
     "geodesic_pathcomp_chains_over_budget",
     "geodesic_pathcomp_chains_unplaced",
-    "geodesic_pathcomp_elephant_carried_bits_per_second",
-    "geodesic_pathcomp_elephant_demand_bits_per_second",
+    "geodesic_pathcomp_elephant_carried_bytes_per_second",
+    "geodesic_pathcomp_elephant_demand_bytes_per_second",
     "geodesic_pathcomp_elephant_max_utilization_ratio",
     "geodesic_pathcomp_etcd_reachable",
     "geodesic_pathcomp_info",
     "geodesic_pathcomp_leader",
     "geodesic_pathcomp_leader_epoch",
-    "geodesic_pathcomp_link_capacity_bits_per_second",
+    "geodesic_pathcomp_link_capacity_bytes_per_second",
     "geodesic_pathcomp_link_drained",
     "geodesic_pathcomp_link_jitter_seconds",
     "geodesic_pathcomp_link_loss_ratio",
     "geodesic_pathcomp_link_oper_state",
-    "geodesic_pathcomp_link_planned_load_bits_per_second",
+    "geodesic_pathcomp_link_planned_load_bytes_per_second",
     "geodesic_pathcomp_link_rtt_seconds",
     "geodesic_pathcomp_link_state_changes_total",
     "geodesic_pathcomp_link_usable",
@@ -83,7 +83,7 @@ TEST(PathcompMetricsTest, DeclaresEveryFamilyWithoutAController) {
   metrics::Registry registry("pathcomp", {{"version", "test"}, {"replica", "pc1"}});
   PathcompMetrics metrics(registry);
   std::set<std::string> names;
-  const std::regex base_units(".*_(seconds|ratio|bits_per_second|total)$");
+  const std::regex base_units(".*_(seconds|ratio|bytes_per_second|total)$");
   for (const metrics::FamilyDoc& doc : registry.Families()) {
     SCOPED_TRACE(doc.name);
     names.insert(doc.name);
@@ -244,7 +244,7 @@ TEST_F(BoundMetricsTest, LinksShowWhatTheAgentsMeasure) {
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_link_usable", iad_chi), Optional(0.0));
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_link_drained", iad_chi), Optional(0.0));
   EXPECT_EQ(Value(registry_, "geodesic_pathcomp_link_rtt_seconds", iad_chi), std::nullopt);
-  EXPECT_THAT(Value(registry_, "geodesic_pathcomp_link_capacity_bits_per_second", iad_chi), Optional(100e9));
+  EXPECT_THAT(Value(registry_, "geodesic_pathcomp_link_capacity_bytes_per_second", iad_chi), Optional(100e9 / 8));
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_agent_sessions_connected", {{"facility", "chi"}}),
               Optional(0.0));
 
@@ -293,8 +293,8 @@ TEST_F(BoundMetricsTest, SolvesPlansAndSitesFollowThePlanner) {
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_chains", {{"budget", "le_20ms"}}), Optional(1.0));
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_chains_unplaced", {{"budget", "le_20ms"}}), Optional(1.0));
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_chains", {{"budget", "gt_100ms"}}), Optional(0.0));
-  EXPECT_THAT(Value(registry_, "geodesic_pathcomp_elephant_demand_bits_per_second"), Optional(10e9));
-  EXPECT_THAT(Value(registry_, "geodesic_pathcomp_elephant_carried_bits_per_second"), Optional(0.0));
+  EXPECT_THAT(Value(registry_, "geodesic_pathcomp_elephant_demand_bytes_per_second"), Optional(10e9 / 8));
+  EXPECT_THAT(Value(registry_, "geodesic_pathcomp_elephant_carried_bytes_per_second"), Optional(0.0));
 
   // The links come up: the model is ahead of the plan until the planner re-solves.
   Report("iad", "iad-chi", v1::OPER_STATE_UP);
@@ -316,12 +316,12 @@ TEST_F(BoundMetricsTest, SolvesPlansAndSitesFollowThePlanner) {
   const uint64_t generation = static_cast<uint64_t>(*Value(registry_, "geodesic_pathcomp_plan_generation"));
   EXPECT_EQ(generation, 2u);
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_unreachable_facility_pairs"), Optional(0.0));
-  EXPECT_THAT(Value(registry_, "geodesic_pathcomp_elephant_carried_bits_per_second"), Optional(10e9));
+  EXPECT_THAT(Value(registry_, "geodesic_pathcomp_elephant_carried_bytes_per_second"), Optional(10e9 / 8));
   // 10 Gbps of the 90 the chains' 10% headroom leaves to elephant flows.
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_elephant_max_utilization_ratio"),
               Optional(DoubleNear(10.0 / 90, 1e-9)));
-  EXPECT_THAT(Value(registry_, "geodesic_pathcomp_link_planned_load_bits_per_second", Link("iad-chi", "iad", "chi")),
-              Optional(10e9));
+  EXPECT_THAT(Value(registry_, "geodesic_pathcomp_link_planned_load_bytes_per_second", Link("iad-chi", "iad", "chi")),
+              Optional(10e9 / 8));
 
   // Chains by budget class: the 20 ms chain fits (4 ms there and back, 1 ms
   // of service), the 3 ms one is placed the same way but over its budget.

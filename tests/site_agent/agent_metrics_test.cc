@@ -32,7 +32,7 @@ TEST(AgentMetricsTest, DeclaresEveryFamilyWithItsTypeAndLabels) {
       {"link_jitter_seconds", {Kind::kGauge, {"link"}}},
       {"link_loss_ratio", {Kind::kGauge, {"link"}}},
       {"link_utilization_ratio", {Kind::kGauge, {"link"}}},
-      {"link_capacity_bits_per_second", {Kind::kGauge, {"link"}}},
+      {"link_capacity_bytes_per_second", {Kind::kGauge, {"link"}}},
       {"fabric_plane_state", {Kind::kGauge, {"plane", "state"}}},
       {"fabric_plane_failed_rails", {Kind::kGauge, {"plane"}}},
       {"reports_sent_total", {Kind::kCounter, {"replica"}}},
@@ -76,7 +76,7 @@ TEST(AgentMetricsTest, LinksReadInBaseUnitsWithOneStateSeriesSet) {
   AgentMetrics metrics(registry);
   LinkSample nyc;
   nyc.link_id = "iad-nyc";
-  nyc.capacity_bits_per_second = 100e9;
+  nyc.capacity_bytes_per_second = 100e9;
   nyc.health.set_state(v1::OPER_STATE_DEGRADED);
   nyc.health.set_rtt_us(4200);
   nyc.health.set_jitter_us(300);
@@ -98,8 +98,8 @@ TEST(AgentMetricsTest, LinksReadInBaseUnitsWithOneStateSeriesSet) {
   EXPECT_DOUBLE_EQ(*SeriesValue(text, p + "link_jitter_seconds", {{"link", "iad-nyc"}}), 0.0003);
   EXPECT_DOUBLE_EQ(*SeriesValue(text, p + "link_loss_ratio", {{"link", "iad-nyc"}}), 0.2);
   EXPECT_DOUBLE_EQ(*SeriesValue(text, p + "link_utilization_ratio", {{"link", "iad-nyc"}}), 0.5);
-  EXPECT_DOUBLE_EQ(*SeriesValue(text, p + "link_capacity_bits_per_second", {{"link", "iad-nyc"}}), 100e9);
-  EXPECT_EQ(SeriesValue(text, p + "link_capacity_bits_per_second", {{"link", "iad-chi"}}), std::nullopt);
+  EXPECT_DOUBLE_EQ(*SeriesValue(text, p + "link_capacity_bytes_per_second", {{"link", "iad-nyc"}}), 100e9);
+  EXPECT_EQ(SeriesValue(text, p + "link_capacity_bytes_per_second", {{"link", "iad-chi"}}), std::nullopt);
 
   metrics.Unbind();
   EXPECT_EQ(SeriesValue(registry.Scrape(), p + "link_rtt_seconds", {{"link", "iad-nyc"}}), std::nullopt);
