@@ -20,7 +20,7 @@ TSAN_ENV = TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(S
 # The ctest names of a label's tests, which are also their build targets.
 label_tests = $$(cd $(1) && ctest -N -L $(2) | sed -n 's/^ *Test *\#[0-9]*: //p')
 
-.PHONY: all deps configure build test test-unit test-sanitize test-asan test-tsan demo demo-up bench package clean
+.PHONY: all deps configure build test test-unit test-sanitize test-asan test-tsan demo demo-up bench package metrics-doc clean
 
 all: build
 
@@ -53,6 +53,11 @@ test-tsan: deps
 	cmake -S . -B $(TSAN_BUILD_DIR) -G Ninja -DGEODESIC_SANITIZE=thread $(SANITIZE_CMAKE_FLAGS) $(CMAKE_FLAGS)
 	cmake --build $(TSAN_BUILD_DIR) -j $(JOBS) --target $(call label_tests,$(TSAN_BUILD_DIR),threads)
 	cd $(TSAN_BUILD_DIR) && $(TSAN_ENV) setarch $$(uname -m) -R ctest --output-on-failure -L threads -j $(JOBS)
+
+# The README's metric reference, regenerated from the daemons' registries
+# (tests/metrics' metrics_doc_test fails until it is).
+metrics-doc: build
+	python3 metrics/readme_reference.py --write $(CURDIR) $(BUILD_DIR)
 
 # The Debian package (deploy/CMakeLists.txt), in $(BUILD_DIR): geodesic_VERSION_ARCH.deb.
 package: build
