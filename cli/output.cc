@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 #include "google/protobuf/util/json_util.h"
 #include "yaml-cpp/yaml.h"
+#include "text/json_quote.h"
 
 namespace geodesic::cli {
 namespace {
@@ -78,25 +79,6 @@ void Emit(YAML::Emitter& out, const YAML::Node& node) {
   }
 }
 
-std::string JsonQuote(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += absl::StrFormat("\\u%04x", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 void EmitJson(const YAML::Node& node, int indent, std::string& out) {
   const std::string pad(indent + 2, ' ');
@@ -111,7 +93,7 @@ void EmitJson(const YAML::Node& node, int indent, std::string& out) {
       for (const auto& entry : node) {
         if (!first) out += ",\n";
         first = false;
-        out += pad + JsonQuote(entry.first.Scalar()) + ": ";
+        out += pad + text::JsonQuote(entry.first.Scalar()) + ": ";
         EmitJson(entry.second, indent + 2, out);
       }
       out += "\n" + std::string(indent, ' ') + "}";
@@ -133,7 +115,7 @@ void EmitJson(const YAML::Node& node, int indent, std::string& out) {
       out += "\n" + std::string(indent, ' ') + "]";
       return;
     }
-    case YAML::NodeType::Scalar: out += node.Tag() == "?" ? node.Scalar() : JsonQuote(node.Scalar()); return;
+    case YAML::NodeType::Scalar: out += node.Tag() == "?" ? node.Scalar() : text::JsonQuote(node.Scalar()); return;
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined: out += "null"; return;
   }

@@ -12,6 +12,7 @@
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "pathcomp/model/model_queries.h"
+#include "text/json_quote.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -31,26 +32,6 @@ std::string Json(const google::protobuf::Message& message) {
   return out;
 }
 
-// `text` as a JSON string literal.
-std::string Quote(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += absl::StrFormat("\\u%04x", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 // As protobuf prints a uint64: a string, so JavaScript loses no digits.
 std::string U64(uint64_t value) { return absl::StrCat("\"", value, "\""); }
@@ -60,7 +41,7 @@ HttpResponse JsonAnswer(std::string body, int status = 200) {
 }
 
 HttpResponse JsonError(int status, std::string_view message) {
-  return JsonAnswer(absl::StrCat("{\"error\":", Quote(message), "}"), status);
+  return JsonAnswer(absl::StrCat("{\"error\":", text::JsonQuote(message), "}"), status);
 }
 
 HttpResponse NoPlan() { return JsonError(503, "no plan computed yet"); }
@@ -196,8 +177,8 @@ HttpResponse ConsoleApi::Route(const HttpRequest& request) const {
   if (!plan) return NoPlan();
   std::map<std::string, const v1::SitePlan*> sites;
   for (const auto& site : plan->sites()) sites[site.facility_id()] = &site;
-  std::string body = absl::StrCat("{\"generation\":", U64(plan->generation()), ",\"src\":", Quote(*src),
-                                  ",\"dst\":", Quote(*dst), ",\"routes\":[");
+  std::string body = absl::StrCat("{\"generation\":", U64(plan->generation()), ",\"src\":", text::JsonQuote(*src),
+                                  ",\"dst\":", text::JsonQuote(*dst), ",\"routes\":[");
   bool first = true;
   if (auto origin = sites.find(*src); origin != sites.end()) {
     for (const v1::Route& route : origin->second->routes()) {
@@ -206,7 +187,7 @@ HttpResponse ConsoleApi::Route(const HttpRequest& request) const {
       first = false;
       bool first_link = true;
       for (const auto& [link_id, share] : ForwardingShares(sites, route.prefix(), *src)) {
-        absl::StrAppend(&body, first_link ? "" : ",", "{\"link_id\":", Quote(link_id), ",\"share\":",
+        absl::StrAppend(&body, first_link ? "" : ",", "{\"link_id\":", text::JsonQuote(link_id), ",\"share\":",
                         absl::StrFormat("%.6g", share), "}");
         first_link = false;
       }
