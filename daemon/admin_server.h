@@ -62,8 +62,8 @@ struct AdminTls {
 
 struct AdminServerOptions {
   std::string listen;  // "IP:PORT", IPv6 as "[::1]:PORT"; port 0 picks a free one
-  std::string address_file;  // optional: written (crash-safely) with the bound IP:PORT
-  std::optional<AdminTls> tls;
+  std::string address_file = {};  // optional: written (crash-safely) with the bound IP:PORT
+  std::optional<AdminTls> tls = {};  // nullopt: plain HTTP
   size_t max_request_bytes = 8192;
   std::chrono::milliseconds read_timeout{5000};
   size_t max_connections = 32;

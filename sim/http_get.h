@@ -10,8 +10,8 @@ namespace geodesic::sim {
 
 struct HttpAnswer {
   unsigned status = 0;
-  std::string content_type;
-  std::string body;
+  std::string content_type = {};
+  std::string body = {};
 };
 
 // GET `url` ("http://IP:PORT/path?query"; no names are resolved, no TLS),
