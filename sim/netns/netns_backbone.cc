@@ -459,6 +459,11 @@ absl::Status NetnsBackbone::SetLoss(const std::string& link_id, double percent) 
     std::string script = absl::StrCat("add table netdev ", kLossTable, "; add chain netdev ", kLossTable, " ", chain,
                                       " { type filter hook ingress device \"", end->interface,
                                       "\" priority 0; }; flush chain netdev ", kLossTable, " ", chain);
+    // Neighbour resolution is spared: lost ARP or ND would stall the link for
+    // the neighbour timers' seconds, which is not the loss asked for.
+    absl::StrAppend(&script, "; add rule netdev ", kLossTable, " ", chain, " meta protocol arp accept",
+                    "; add rule netdev ", kLossTable, " ", chain,
+                    " icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } accept");
     if (per_10000 >= 10000) {
       absl::StrAppend(&script, "; add rule netdev ", kLossTable, " ", chain, " drop");  // nft: < 10000 is out of range
     } else if (per_10000 > 0) {

@@ -144,8 +144,10 @@ class NetnsBackbone {
   // Sets both ends of the link administratively up or down (a fiber cut).
   [[nodiscard]] absl::Status SetLinkUp(const std::string& link_id, bool up);
   // Drops `percent` (0..100, to 0.01) of the packets entering either end of
-  // the link, at random (nftables `numgen random` on each end's ingress);
-  // 0 removes the loss. FailedPrecondition when nft is not installed.
+  // the link, at random (nftables `numgen random` on each end's ingress),
+  // except ARP and IPv6 neighbour discovery (a gray failure loses traffic, not
+  // the neighbours). 0 removes the loss. FailedPrecondition when nft is not
+  // installed.
   [[nodiscard]] absl::Status SetLoss(const std::string& link_id, double percent);
   // Installs (or replaces) `prefix` in the facility's kernel table via
   // `next_hops`, weighted multipath when more than one. InvalidArgument for a
