@@ -22,8 +22,9 @@
 //   - on each end's egress, tbf at the directed link's capacity x mbit_per_gbps
 //     (SCALE: by default 1 Gbps of the model = 1 Mbit/s on the veth), the bucket
 //     holding 5 ms at that rate (at least two full frames) and queueing at most
-//     queue_ms; under it, netem delay of the link's one-way latency when the
-//     kernel has netem (see LinkLatency).
+//     queue_ms; before it, when the kernel has netem (see LinkLatency), netem
+//     delay of the link's one-way latency (netem the root qdisc, tbf its child;
+//     netem's queue sized for twice the bandwidth-delay product).
 //
 // Needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN) and iproute2 (`ip`, `tc`);
 // SetLoss also needs nftables' `nft`. Every failure is an error naming the
