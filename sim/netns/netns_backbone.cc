@@ -166,8 +166,10 @@ absl::StatusOr<std::vector<std::string>> NetnsBackbone::RemoveLeftovers(const st
   for (const std::string& name : names) {
     const pid_t pid = OwnerPid(name, name_prefix);
     if (pid < 0 || ProcessAlive(pid)) continue;
-    if (absl::Status deleted = Run({kIp, "netns", "del", name}); !deleted.ok()) return deleted;
-    removed.push_back(name);
+    absl::Status deleted = Run({kIp, "netns", "del", name});
+    // Another run's Create may have removed it first: only one still there is an error.
+    if (!deleted.ok() && std::filesystem::exists(std::filesystem::path(kNetnsDir) / name, error)) return deleted;
+    if (deleted.ok()) removed.push_back(name);
   }
   return removed;
 }

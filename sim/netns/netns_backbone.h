@@ -109,7 +109,8 @@ class NetnsBackbone {
 
   // Deletes every namespace named "<name_prefix>-<pid>x<hex>-..." whose <pid>
   // is not a live process (a run that was killed before it could clean up);
-  // the names it deleted. A live run's namespaces are never touched.
+  // the names it deleted. A live run's namespaces are never touched; one that
+  // another run removes meanwhile is no error. Safe to call from concurrent runs.
   [[nodiscard]] static absl::StatusOr<std::vector<std::string>> RemoveLeftovers(const std::string& name_prefix);
 
   // Removes every namespace it made (their veths and routes go with them).
