@@ -5,7 +5,7 @@
 // 21): later pieces run FRR zebra, routerd and the site agents inside these
 // namespaces; today tests install routes themselves (AddRoute).
 //
-// What Create builds, for a topology with facilities F and links L:
+// What Create builds:
 //   - a namespace "<name_prefix>-<run>-<facility>" per facility, where <run> is
 //     "<pid>x<4 hex digits>" of this process, so concurrent runs never collide
 //     and a dead run's namespaces can be recognised (RemoveLeftovers);
@@ -16,7 +16,8 @@
 //     (2001:db8:1::/48 -> 2001:db8:1::1/128); none for a family it has no prefix of.
 //     (lo, not a dummy interface: not every kernel has the dummy driver);
 //   - a veth pair per bidirectional link (the topology's directed links A->B and
-//     B->A become one pair; a link without a reverse gets a pair of its own),
+//     B->A become one pair; a link without a reverse gets a pair of its own,
+//     shaped alike both ways),
 //     interfaces "g<index>a" in A's namespace and "g<index>b" in B's, with a /31
 //     from the IPv4 pool and a /127 from the IPv6 pool (end a the even address);
 //   - on each end's egress, tbf at the directed link's capacity x mbit_per_gbps
