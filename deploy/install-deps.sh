@@ -13,15 +13,16 @@ PACKAGES=(
   libgtest-dev libgmock-dev libexpat1-dev coinor-libclp-dev
   frr gobgpd clang libclang-rt-14-dev etcd-server etcd-client
   dpkg-dev systemd python3 python3-yaml strace
-  prometheus-cpp-dev prometheus chromium
+  prometheus-cpp-dev prometheus chromium nftables
 )
 # `make package` runs dpkg-shlibdeps (dpkg-dev); the unit tests run systemd-analyze
 # (systemd) and trace the daemons' system calls against the units' filter (strace);
 # the Kubernetes test renders with `kubectl kustomize` and reads YAML with
 # python3-yaml; the metrics tests check the scrape and the rules with promtool
-# (prometheus), the console test drives headless chromium. Debian's kubectl is
-# in kubernetes-client; a kubectl already on the PATH (another vendor's
-# package) is kept, as the two would collide.
+# (prometheus), the console test drives headless chromium; the netns backbone
+# drops a share of a link's packets with nftables (`nft`, numgen random), as not
+# every kernel has netem. Debian's kubectl is in kubernetes-client; a kubectl
+# already on the PATH (another vendor's package) is kept, as the two would collide.
 if ! command -v kubectl >/dev/null; then
   PACKAGES+=(kubernetes-client)
 fi
