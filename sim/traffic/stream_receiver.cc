@@ -3,7 +3,6 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -13,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "sim/traffic/stream_packet.h"
+#include "sim/traffic/udp_socket.h"
 
 namespace geodesic::traffic {
 namespace {
@@ -30,20 +30,6 @@ int64_t Now(clockid_t clock) {
   clock_gettime(clock, &now);
   return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
-
-class Socket {
- public:
-  explicit Socket(int fd) : fd_(fd) {}
-  ~Socket() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Socket(const Socket&) = delete;
-  Socket& operator=(const Socket&) = delete;
-  int fd() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 absl::Status Configure(int fd, const ReceiveOptions& options) {
   const int one = 1;
@@ -119,8 +105,9 @@ int ReceiveBatch(int fd, Batch& batch, StreamReceiverStats& stats, ReceiverRun& 
 
 absl::StatusOr<ReceiverRun> RunReceiver(const ReceiveOptions& options, const std::atomic<bool>& stop,
                                         StreamReceiverStats& stats) {
-  Socket socket(::socket(options.listen.family, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-  if (socket.fd() < 0) return absl::UnavailableError(absl::StrCat("socket: ", strerror(errno)));
+  absl::StatusOr<UdpSocket> opened = UdpSocket::Open(options.listen.family);
+  if (!opened.ok()) return opened.status();
+  const UdpSocket& socket = *opened;
   if (absl::Status configured = Configure(socket.fd(), options); !configured.ok()) return configured;
 
   ReceiverRun run;

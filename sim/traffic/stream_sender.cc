@@ -2,7 +2,6 @@
 
 #include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "sim/traffic/pacing_schedule.h"
 #include "sim/traffic/stream_packet.h"
+#include "sim/traffic/udp_socket.h"
 
 namespace geodesic::traffic {
 namespace {
@@ -33,25 +33,12 @@ void SleepUntil(int64_t monotonic_ns) {
   clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);
 }
 
-class Socket {
- public:
-  explicit Socket(int fd) : fd_(fd) {}
-  ~Socket() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Socket(const Socket&) = delete;
-  Socket& operator=(const Socket&) = delete;
-  int fd() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 }  // namespace
 
 absl::StatusOr<SendSummary> RunSender(const SendOptions& options, const std::atomic<bool>& stop) {
-  Socket socket(::socket(options.to.family, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-  if (socket.fd() < 0) return absl::UnavailableError(absl::StrCat("socket: ", strerror(errno)));
+  absl::StatusOr<UdpSocket> opened = UdpSocket::Open(options.to.family);
+  if (!opened.ok()) return opened.status();
+  const UdpSocket& socket = *opened;
   if (options.has_bind &&
       bind(socket.fd(), reinterpret_cast<const sockaddr*>(&options.bind.address), options.bind.length) != 0) {
     return absl::UnavailableError(absl::StrCat("bind ", options.bind.text, ": ", strerror(errno)));
