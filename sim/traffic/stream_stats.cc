@@ -31,7 +31,6 @@ StreamStats::Slot* StreamStats::SlotFor(int64_t index) {
     // Only an older bin can share the slot: a newer one would be past newest_index_.
     slot = Slot{};
     slot.index = index;
-    slot.bin.start_ms = index;
   }
   return &slot;
 }
@@ -79,7 +78,7 @@ void StreamStats::Record(const StreamPacket& packet, int64_t receive_time_ns) {
     reordered = true;
   } else {
     ++totals_.duplicates;
-    if (slot != nullptr) ++slot->bin.duplicates;
+    if (slot != nullptr) ++slot->duplicates;
     return;
   }
 
@@ -98,12 +97,12 @@ void StreamStats::Record(const StreamPacket& packet, int64_t receive_time_ns) {
   totals_.last_receive_ns = std::max(totals_.last_receive_ns, receive_time_ns);
   totals_.max_one_way_delay_ns = std::max(totals_.max_one_way_delay_ns, one_way_delay_ns);
   if (slot == nullptr) return;
-  ++slot->bin.received;
-  slot->bin.reordered += reordered ? 1 : 0;
-  slot->bin.late += late ? 1 : 0;
-  if (!slot->first_delivery || receive_time_ns < slot->first_delivery->receive_time_ns) {
+  if (slot->received == 0 || receive_time_ns < slot->first_delivery.receive_time_ns) {
     slot->first_delivery = delivery;
   }
+  ++slot->received;
+  slot->reordered += reordered ? 1 : 0;
+  slot->late += late ? 1 : 0;
 }
 
 StreamGap StreamStats::GapOf(uint64_t first_missing, const OpenGap& gap) const {
@@ -139,7 +138,13 @@ std::vector<StreamBin> StreamStats::Bins() const {
   const int64_t oldest_kept = newest_index_ - capacity + 1;
   std::map<int64_t, StreamBin> bins;
   for (const Slot& slot : slots_) {
-    if (slot.index >= oldest_kept) bins[slot.index] = slot.bin;
+    if (slot.index < oldest_kept) continue;
+    bins[slot.index] = StreamBin{.start_ms = slot.index,
+                                 .received = slot.received,
+                                 .lost = 0,
+                                 .reordered = slot.reordered,
+                                 .late = slot.late,
+                                 .duplicates = slot.duplicates};
   }
   // A missing packet's send time, interpolated between the packets around its gap.
   for (const auto& [first_missing, gap] : gaps_) {
@@ -165,8 +170,8 @@ std::optional<Delivery> StreamStats::FirstDeliveredAfter(int64_t time_ns) const 
   const int64_t oldest_kept = newest_index_ - static_cast<int64_t>(config_.bin_capacity) + 1;
   std::optional<Delivery> best;
   for (const Slot& slot : slots_) {
-    if (slot.index < oldest_kept || slot.index < first_index || !slot.first_delivery) continue;
-    const Delivery& delivery = *slot.first_delivery;
+    if (slot.index < oldest_kept || slot.index < first_index || slot.received == 0) continue;
+    const Delivery& delivery = slot.first_delivery;
     if (delivery.send_time_ns < time_ns) continue;
     if (!best || delivery.receive_time_ns < best->receive_time_ns) best = delivery;
   }

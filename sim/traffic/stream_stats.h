@@ -20,7 +20,8 @@
 //     gap. The newest `bin_capacity` bins are kept; an arrival whose bin has
 //     already been overwritten is counted in the totals and in `unbinned`.
 //
-// Memory: the bins, plus one entry per open gap (a lossy stream with many
+// Memory: 48 bytes per kept bin (allocated at the stream's first packet:
+// 5.8 MB at the default two minutes), plus one entry per open gap (a lossy stream with many
 // separate gaps holds one each). Pure: no I/O, no clock, no threads.
 // Thread-compatible.
 #include <cstdint>
@@ -104,10 +105,14 @@ class StreamStats {
   [[nodiscard]] std::optional<Delivery> FirstDeliveredAfter(int64_t time_ns) const;
 
  private:
+  // 48 bytes a bin (5.8 MB a stream at the default capacity).
   struct Slot {
     int64_t index = -1;  // ms since the epoch; -1: never used
-    StreamBin bin;
-    std::optional<Delivery> first_delivery;
+    uint32_t received = 0;
+    uint32_t reordered = 0;
+    uint32_t late = 0;
+    uint32_t duplicates = 0;
+    Delivery first_delivery;  // the earliest received; meaningful when received > 0
   };
   struct OpenGap {
     uint64_t last_missing = 0;
