@@ -132,6 +132,13 @@ StreamSummary StreamStats::Summary() const {
   return summary;
 }
 
+std::vector<StreamGap> StreamStats::Gaps() const {
+  std::vector<StreamGap> out;
+  out.reserve(gaps_.size());
+  for (const auto& [first_missing, gap] : gaps_) out.push_back(GapOf(first_missing, gap));
+  return out;
+}
+
 std::vector<StreamBin> StreamStats::Bins() const {
   if (slots_.empty()) return {};
   const auto capacity = static_cast<int64_t>(config_.bin_capacity);

@@ -93,6 +93,8 @@ class StreamStats {
   void Record(const StreamPacket& packet, int64_t receive_time_ns);
 
   [[nodiscard]] StreamSummary Summary() const;
+  // Every gap still open (not filled by a late arrival), in sequence order.
+  [[nodiscard]] std::vector<StreamGap> Gaps() const;
   // The kept bins with anything in them, oldest first.
   [[nodiscard]] std::vector<StreamBin> Bins() const;
   // The earliest-received packet among those sent at or after `time_ns` (for

@@ -54,6 +54,7 @@ int Receive(const ReceiveOptions& options) {
   absl::StatusOr<ReceiverRun> run = RunReceiver(options, stop_requested, stats);
   if (!run.ok()) return Fail(std::string(run.status().message()));
   const std::string report = FormatReceiverReport(stats, {.late_after_ms = options.late_ms,
+                                                          .outage_min_ms = options.outage_min_ms,
                                                           .duration_s = run->duration_s,
                                                           .socket_drops = run->socket_drops,
                                                           .bins = options.bins});

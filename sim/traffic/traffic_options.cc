@@ -142,7 +142,8 @@ absl::StatusOr<SendOptions> ParseSend(const std::vector<std::string>& args) {
 
 absl::StatusOr<ReceiveOptions> ParseReceive(const std::vector<std::string>& args) {
   const FlagSpec spec = {{"--listen", true}, {"--duration-s", true}, {"--report", true},
-                         {"--late-ms", true}, {"--bins", false},      {"--rcvbuf-bytes", true}};
+                         {"--late-ms", true}, {"--outage-min-ms", true}, {"--bins", false},
+                         {"--rcvbuf-bytes", true}};
   absl::StatusOr<std::map<std::string, std::string>> values = ParseFlags("receive", spec, args);
   if (!values.ok()) return values.status();
   auto& v = *values;
@@ -156,6 +157,10 @@ absl::StatusOr<ReceiveOptions> ParseReceive(const std::vector<std::string>& args
   options.report_path = v["--report"];
   if (v.count("--late-ms") && (!ParseDouble(v["--late-ms"], options.late_ms) || options.late_ms <= 0)) {
     return Bad(absl::StrCat("--late-ms: expected ms > 0, got \"", v["--late-ms"], "\""));
+  }
+  if (v.count("--outage-min-ms") &&
+      (!ParseDouble(v["--outage-min-ms"], options.outage_min_ms) || options.outage_min_ms < 0)) {
+    return Bad(absl::StrCat("--outage-min-ms: expected ms >= 0, got \"", v["--outage-min-ms"], "\""));
   }
   options.bins = v.count("--bins") > 0;
   if (v.count("--rcvbuf-bytes") &&

@@ -5,7 +5,7 @@
 //   geodesic-traffic send --to IP:PORT --rate-mbps R --size BYTES --stream ID
 //                         --duration-s S [--bind IP] [--report FILE]
 //   geodesic-traffic receive --listen IP:PORT --duration-s S --report FILE
-//                            [--late-ms L] [--bins] [--rcvbuf-bytes N]
+//                            [--late-ms L] [--outage-min-ms M] [--bins] [--rcvbuf-bytes N]
 //
 // IPv6 addresses in brackets with a port ("[::1]:9000"), bare for --bind.
 // `--flag=VALUE` is the same as `--flag VALUE`. Pure: no I/O (addresses are
@@ -25,13 +25,14 @@ inline constexpr const char* kTrafficUsage =
     "usage: geodesic-traffic send --to IP:PORT --rate-mbps R --size BYTES --stream ID --duration-s S\n"
     "                             [--bind IP] [--report FILE]\n"
     "       geodesic-traffic receive --listen IP:PORT --duration-s S --report FILE\n"
-    "                                [--late-ms L] [--bins] [--rcvbuf-bytes N]\n"
+    "                                [--late-ms L] [--outage-min-ms M] [--bins] [--rcvbuf-bytes N]\n"
     "  send      paces UDP packets of BYTES (the UDP payload, 32..9000), sequence numbered\n"
     "            and timestamped, to IP:PORT at R Mbit/s of payload for S seconds; prints a\n"
     "            JSON summary (and writes it to FILE)\n"
     "  receive   counts every stream arriving at IP:PORT (received, lost, reordered,\n"
     "            duplicates, late over L ms [50], the longest gap) and writes a JSON report\n"
-    "            to FILE after S seconds or on SIGTERM; --bins adds the per-1 ms bins;\n"
+    "            to FILE after S seconds or on SIGTERM, listing every gap of M ms [1] or\n"
+    "            more as an outage; --bins adds the per-1 ms bins;\n"
     "            --rcvbuf-bytes sets the socket's receive buffer [4194304]\n"
     "  IPv6: [addr]:port. Exit codes: 0 ok, 1 a socket or file error, 2 bad usage.\n";
 
@@ -66,6 +67,7 @@ struct ReceiveOptions {
   double duration_s = 0;
   std::string report_path;
   double late_ms = 50;
+  double outage_min_ms = 1;
   bool bins = false;
   int rcvbuf_bytes = 4 << 20;
 };

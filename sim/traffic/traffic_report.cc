@@ -9,7 +9,34 @@ namespace {
 
 std::string Number(double value) { return absl::StrFormat("%.3f", value); }
 
-std::string StreamJson(const StreamStats& stream, bool with_bins) {
+std::string DeliveryJson(const Delivery& delivery) {
+  return absl::StrCat("{\"sequence\": ", delivery.sequence, ", \"send_ns\": ", delivery.send_time_ns,
+                      ", \"receive_ns\": ", delivery.receive_time_ns, "}");
+}
+
+std::string OutagesJson(const StreamStats& stream, double outage_min_ms) {
+  std::string out = "[";
+  const char* separator = "";
+  size_t listed = 0;
+  size_t omitted = 0;
+  for (const StreamGap& gap : stream.Gaps()) {
+    if (gap.ms < outage_min_ms) continue;
+    if (listed == kMaxOutagesPerStream) {
+      ++omitted;
+      continue;
+    }
+    ++listed;
+    absl::StrAppend(&out, separator, "{\"first_missing\": ", gap.first_missing, ", \"last_missing\": ",
+                    gap.last_missing, ", \"packets\": ", gap.packets, ", \"ms\": ", Number(gap.ms),
+                    ", \"wall_ms\": ", Number(gap.wall_ms), ", \"last_before\": ", DeliveryJson(gap.before),
+                    ", \"first_after\": ", DeliveryJson(gap.after), "}");
+    separator = ", ";
+  }
+  absl::StrAppend(&out, "], \"outages_omitted\": ", omitted);
+  return out;
+}
+
+std::string StreamJson(const StreamStats& stream, const ReceiverReportContext& context) {
   const StreamSummary s = stream.Summary();
   const double active_s = static_cast<double>(s.last_receive_ns - s.first_receive_ns) / 1e9;
   // Over n arrivals the span covers n-1 intervals; count n-1 packets' bytes.
@@ -35,7 +62,8 @@ std::string StreamJson(const StreamStats& stream, bool with_bins) {
     absl::StrAppend(&out, ", \"longest_gap_packets\": 0, \"longest_gap_ms\": 0.000, \"longest_gap_wall_ms\": 0.000",
                     ", \"longest_gap\": null");
   }
-  if (with_bins) {
+  absl::StrAppend(&out, ", \"outages\": ", OutagesJson(stream, context.outage_min_ms));
+  if (context.bins) {
     absl::StrAppend(&out, ", \"bin_columns\": [\"start_ms\", \"received\", \"lost\", \"reordered\", \"late\", "
                           "\"duplicates\"], \"bins\": [");
     const char* separator = "";
@@ -66,7 +94,7 @@ std::string FormatReceiverReport(const StreamReceiverStats& stats, const Receive
   absl::StrAppend(&out, "},\n \"streams\": [");
   separator = "\n  ";
   for (const auto& [id, stream] : stats.streams()) {
-    absl::StrAppend(&out, separator, StreamJson(stream, context.bins));
+    absl::StrAppend(&out, separator, StreamJson(stream, context));
     separator = ",\n  ";
   }
   absl::StrAppend(&out, "]}\n");

@@ -12,9 +12,17 @@
 //                 "longest_gap_packets": N, "longest_gap_ms": G, "longest_gap_wall_ms": W,
 //                 "longest_gap": null | {"first_missing": N, "last_missing": N,
 //                                         "last_before_receive_ns": T, "first_after_receive_ns": T},
+//                 "outages": [{"first_missing": N, "last_missing": N, "packets": N, "ms": G, "wall_ms": W,
+//                              "last_before": {"sequence": N, "send_ns": T, "receive_ns": T},
+//                              "first_after": {"sequence": N, "send_ns": T, "receive_ns": T}}, ...],
+//                 "outages_omitted": N,
 //                 "bin_columns": [...], "bins": [[start_ms, received, lost, reordered, late, duplicates], ...]}]}
 // (bin_columns and bins only when asked for). rate_mbps is the received
-// payload over the time from the first to the last arrival.
+// payload over the time from the first to the last arrival. `outages` are the
+// gaps of at least outage_min_ms (packets x interval), in sequence order, the
+// first kMaxOutagesPerStream of them: for a failure at time T, the outage
+// whose send times span T says how long the stream was cut and when its
+// first packet after T arrived (first_after.receive_ns).
 // socket_drops: datagrams the kernel dropped at the receiver's full socket
 // buffer (SO_RXQ_OVFL), of every stream; they are also in the streams' `lost`.
 #include <cstdint>
@@ -24,8 +32,11 @@
 
 namespace geodesic::traffic {
 
+inline constexpr size_t kMaxOutagesPerStream = 1000;
+
 struct ReceiverReportContext {
   double late_after_ms = 0;
+  double outage_min_ms = 1;
   double duration_s = 0;   // how long the receiver listened
   uint64_t socket_drops = 0;
   bool bins = false;

@@ -91,6 +91,20 @@ TEST(StreamStatsTest, TheLongestLossBurstIsTheOutage) {
   }
 }
 
+TEST(StreamStatsTest, GapsListsEveryOpenGapInSequenceOrder) {
+  StreamStats stats(1);
+  Deliver(stats, {0, 4, 5, 9, 2});  // 2 splits 1..3
+  const std::vector<StreamGap> gaps = stats.Gaps();
+  ASSERT_EQ(gaps.size(), 3u);
+  EXPECT_EQ(gaps[0].first_missing, 1u);
+  EXPECT_EQ(gaps[0].last_missing, 1u);
+  EXPECT_EQ(gaps[1].first_missing, 3u);
+  EXPECT_EQ(gaps[1].before.sequence, 2u);
+  EXPECT_EQ(gaps[1].after.sequence, 4u);
+  EXPECT_EQ(gaps[2].first_missing, 6u);
+  EXPECT_EQ(gaps[2].packets, 3u);
+}
+
 TEST(StreamStatsTest, AReorderedPacketFillsItsGapAndIsCountedReordered) {
   StreamStats stats(1);
   Deliver(stats, {0, 1, 3, 4, 2, 5});

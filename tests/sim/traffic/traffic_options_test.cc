@@ -73,6 +73,9 @@ TEST(TrafficOptionsTest, RefusesBadUsageNamingTheFlag) {
   EXPECT_THAT(ErrorOf(Send({"--bind", "::1"})), HasSubstr("address family"));
   EXPECT_THAT(ErrorOf({"receive", "--listen", "127.0.0.1:9", "--duration-s", "0", "--report", "r"}),
               HasSubstr("--duration-s"));
+  EXPECT_THAT(ErrorOf({"receive", "--listen", "127.0.0.1:9", "--duration-s", "1", "--report", "r",
+                       "--outage-min-ms", "-1"}),
+              HasSubstr("--outage-min-ms"));
   EXPECT_THAT(ErrorOf({"receive", "--listen", "127.0.0.1:9", "--duration-s", "1", "--report", "r", "--bins=yes"}),
               HasSubstr("--bins takes no value"));
   EXPECT_THAT(ErrorOf({"receive", "--listen", "127.0.0.1:9", "--duration-s", "1", "--report", "r", "stray"}),

@@ -61,6 +61,21 @@ TEST(TrafficReportTest, ReceiverReportSaysTheCountsAndTheLongestGap) {
   EXPECT_EQ(stream.count("bins"), 0u);
 }
 
+TEST(TrafficReportTest, OutagesAreTheGapsOfAtLeastTheMinimumWithTheirBoundingPackets) {
+  const Tree longer = Parse(FormatReceiverReport(LossyStream(), {.outage_min_ms = 0.3}));
+  const Tree& outages = longer.get_child("streams").begin()->second.get_child("outages");
+  ASSERT_EQ(outages.size(), 1u);
+  const Tree& outage = outages.begin()->second;
+  EXPECT_EQ(outage.get<int>("packets"), 3);
+  EXPECT_EQ(outage.get<int>("last_before.sequence"), 2);
+  EXPECT_EQ(outage.get<int64_t>("first_after.sequence"), 6);
+  EXPECT_EQ(outage.get<int64_t>("first_after.send_ns"), kStartNs + 600'000);
+  EXPECT_EQ(outage.get<int64_t>("first_after.receive_ns"), kStartNs + 1'600'000);
+
+  const Tree shorter = Parse(FormatReceiverReport(LossyStream(), {.outage_min_ms = 0.31}));
+  EXPECT_EQ(shorter.get_child("streams").begin()->second.get_child("outages").size(), 0u);
+}
+
 TEST(TrafficReportTest, BinsOnlyWhenAskedFor) {
   const Tree report = Parse(FormatReceiverReport(LossyStream(), {.late_after_ms = 50, .duration_s = 2,
                                                                  .socket_drops = 0, .bins = true}));
