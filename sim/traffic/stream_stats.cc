@@ -153,17 +153,38 @@ std::vector<StreamBin> StreamStats::Bins() const {
                                  .late = slot.late,
                                  .duplicates = slot.duplicates};
   }
-  // A missing packet's send time, interpolated between the packets around its gap.
+  // A missing packet's bin is that of its send time, interpolated between the
+  // packets around its gap: monotonic in the sequence number, so the packets
+  // of one bin are a run, found by bisection. Bins outside the kept ones are
+  // clamped to one value on each side, so the work is bounded by the kept
+  // bins, not by the gap's length (a stray sequence number can open a gap
+  // of 2^63).
   for (const auto& [first_missing, gap] : gaps_) {
     const double span_packets = static_cast<double>(gap.after.sequence - gap.before.sequence);
     const double span_ns = static_cast<double>(gap.after.send_time_ns - gap.before.send_time_ns);
-    for (uint64_t sequence = first_missing; sequence <= gap.last_missing; ++sequence) {
+    const auto clamped_bin = [&, &gap = gap](uint64_t sequence) {
       const double offset = static_cast<double>(sequence - gap.before.sequence) / span_packets;
       const int64_t index = BinIndex(gap.before.send_time_ns + static_cast<int64_t>(span_ns * offset));
-      if (index < oldest_kept || index > newest_index_) continue;
-      StreamBin& bin = bins[index];
-      bin.start_ms = index;
-      ++bin.lost;
+      return std::clamp(index, oldest_kept - 1, newest_index_ + 1);
+    };
+    for (uint64_t run_first = first_missing;;) {
+      const int64_t index = clamped_bin(run_first);
+      uint64_t run_last = run_first;
+      for (uint64_t high = gap.last_missing; run_last < high;) {
+        const uint64_t middle = run_last + (high - run_last + 1) / 2;
+        if (clamped_bin(middle) == index) {
+          run_last = middle;
+        } else {
+          high = middle - 1;
+        }
+      }
+      if (index >= oldest_kept && index <= newest_index_) {
+        StreamBin& bin = bins[index];
+        bin.start_ms = index;
+        bin.lost += run_last - run_first + 1;
+      }
+      if (run_last == gap.last_missing) break;
+      run_first = run_last + 1;
     }
   }
   std::vector<StreamBin> out;

@@ -199,6 +199,20 @@ TEST(StreamStatsTest, BinsWrapKeepingTheNewestAndCountOlderArrivalsUnbinned) {
   EXPECT_EQ(stats.Bins().size(), 4u);
 }
 
+TEST(StreamStatsTest, AStraySequenceNumberOpensAHugeGapThatBinsInBoundedTime) {
+  StreamStats stats(1);
+  Deliver(stats, Range(0, 9));
+  StreamPacket stray = Packet(uint64_t{1} << 62);
+  stray.send_time_ns = kStartNs + 2'000'000;  // its own clock says 2 ms
+  stats.Record(stray, stray.send_time_ns + kDelayNs);
+  const std::vector<StreamBin> bins = stats.Bins();
+  ASSERT_EQ(bins.size(), 3u);
+  uint64_t lost = 0;
+  for (const StreamBin& bin : bins) lost += bin.lost;
+  EXPECT_EQ(lost, (uint64_t{1} << 62) - 10);
+  EXPECT_EQ(stats.Summary().lost, (uint64_t{1} << 62) - 10);
+}
+
 TEST(StreamStatsTest, FirstDeliveredAfterAFailureIgnoresPacketsSentBeforeIt) {
   StreamStats stats(1);
   const int64_t failure_ns = kStartNs + 3'000'000;  // when 30 is sent
