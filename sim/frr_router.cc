@@ -2,7 +2,6 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 
@@ -144,56 +143,13 @@ absl::StatusOr<std::unique_ptr<FrrRouter>> FrrRouter::Start(FrrOptions options) 
 }
 
 FrrRouter::~FrrRouter() {
-  if (vty_fd_ >= 0) close(vty_fd_);
   if (bgpd_) bgpd_->Stop(2000);
 }
 
 absl::StatusOr<std::string> FrrRouter::Vtysh(const std::string& command) const {
-  std::lock_guard lock(vty_mu_);
-  // The vtysh protocol: a command with its NUL; the answer ends with three
-  // NULs and a status byte (0: success).
-  auto exchange = [&](const std::string& line, std::string& output) -> absl::StatusOr<int> {
-    if (write(vty_fd_, line.c_str(), line.size() + 1) != static_cast<ssize_t>(line.size() + 1)) {
-      return absl::UnavailableError("write to bgpd's vty failed");
-    }
-    output.clear();
-    char buffer[65536];
-    while (output.size() < 4 || output.compare(output.size() - 4, 3, std::string(3, '\0')) != 0) {
-      const ssize_t n = read(vty_fd_, buffer, sizeof buffer);
-      if (n <= 0) return absl::UnavailableError("bgpd closed its vty");
-      output.append(buffer, static_cast<size_t>(n));
-    }
-    const int status = output.back();
-    output.resize(output.size() - 4);
-    return status;
-  };
-  std::string output;
-  if (vty_fd_ < 0) {
-    vty_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    const std::string path = options_.work_dir + "/bgpd.vty";
-    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", path.c_str());
-    if (connect(vty_fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-      close(vty_fd_);
-      vty_fd_ = -1;
-      return absl::UnavailableError(absl::StrCat("cannot connect to ", path));
-    }
-    auto enabled = exchange("enable", output);
-    if (!enabled.ok() || *enabled != 0) {
-      close(vty_fd_);
-      vty_fd_ = -1;
-      return absl::UnavailableError("bgpd's vty refused \"enable\"");
-    }
-  }
-  auto status = exchange(command, output);
-  if (!status.ok()) {
-    close(vty_fd_);
-    vty_fd_ = -1;
-    return status.status();
-  }
-  if (*status != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("bgpd: '", command, "' failed (", *status, "): ", output.substr(0, 300)));
+  auto output = vty_.Command(command);
+  if (output.status().code() == absl::StatusCode::kInvalidArgument) {
+    return absl::InvalidArgumentError(absl::StrCat("bgpd: ", output.status().message()));
   }
   return output;
 }

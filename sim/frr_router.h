@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "sim/frr_vty.h"
 #include "sim/process.h"
 
 namespace geodesic::sim {
@@ -67,13 +67,13 @@ class FrrRouter {
   [[nodiscard]] absl::StatusOr<FrrNeighborState> Neighbor(const std::string& address) const;
 
  private:
-  explicit FrrRouter(FrrOptions options) : options_(std::move(options)) {}
+  explicit FrrRouter(FrrOptions options)
+      : options_(std::move(options)), vty_(options_.work_dir + "/bgpd.vty") {}
 
   FrrOptions options_;
+  FrrVty vty_;
   int port_ = 0;
   ChildProcessPtr bgpd_;
-  mutable std::mutex vty_mu_;
-  mutable int vty_fd_ = -1;  // connected lazily, reconnected after errors
 };
 
 // NotFound when FRR (bgpd) is not installed.
