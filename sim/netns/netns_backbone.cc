@@ -135,6 +135,21 @@ pid_t OwnerPid(const std::string& name, const std::string& name_prefix) {
 
 bool ProcessAlive(pid_t pid) { return kill(pid, 0) == 0 || errno != ESRCH; }
 
+// Kills whatever still runs in the namespace (`ip netns pids`), then deletes
+// it: `ip netns del` only unnames a namespace, which lives on, veths and all,
+// while a process is in it. The processes a run starts (ChildProcess) die with
+// it; this is for any that outlived it all the same.
+absl::Status DeleteNamespace(const std::string& name) {
+  absl::StatusOr<RunResult> pids = RunCommand({kIp, "netns", "pids", name});
+  if (pids.ok() && pids->exit_code == 0) {
+    for (absl::string_view line : absl::StrSplit(pids->output, '\n', absl::SkipWhitespace())) {
+      pid_t pid = 0;
+      if (absl::SimpleAtoi(absl::StripAsciiWhitespace(line), &pid) && pid > 1) kill(pid, SIGKILL);
+    }
+  }
+  return Run({kIp, "netns", "del", name});
+}
+
 }  // namespace
 
 absl::Status NetnsBackbone::Available() {
@@ -166,7 +181,7 @@ absl::StatusOr<std::vector<std::string>> NetnsBackbone::RemoveLeftovers(const st
   for (const std::string& name : names) {
     const pid_t pid = OwnerPid(name, name_prefix);
     if (pid < 0 || ProcessAlive(pid)) continue;
-    absl::Status deleted = Run({kIp, "netns", "del", name});
+    absl::Status deleted = DeleteNamespace(name);
     // Another run's Create may have removed it first: only one still there is an error.
     if (!deleted.ok() && std::filesystem::exists(std::filesystem::path(kNetnsDir) / name, error)) return deleted;
     if (deleted.ok()) removed.push_back(name);
@@ -366,7 +381,7 @@ NetnsBackbone::~NetnsBackbone() {
 absl::Status NetnsBackbone::Remove() {
   absl::Status first_error;
   while (!namespaces_.empty()) {
-    absl::Status deleted = Run({kIp, "netns", "del", namespaces_.back()});
+    absl::Status deleted = DeleteNamespace(namespaces_.back());
     if (!deleted.ok() && first_error.ok()) first_error = deleted;
     namespaces_.pop_back();
   }
@@ -413,6 +428,18 @@ absl::StatusOr<RunResult> NetnsBackbone::Exec(const std::string& facility_id,
   std::vector<std::string> command = {kIp, "netns", "exec", facility->namespace_name};
   command.insert(command.end(), argv.begin(), argv.end());
   return RunCommand(command);
+}
+
+absl::StatusOr<ChildProcessPtr> NetnsBackbone::Spawn(const std::string& facility_id,
+                                                     const std::vector<std::string>& argv,
+                                                     const std::string& log_path) const {
+  const NetnsFacility* facility = FindFacility(facility_id);
+  if (facility == nullptr) return absl::NotFoundError(absl::StrCat("no facility ", facility_id, " in the backbone"));
+  if (argv.empty()) return absl::InvalidArgumentError("no program to start");
+  if (access(argv[0].c_str(), X_OK) != 0) return absl::NotFoundError(absl::StrCat(argv[0], ": not an executable"));
+  std::vector<std::string> command = {kIp, "netns", "exec", facility->namespace_name};
+  command.insert(command.end(), argv.begin(), argv.end());
+  return ChildProcess::Spawn(std::move(command), log_path);
 }
 
 absl::StatusOr<int> NetnsBackbone::OpenSocket(const std::string& facility_id, int domain, int type) const {

@@ -110,11 +110,13 @@ class NetnsBackbone {
 
   // Deletes every namespace named "<name_prefix>-<pid>x<hex>-..." whose <pid>
   // is not a live process (a run that was killed before it could clean up);
-  // the names it deleted. A live run's namespaces are never touched; one that
-  // another run removes meanwhile is no error. Safe to call from concurrent runs.
+  // the names it deleted (a process still in one is killed first). A live
+  // run's namespaces are never touched; one that another run removes
+  // meanwhile is no error. Safe to call from concurrent runs.
   [[nodiscard]] static absl::StatusOr<std::vector<std::string>> RemoveLeftovers(const std::string& name_prefix);
 
-  // Removes every namespace it made (their veths and routes go with them).
+  // Removes every namespace it made (their veths and routes go with them),
+  // killing any process still in one first.
   ~NetnsBackbone();
   NetnsBackbone(const NetnsBackbone&) = delete;
   NetnsBackbone& operator=(const NetnsBackbone&) = delete;
@@ -140,6 +142,13 @@ class NetnsBackbone {
   // output. An error only when it cannot be run; a non-zero exit is a result.
   [[nodiscard]] absl::StatusOr<RunResult> Exec(const std::string& facility_id,
                                                const std::vector<std::string>& argv) const;
+  // Starts `argv` (argv[0] a path) in the facility's namespace as a child
+  // process (`ip netns exec`, which execs it: the child's pid is the
+  // program's, and signals reach it), output appended to `log_path`. Stop it
+  // before the backbone goes: a namespace lives on while a process is in it.
+  [[nodiscard]] absl::StatusOr<ChildProcessPtr> Spawn(const std::string& facility_id,
+                                                      const std::vector<std::string>& argv,
+                                                      const std::string& log_path) const;
   // A socket (socket(2) arguments; close-on-exec) that lives in the facility's
   // namespace, whatever thread uses it later; the caller owns the descriptor.
   [[nodiscard]] absl::StatusOr<int> OpenSocket(const std::string& facility_id, int domain, int type) const;

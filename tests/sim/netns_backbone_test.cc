@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
@@ -417,6 +420,25 @@ TEST_F(NetnsCleanupTest, DestructionRemovesEveryNamespace) {
   }
   const std::string after = NetnsList();
   for (const std::string& name : names) EXPECT_THAT(after, Not(HasSubstr(name)));
+}
+
+TEST_F(NetnsCleanupTest, SpawnRunsInTheNamespaceAndAProcessLeftThereDiesWithTheBackbone) {
+  NetnsBackbonePtr backbone = NetnsBackbone::Create(Pair()).value();
+  const std::string aaa = backbone->Facility("aaa")->namespace_name;
+  testing::TempDir dir("netns_spawn");
+  absl::StatusOr<ChildProcessPtr> spawned = backbone->Spawn("aaa", {"/usr/bin/sleep", "600"}, dir.Join("sleep.log"));
+  ASSERT_TRUE(spawned.ok()) << spawned.status();
+  // `ip netns exec` execs the program: the child's pid is sleep's, in aaa.
+  EXPECT_EQ(ExecOk(*backbone, "aaa", {"ip", "netns", "identify", absl::StrCat((*spawned)->pid())}), aaa + "\n");
+  spawned->reset();
+  // One that no handle stops (a daemon that forked away from its starter).
+  const std::string orphan = ExecOk(*backbone, "aaa", {"/bin/sh", "-c", "sleep 600 >/dev/null 2>&1 & echo $!"});
+  pid_t pid = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(orphan), &pid)) << orphan;
+  ASSERT_EQ(kill(pid, 0), 0);
+  backbone.reset();
+  EXPECT_TRUE(WaitUntil("the process left in aaa to be gone", 5000ms, [&] { return kill(pid, 0) != 0; }).ok());
+  EXPECT_THAT(NetnsList(), Not(HasSubstr(aaa)));
 }
 
 TEST_F(NetnsCleanupTest, AFailedCreateLeavesNothing) {
