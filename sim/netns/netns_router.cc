@@ -1,0 +1,224 @@
+#include "sim/netns/netns_router.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
+#include "sim/wait_until.h"
+
+namespace geodesic::sim {
+namespace {
+
+constexpr char kZebra[] = "/usr/lib/frr/zebra";
+constexpr char kBgpd[] = "/usr/lib/frr/bgpd";
+constexpr char kFrrTmpDir[] = "/var/tmp/frr";
+constexpr auto kStartTimeout = std::chrono::seconds(20);
+
+std::string ZebraConfig(const NetnsRouterOptions& options) {
+  return absl::StrCat("hostname ", options.facility_id, "-zebra\n", "log stdout informational\n");
+}
+
+std::string BgpdConfig(const NetnsRouterOptions& options, const std::string& router_id) {
+  std::string config = absl::StrCat(
+      "frr defaults datacenter\n"
+      "hostname ", options.facility_id, "-bgpd\n"
+      "log stdout informational\n"
+      "route-map NOTHING deny 10\n"
+      "exit\n"
+      "router bgp ", options.local_as, "\n",
+      " bgp router-id ", router_id, "\n",
+      " no bgp ebgp-requires-policy\n"
+      " no bgp network import-check\n"
+      // routerd's paths of a prefix come from one peer (ADD-PATH); relaxing
+      // the AS-path check also keeps them multipath should peers differ.
+      " bgp bestpath as-path multipath-relax\n"
+      " bgp graceful-restart\n"
+      " bgp graceful-restart stalepath-time ", options.stalepath_time_s, "\n",
+      " bgp log-neighbor-changes\n");
+  for (const NetnsRouterPeer& peer : options.peers) {
+    absl::StrAppend(&config, " neighbor ", peer.address, " remote-as ", peer.remote_as, "\n",
+                    " neighbor ", peer.address, " passive\n",
+                    // routerd is on loopback, its next hops on the veths.
+                    " neighbor ", peer.address, " disable-connected-check\n");
+  }
+  for (const char* family : {"ipv4", "ipv6"}) {
+    absl::StrAppend(&config, " address-family ", family, " unicast\n  maximum-paths 64\n  maximum-paths ibgp 64\n");
+    for (const NetnsRouterPeer& peer : options.peers) {
+      absl::StrAppend(&config, "  neighbor ", peer.address, " activate\n",
+                      "  neighbor ", peer.address, " route-map NOTHING out\n");
+    }
+    absl::StrAppend(&config, " exit-address-family\n");
+  }
+  return config;
+}
+
+absl::StatusOr<google::protobuf::Value> ParseJson(const std::string& text, const std::string& what) {
+  google::protobuf::Value value;
+  // Wrapped: protobuf's JSON parser wants an object at the top.
+  auto status = google::protobuf::util::JsonStringToMessage(absl::StrCat("{\"v\":", text, "}"), &value);
+  if (!status.ok()) return absl::InternalError(absl::StrCat(what, ": not JSON: ", text.substr(0, 200)));
+  return value.struct_value().fields().at("v");
+}
+
+const google::protobuf::Value* Field(const google::protobuf::Value& value, const std::string& key) {
+  if (value.kind_case() != google::protobuf::Value::kStructValue) return nullptr;
+  const auto& fields = value.struct_value().fields();
+  auto it = fields.find(key);
+  return it == fields.end() ? nullptr : &it->second;
+}
+
+std::string Text(const google::protobuf::Value& value, const std::string& key) {
+  const auto* field = Field(value, key);
+  return field == nullptr ? "" : field->string_value();
+}
+
+KernelNextHop ParseNextHop(const google::protobuf::Value& hop) {
+  KernelNextHop parsed{.gateway = Text(hop, "gateway"), .device = Text(hop, "dev"), .weight = 1};
+  if (const auto* weight = Field(hop, "weight")) parsed.weight = static_cast<int>(weight->number_value());
+  return parsed;
+}
+
+}  // namespace
+
+absl::Status NetnsRouterAvailable() {
+  for (const char* path : {kZebra, kBgpd}) {
+    if (access(path, X_OK) != 0) return absl::NotFoundError(absl::StrCat(path, " is missing (Debian package frr)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<KernelRoute>> ReadKernelRoute(const NetnsBackbone& backbone,
+                                                         const std::string& facility_id, const std::string& prefix) {
+  const bool v6 = prefix.find(':') != std::string::npos;
+  absl::StatusOr<RunResult> shown =
+      backbone.Exec(facility_id, {"/usr/sbin/ip", "-j", v6 ? "-6" : "-4", "route", "show", "exact", prefix});
+  if (!shown.ok()) return shown.status();
+  if (shown->exit_code != 0) {
+    return absl::InternalError(absl::StrCat("`ip route show exact ", prefix, "` in ", facility_id, " exited ",
+                                            shown->exit_code, ": ", shown->output));
+  }
+  absl::StatusOr<google::protobuf::Value> routes = ParseJson(shown->output, "ip -j route show");
+  if (!routes.ok()) return routes.status();
+  if (routes->list_value().values_size() == 0) return std::nullopt;
+  if (routes->list_value().values_size() > 1) {
+    return absl::InternalError(absl::StrCat(facility_id, " has ", routes->list_value().values_size(),
+                                            " routes for ", prefix, ": ", shown->output));
+  }
+  const google::protobuf::Value& route = routes->list_value().values(0);
+  KernelRoute parsed{.prefix = prefix, .protocol = Text(route, "protocol"), .next_hops = {}};
+  if (const auto* hops = Field(route, "nexthops")) {
+    for (const auto& hop : hops->list_value().values()) parsed.next_hops.push_back(ParseNextHop(hop));
+  } else if (Field(route, "gateway") != nullptr) {
+    parsed.next_hops.push_back(ParseNextHop(route));
+  }
+  return parsed;
+}
+
+NetnsRouter::NetnsRouter(NetnsRouterOptions options, std::string router_id)
+    : options_(std::move(options)),
+      router_id_(std::move(router_id)),
+      zebra_vty_(options_.work_dir + "/zebra.vty"),
+      bgpd_vty_(options_.work_dir + "/bgpd.vty") {}
+
+absl::StatusOr<std::unique_ptr<NetnsRouter>> NetnsRouter::Start(const NetnsBackbone& backbone,
+                                                               NetnsRouterOptions options) {
+  if (absl::Status available = NetnsRouterAvailable(); !available.ok()) return available;
+  absl::StatusOr<NetnsFacility> facility = backbone.Facility(options.facility_id);
+  if (!facility.ok()) return facility.status();
+  if (facility->host_v4.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(options.facility_id, " has no IPv4 host address for a router id"));
+  }
+  std::vector<std::string> session_addresses = {options.listen_address};
+  for (const NetnsRouterPeer& peer : options.peers) session_addresses.push_back(peer.address);
+  for (const std::string& address : session_addresses) {
+    absl::StatusOr<RunResult> added =
+        backbone.Exec(options.facility_id, {"/usr/sbin/ip", "addr", "replace", address + "/32", "dev", "lo"});
+    if (!added.ok()) return added.status();
+    if (added->exit_code != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot add BGP session address ", address, " to ",
+                                                     options.facility_id, "'s lo: ", added->output));
+    }
+  }
+  std::error_code error;
+  std::filesystem::create_directories(options.work_dir, error);
+  if (error) return absl::UnavailableError(absl::StrCat(options.work_dir, ": ", error.message()));
+  const std::string dir = options.work_dir;
+  for (const auto& [name, text] : {std::pair{"zebra.conf", ZebraConfig(options)},
+                                   std::pair{"bgpd.conf", BgpdConfig(options, facility->host_v4)}}) {
+    std::ofstream out(dir + "/" + name);
+    out << text;
+    if (!out.flush()) return absl::UnavailableError(absl::StrCat("cannot write ", dir, "/", name));
+  }
+  std::unique_ptr<NetnsRouter> router(new NetnsRouter(std::move(options), facility->host_v4));
+  const std::string zserv = dir + "/zserv.api";
+  // -P 0: no vty over TCP; --vty_socket: the sockets in the work directory.
+  // zebra has no -S (bgpd's "stay root"): -u root keeps it root, and -g
+  // frrvty (Debian's vty group) passes its check that the user is in the vty
+  // group; it then keeps gid 0 and only raises capabilities as it needs them.
+  if (absl::Status started = router->StartDaemon(
+          backbone, "zebra",
+          {kZebra, "-f", dir + "/zebra.conf", "-i", dir + "/zebra.pid", "-z", zserv, "--vty_socket", dir, "-P", "0",
+           "-u", "root", "-g", "frrvty"},
+          router->zebra_vty_, router->zebra_);
+      !started.ok()) {
+    return started;
+  }
+  if (absl::Status started = router->StartDaemon(
+          backbone, "bgpd",
+          {kBgpd, "-f", dir + "/bgpd.conf", "-i", dir + "/bgpd.pid", "-z", zserv, "--vty_socket", dir, "-P", "0", "-S",
+           "-p", std::to_string(kBgpPort), "-l", router->options_.listen_address},
+          router->bgpd_vty_, router->bgpd_);
+      !started.ok()) {
+    return started;
+  }
+  return router;
+}
+
+absl::Status NetnsRouter::StartDaemon(const NetnsBackbone& backbone, const std::string& name,
+                                      std::vector<std::string> argv, const FrrVty& vty, ChildProcessPtr& process) {
+  const std::string log = absl::StrCat(options_.work_dir, "/", name, ".log");
+  absl::StatusOr<ChildProcessPtr> spawned = backbone.Spawn(options_.facility_id, argv, log);
+  if (!spawned.ok()) return spawned.status();
+  process = *std::move(spawned);
+  const absl::Status answered = WaitUntil(absl::StrCat(name, " in ", options_.facility_id, " to answer on its vty"),
+                                          kStartTimeout, [&] {
+                                            return !process->running() || vty.Command("show version").ok();
+                                          }, std::chrono::milliseconds(50));
+  if (!process->running()) return absl::UnavailableError(absl::StrCat(name, " exited at start; see ", log));
+  if (!answered.ok()) return absl::DeadlineExceededError(absl::StrCat(answered.message(), "; see ", log));
+  return absl::OkStatus();
+}
+
+NetnsRouter::~NetnsRouter() {
+  // bgpd first: zebra then withdraws what bgpd had installed and goes last.
+  for (ChildProcess* daemon : {bgpd_.get(), zebra_.get()}) {
+    if (daemon == nullptr) continue;
+    daemon->Stop(2000);
+    // Every FRR daemon keeps its crash-log buffers in /var/tmp/frr/<name>.<pid>
+    // (not movable by option) and removes the directory as it exits; zebra,
+    // root without its capabilities by then, cannot (the directory is frr's).
+    // An empty one is removed here; one with a crash log stays.
+    std::error_code ignored;
+    std::filesystem::remove(absl::StrCat(kFrrTmpDir, "/", daemon == zebra_.get() ? "zebra" : "bgpd", ".",
+                                         daemon->pid()),
+                            ignored);
+  }
+}
+
+absl::StatusOr<std::string> NetnsRouter::PeerState(const std::string& address) const {
+  absl::StatusOr<std::string> output = bgpd_vty_.Command(absl::StrCat("show bgp neighbors ", address, " json"));
+  if (!output.ok()) return output.status();
+  absl::StatusOr<google::protobuf::Value> json = ParseJson(*output, "show bgp neighbors json");
+  if (!json.ok()) return json.status();
+  const auto* neighbor = Field(*json, address);
+  if (neighbor == nullptr) return absl::NotFoundError(absl::StrCat("bgpd in ", options_.facility_id, " has no neighbor ",
+                                                                   address));
+  return Text(*neighbor, "bgpState");
+}
+
+}  // namespace geodesic::sim
