@@ -314,5 +314,23 @@ TEST_F(NetnsRouterTest, UdpFromIadsHostReachesDfwsHostOverBothPlannedLinks) {
   EXPECT_GT(over_dfw, over_chi);
 }
 
+TEST_F(NetnsRouterTest, StoppingTheRouterTakesItsRoutesOutOfTheKernel) {
+  StartRouterdWith(IadPlan(1, 3, 1));
+  AwaitKernelRoute(kDfwV4, {{FarEnd("iad-dfw", false), FrrKernelWeight(3, 4)},
+                            {FarEnd("iad-chi", false), FrrKernelWeight(1, 4)}});
+  ASSERT_FALSE(HasFailure());
+  routerd_.reset();  // routerd leaves its routes to the router (graceful restart)
+  router_.reset();   // bgpd, then zebra, which withdraws what it installed
+  absl::StatusOr<std::optional<KernelRoute>> route = ReadKernelRoute(*backbone_, "iad", kDfwV4);
+  ASSERT_TRUE(route.ok()) << route.status();
+  EXPECT_FALSE(route->has_value()) << Describe(*route);
+}
+
+TEST_F(NetnsRouterTest, AFacilityOutsideTheBackboneIsRefused) {
+  absl::StatusOr<NetnsRouterPtr> router =
+      NetnsRouter::Start(*backbone_, {.facility_id = "nowhere", .work_dir = dir_.Join("frr-nowhere")});
+  EXPECT_EQ(router.status().code(), absl::StatusCode::kNotFound) << router.status();
+}
+
 }  // namespace
 }  // namespace geodesic::sim
