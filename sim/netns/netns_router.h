@@ -53,7 +53,7 @@ struct NetnsRouterOptions {
   // with zebra resets every session whose local address is on no interface
   // it knows ("nexthop_set failed").
   std::string listen_address = "169.254.0.1";
-  std::vector<NetnsRouterPeer> peers;         // passive: the peers connect
+  std::vector<NetnsRouterPeer> peers = {};    // passive: the peers connect
   int stalepath_time_s = 360;                 // how long routes of a restarting peer are kept at most
 };
 
