@@ -197,7 +197,17 @@ absl::StatusOr<std::unique_ptr<NetnsBackbone>> NetnsBackbone::Create(const topol
     return absl::InvalidArgumentError(absl::StrCat("name_prefix \"", options.name_prefix,
                                                    "\" must be non-empty, without '/' or '-'"));
   }
-  for (const std::string* pool : {&options.link_pool_v4, &options.link_pool_v6}) {
+  std::vector<const std::string*> pools = {&options.link_pool_v4, &options.link_pool_v6};
+  if (options.management_network) {
+    pools.push_back(&options.management_pool_v4);
+    absl::StatusOr<ParsedPrefix> management = ParsePrefix(options.management_pool_v4);
+    absl::StatusOr<ParsedPrefix> links = ParsePrefix(options.link_pool_v4);
+    if (management.ok() && links.ok() && Overlap(*management, *links)) {
+      return absl::InvalidArgumentError(absl::StrCat("management pool ", options.management_pool_v4,
+                                                     " overlaps the link pool ", options.link_pool_v4));
+    }
+  }
+  for (const std::string* pool : pools) {
     absl::StatusOr<ParsedPrefix> parsed = ParsePrefix(*pool);
     if (!parsed.ok()) return parsed.status();
     for (const v1::Facility& facility : topology.facilities) {
@@ -270,7 +280,36 @@ absl::Status NetnsBackbone::AddFacility(const v1::Facility& facility) {
     }
     *host = *address;
   }
+  if (options_.management_network) {
+    if (absl::Status added = AddManagementLink(made); !added.ok()) return added;
+  }
   facilities_.push_back(std::move(made));
+  return absl::OkStatus();
+}
+
+absl::Status NetnsBackbone::AddManagementLink(NetnsFacility& facility) {
+  const uint64_t index = facilities_.size();
+  absl::StatusOr<std::string> host_end = AddressInPrefix(options_.management_pool_v4, 2 * index);
+  if (!host_end.ok()) return host_end.status();
+  absl::StatusOr<std::string> facility_end = AddressInPrefix(options_.management_pool_v4, 2 * index + 1);
+  if (!facility_end.ok()) return facility_end.status();
+  // The root end's name is unique per run ("gm" + the run's hex + index, at
+  // most 15 characters); it goes with the namespace (deleting a veth's end
+  // deletes its peer).
+  const std::string root_interface = absl::StrCat("gm", run_.substr(run_.find('x') + 1), "-", index);
+  const std::string& ns = facility.namespace_name;
+  const std::vector<std::vector<std::string>> steps = {
+      {kIp, "link", "add", root_interface, "type", "veth", "peer", "name", "mgmt", "netns", ns},
+      {kIp, "addr", "add", *host_end + "/31", "dev", root_interface},
+      {kIp, "-n", ns, "addr", "add", *facility_end + "/31", "dev", "mgmt"},
+      {kIp, "link", "set", root_interface, "up"},
+      {kIp, "-n", ns, "link", "set", "mgmt", "up"},
+  };
+  for (const std::vector<std::string>& step : steps) {
+    if (absl::Status done = Run(step); !done.ok()) return done;
+  }
+  facility.management_address = *facility_end;
+  facility.management_host_address = *host_end;
   return absl::OkStatus();
 }
 

@@ -15,6 +15,14 @@
 //     prefix (10.1.0.0/16 -> 10.1.0.1/32) and of its first IPv6 prefix
 //     (2001:db8:1::/48 -> 2001:db8:1::1/128); none for a family it has no prefix of.
 //     (lo, not a dummy interface: not every kernel has the dummy driver);
+//   - with management_network, a veth pair per facility between the root
+//     namespace ("gm<run's hex>-<index>") and the facility's ("mgmt"), a /31
+//     from the management pool (the root end the even address), so daemons
+//     in a facility reach the host's (a controller listening there) and
+//     nothing else: no route beyond the connected /31 is installed, so
+//     backbone traffic never takes it. The root end's name and the pool are
+//     in the root namespace: two runs with management networks at once need
+//     distinct pools;
 //   - a veth pair per bidirectional link (the topology's directed links A->B and
 //     B->A become one pair; a link without a reverse gets a pair of its own,
 //     shaped alike both ways),
@@ -58,6 +66,8 @@ struct NetnsOptions {
   std::string link_pool_v4 = "10.255.0.0/16";    // one /31 per link; must not overlap a facility prefix
   std::string link_pool_v6 = "fd00:6e65::/64";   // one /127 per link
   LinkLatency latency = LinkLatency::kEmulateIfAvailable;
+  bool management_network = false;                   // a veth per facility to the root namespace (above)
+  std::string management_pool_v4 = "169.254.100.0/24";  // one /31 per facility; not a facility's or link's
 };
 
 struct NetnsFacility {
@@ -65,6 +75,11 @@ struct NetnsFacility {
   std::string namespace_name;
   std::string host_v4;  // on lo, without a length; empty when the facility has no IPv4 prefix
   std::string host_v6;  // same for IPv6
+  // With management_network: the facility's end of its management veth
+  // (interface "mgmt") and the root namespace's end, both without a length;
+  // empty otherwise.
+  std::string management_address;
+  std::string management_host_address;
 };
 
 // One end of a veth pair: the interface in the facility's namespace.
@@ -174,6 +189,7 @@ class NetnsBackbone {
   NetnsBackbone(std::string run, NetnsOptions options) : run_(std::move(run)), options_(std::move(options)) {}
 
   absl::Status AddFacility(const v1::Facility& facility);
+  absl::Status AddManagementLink(NetnsFacility& facility);
   absl::Status ProbeLatencyEmulation();
   absl::Status AddLink(const v1::Link& forward, const v1::Link* reverse);
   absl::Status ShapeEgress(const NetnsLinkEnd& end, const v1::Link& link);
