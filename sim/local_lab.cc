@@ -170,7 +170,10 @@ absl::Status LocalLab::StartReplica(int replica) {
   const std::string address_file = absl::StrCat(options_.work_dir, "/", name, ".addr");
   fs::remove(address_file);
   const std::string& known = pathcomp_addresses_[replica];
-  if (auto status = WritePathcompConfig(replica, known.empty() ? "127.0.0.1:0" : known); !status.ok()) return status;
+  if (auto status = WritePathcompConfig(replica, known.empty() ? options_.pathcomp_listen_host + ":0" : known);
+      !status.ok()) {
+    return status;
+  }
   if (auto status = Spawn(name, "bin/pathcomp", config_path(name)); !status.ok()) return status;
   ChildProcess* process = processes_[name].get();
   const absl::Status listening =
@@ -305,14 +308,24 @@ absl::Status LocalLab::StartRouterd(const std::string& facility_id) {
   if (pathcomp_addresses_[0].empty()) return absl::FailedPreconditionError("start pathcomp first");
   auto bgp = BgpBlock(facility_id);
   if (!bgp.ok()) return bgp.status();
+  auto config = WriteRouterdConfig(facility_id, pathcomp_addresses_, *bgp);
+  if (!config.ok()) return config.status();
+  return Spawn("routerd/" + facility_id, "bin/routerd", *config);
+}
+
+absl::StatusOr<std::string> LocalLab::WriteRouterdConfig(const std::string& facility_id,
+                                                         const std::vector<std::string>& pathcomp_addresses,
+                                                         const std::string& bgp_block) const {
+  std::string pathcomp;
+  for (const std::string& address : pathcomp_addresses) absl::StrAppend(&pathcomp, "  - address: ", address, "\n");
   const std::string config = absl::StrCat(
-      "facility: ", facility_id, "\npathcomp:\n", PathcompList(),
+      "facility: ", facility_id, "\npathcomp:\n", pathcomp,
       "state_dir: ", options_.work_dir, "/state/routerd-", facility_id, "\nagent_socket: ",
       LocalSocket(facility_id), "\n", TlsBlock(pki_dir(), "site-" + facility_id + "-routerd"),
-      MetricsBlock("routerd/" + facility_id), *bgp);
-  const std::string name = "routerd/" + facility_id;
-  if (auto status = files::AtomicWriteFile(config_path(name), config); !status.ok()) return status;
-  return Spawn(name, "bin/routerd", config_path(name));
+      MetricsBlock("routerd/" + facility_id), bgp_block);
+  const std::string path = config_path("routerd/" + facility_id);
+  if (auto status = files::AtomicWriteFile(path, config); !status.ok()) return status;
+  return path;
 }
 
 absl::Status LocalLab::StartAll() {

@@ -44,11 +44,14 @@ struct LabOptions {
   int solve_debounce_ms = 20;
   // These facilities' routerds speak BGP to a real FRR bgpd of their own
   // (started with the routerd, on loopback); the others only log routes.
-  std::vector<std::string> bgp_facilities;
+  std::vector<std::string> bgp_facilities = {};
   double bgp_bandwidth_per_weight_mbps = 1;  // link bandwidth per unit of plan weight
   // The agents of facilities with a fabric read its plane health from a file
   // the lab writes (every plane up until SetPlaneState), as from a fabric manager.
   bool fabric_health_files = false;
+  // pathcomp listens on this host, an ephemeral port ("0.0.0.0": every
+  // address, for daemons in other network namespaces; the netns lab).
+  std::string pathcomp_listen_host = "127.0.0.1";
 };
 
 class LocalLab {
@@ -71,6 +74,13 @@ class LocalLab {
   sim::EtcdCluster* etcd() { return etcd_.get(); }
   [[nodiscard]] absl::Status StartAgent(const std::string& facility_id);
   [[nodiscard]] absl::Status StartRouterd(const std::string& facility_id);
+  // Writes the routerd config StartRouterd starts a facility's routerd with,
+  // except that it dials pathcomp at `pathcomp_addresses` ("host:port") and
+  // has `bgp_block` (a `bgp:` section, or empty: it only logs routes); its
+  // path. For a routerd the caller runs elsewhere (the netns lab).
+  [[nodiscard]] absl::StatusOr<std::string> WriteRouterdConfig(const std::string& facility_id,
+                                                               const std::vector<std::string>& pathcomp_addresses,
+                                                               const std::string& bgp_block) const;
   // pathcomp, then every agent and routerd.
   [[nodiscard]] absl::Status StartAll();
   void StopAll();
