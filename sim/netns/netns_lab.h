@@ -1,0 +1,99 @@
+#pragma once
+// The netns lab (issue 21): pathcomp's real plan in every facility's kernel.
+// On a topology it builds a NetnsBackbone with its management network, a
+// private PKI, and starts
+//   - pathcomp on the host (root namespace), listening on every address, an
+//     ephemeral port;
+//   - a site agent per facility on the host, as LocalLab runs them without
+//     probing: each reports its links' health from its config (up, the
+//     fiber's round trip) and its health file (SetLinkState). Probing
+//     through the namespaces is a later step;
+//   - in every facility's namespace, a NetnsRouter (FRR zebra + bgpd) and a
+//     routerd that dials pathcomp over the facility's management veth (the
+//     root end's address), talks to its agent over a Unix socket (the file
+//     system is shared) and announces its site plan to bgpd on 169.254.0.1
+//     with the far ends of its links' veths as next hops and the plan's
+//     weights as link bandwidth; zebra installs them as weighted multipath.
+// The configs and logs are LocalLab's (work_dir/*.yaml, work_dir/logs/);
+// the routers' under work_dir/frr-<facility>, routerd's log
+// work_dir/logs/routerd-<facility>.log.
+//
+// Needs root, iproute2 and FRR (NetnsBackbone::Available, NetnsRouterAvailable).
+// Thread-compatible.
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sim/local_lab.h"
+#include "sim/netns/netns_backbone.h"
+#include "sim/netns/netns_router.h"
+#include "sim/process.h"
+
+namespace geodesic::sim {
+
+struct NetnsLabOptions {
+  std::string source_dir;  // the checkout (deploy/pki/make-pki.sh)
+  std::string binary_dir;  // the build tree (bin/pathcomp, bin/routerd, bin/site_agent)
+  std::string work_dir;    // created
+  std::string topology_path;
+  NetnsOptions backbone = {};  // management_network is always on
+  // routerd announces a next hop of plan weight w with w x this link
+  // bandwidth. Small: bgpd keeps a link bandwidth community's value as
+  // bytes/s in 32 bits, so anything above ~34 Gbit/s wraps around; with
+  // routerd's default of 1000 Mbit/s a weight (plan weights run to 1000) a
+  // 167:833 plan became 77:22 in the kernel. At 1 Mbit/s a weight, weights
+  // up to 34359 are exact.
+  double bandwidth_per_weight_mbps = 1;
+};
+
+class NetnsLab {
+ public:
+  static constexpr uint32_t kRouterAs = 65000;
+  static constexpr uint32_t kRouterdAs = 4200000000;
+  static constexpr char kRouterAddress[] = "169.254.0.1";   // bgpd, on each namespace's lo
+  static constexpr char kRouterdAddress[] = "169.254.0.2";  // routerd's BGP address, same
+
+  // Builds and starts everything above. The errors of what failed
+  // (NetnsBackbone::Create, LocalLab, NetnsRouter::Start, a spawn); whatever
+  // was started is stopped and removed on error. Does not wait for a plan:
+  // ask LabClient(lab()).WaitConverged.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<NetnsLab>> Start(NetnsLabOptions options);
+  // Stops the routerds, the routers, the agents and pathcomp, then removes
+  // the namespaces.
+  ~NetnsLab();
+  NetnsLab(const NetnsLab&) = delete;
+  NetnsLab& operator=(const NetnsLab&) = delete;
+
+  // The host side: pathcomp, the agents, the PKI, the topology.
+  LocalLab& lab() { return *lab_; }
+  const NetnsBackbone& backbone() const { return *backbone_; }
+  // The address routerd dials pathcomp at from `facility_id`'s namespace.
+  [[nodiscard]] absl::StatusOr<std::string> PathcompAddressFrom(const std::string& facility_id) const;
+  // The next hop `facility_id` announces for `link_id`: the far end of the
+  // link's veth. NotFound / InvalidArgument as NetnsBackbone::End.
+  [[nodiscard]] absl::StatusOr<std::string> NextHop(const std::string& link_id, const std::string& facility_id,
+                                                    bool v6) const;
+  // The facility's router; nullptr for an unknown facility.
+  NetnsRouter* router(const std::string& facility_id);
+
+  // A fiber cut (up = false) or its repair: both ends of the link's veth
+  // down (up), and both directions' health reported down (up) by their
+  // agents' health files. NotFound for an unknown link.
+  [[nodiscard]] absl::Status SetFiberUp(const std::string& link_id, bool up);
+
+ private:
+  explicit NetnsLab(NetnsLabOptions options) : options_(std::move(options)) {}
+  absl::Status StartFacility(const std::string& facility_id);
+
+  NetnsLabOptions options_;
+  // Destroyed bottom-up: routerds, routers, the host's daemons, the namespaces.
+  NetnsBackbonePtr backbone_;
+  std::unique_ptr<LocalLab> lab_;
+  std::map<std::string, NetnsRouterPtr> routers_;
+  std::map<std::string, ChildProcessPtr> routerds_;
+};
+using NetnsLabPtr = std::unique_ptr<NetnsLab>;
+
+}  // namespace geodesic::sim
