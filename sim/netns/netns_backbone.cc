@@ -305,8 +305,9 @@ absl::Status NetnsBackbone::AddManagementLink(NetnsFacility& facility) {
       {kIp, "link", "set", root_interface, "up"},
       {kIp, "-n", ns, "link", "set", "mgmt", "up"},
   };
-  for (const std::vector<std::string>& step : steps) {
-    if (absl::Status done = Run(step); !done.ok()) return done;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (absl::Status done = Run(steps[i]); !done.ok()) return done;
+    if (i == 0) management_interfaces_.push_back(root_interface);
   }
   facility.management_address = *facility_end;
   facility.management_host_address = *host_end;
@@ -419,6 +420,14 @@ NetnsBackbone::~NetnsBackbone() {
 
 absl::Status NetnsBackbone::Remove() {
   absl::Status first_error;
+  // The root namespace's ends first: a namespace's deletion takes its veths
+  // down only later, in the kernel's own time, and a next run may want the
+  // same management addresses at once.
+  while (!management_interfaces_.empty()) {
+    absl::Status deleted = Run({kIp, "link", "del", management_interfaces_.back()});
+    if (!deleted.ok() && first_error.ok()) first_error = deleted;
+    management_interfaces_.pop_back();
+  }
   while (!namespaces_.empty()) {
     absl::Status deleted = DeleteNamespace(namespaces_.back());
     if (!deleted.ok() && first_error.ok()) first_error = deleted;

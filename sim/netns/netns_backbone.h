@@ -20,9 +20,10 @@
 //     from the management pool (the root end the even address), so daemons
 //     in a facility reach the host's (a controller listening there) and
 //     nothing else: no route beyond the connected /31 is installed, so
-//     backbone traffic never takes it. The root end's name and the pool are
-//     in the root namespace: two runs with management networks at once need
-//     distinct pools;
+//     backbone traffic never takes it. Remove deletes the root ends at once
+//     (not when the kernel gets round to a deleted namespace's veths). The
+//     root end and its address are in the root namespace: two runs with
+//     management networks at once need distinct pools;
 //   - a veth pair per bidirectional link (the topology's directed links A->B and
 //     B->A become one pair; a link without a reverse gets a pair of its own,
 //     shaped alike both ways),
@@ -203,6 +204,7 @@ class NetnsBackbone {
   std::vector<NetnsLink> links_;
   absl::flat_hash_map<std::string, int> link_by_id_;  // both directions' ids -> links_ index
   std::vector<std::string> namespaces_;               // made so far, removed by Remove()
+  std::vector<std::string> management_interfaces_;    // root ends of management veths, removed by Remove()
 };
 using NetnsBackbonePtr = std::unique_ptr<NetnsBackbone>;
 

@@ -468,6 +468,60 @@ TEST_F(NetnsCleanupTest, TheNextCreateRemovesTheNamespacesOfADeadRunButNotOfALiv
   EXPECT_TRUE(RunCommand({"/usr/sbin/ip", "netns", "del", live}).ok());
 }
 
+// The management network: each facility reaches the root namespace's end of
+// its own management veth, routes nothing over it beyond the connected /31
+// (so it reaches no other facility's), and the veth goes with the backbone.
+TEST_F(NetnsCleanupTest, TheManagementNetworkReachesTheHostAndNothingElse) {
+  // A pool of its own: the root namespace is shared with netns_lab_test's default pool.
+  NetnsBackbonePtr backbone =
+      NetnsBackbone::Create(Pair(), {.management_network = true, .management_pool_v4 = "169.254.101.0/24"}).value();
+  const NetnsFacility aaa = backbone->Facility("aaa").value();
+  const NetnsFacility bbb = backbone->Facility("bbb").value();
+  EXPECT_EQ(aaa.management_host_address, "169.254.101.0");
+  EXPECT_EQ(aaa.management_address, "169.254.101.1");
+  EXPECT_EQ(bbb.management_host_address, "169.254.101.2");
+
+  // A datagram from aaa's namespace to a socket of this (the root) namespace.
+  Socket host{socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)};
+  sockaddr_storage address;
+  socklen_t length;
+  ASSERT_TRUE(ToSockaddr(aaa.management_host_address, 0, &address, &length));
+  ASSERT_EQ(bind(host.fd, reinterpret_cast<sockaddr*>(&address), length), 0);
+  ASSERT_EQ(getsockname(host.fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  Socket sender{backbone->OpenSocket("aaa", AF_INET, SOCK_DGRAM).value_or(-1)};
+  ASSERT_GE(sender.fd, 0);
+  const absl::Status arrived = WaitUntil("a datagram from aaa at the host's management address", 5000ms, [&] {
+    const char hello[] = "hello";
+    sendto(sender.fd, hello, sizeof hello, 0, reinterpret_cast<sockaddr*>(&address), length);
+    char buffer[16];
+    return Readable(host.fd, 100ms) && recv(host.fd, buffer, sizeof buffer, 0) == sizeof hello;
+  });
+  EXPECT_TRUE(arrived.ok()) << arrived;
+
+  // Only the connected /31 over mgmt; bbb's management addresses unroutable from aaa.
+  const google::protobuf::Value routes = Json(ExecOk(*backbone, "aaa", {"ip", "-j", "route", "show", "dev", "mgmt"}));
+  ASSERT_EQ(routes.list_value().values_size(), 1);
+  EXPECT_EQ(Field(routes.list_value().values(0), "dst").string_value(), "169.254.101.0/31");
+  for (const std::string& other : {bbb.management_address, bbb.management_host_address}) {
+    absl::StatusOr<RunResult> route = backbone->Exec("aaa", {"ip", "route", "get", other});
+    ASSERT_TRUE(route.ok()) << route.status();
+    EXPECT_NE(route->exit_code, 0) << other << " is routed from aaa: " << route->output;
+  }
+
+  backbone.reset();
+  absl::StatusOr<RunResult> addresses = RunCommand({"/usr/sbin/ip", "-o", "addr", "show", "to", "169.254.101.0/30"});
+  ASSERT_TRUE(addresses.ok()) << addresses.status();
+  EXPECT_EQ(absl::StripAsciiWhitespace(addresses->output), "") << "the root end outlived the backbone";
+}
+
+TEST(NetnsOptionsTest, AManagementPoolOverlappingTheLinkPoolIsRefused) {
+  absl::StatusOr<NetnsBackbonePtr> made =
+      NetnsBackbone::Create(Pair(), {.management_network = true, .management_pool_v4 = "10.255.1.0/24"});
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(made.status().message(), HasSubstr("overlaps the link pool"));
+}
+
 TEST(NetnsOptionsTest, ALinkPoolOverlappingAFacilityPrefixIsRefused) {
   absl::StatusOr<NetnsBackbonePtr> made = NetnsBackbone::Create(Pair(), {.link_pool_v4 = "10.1.128.0/24"});
   ASSERT_FALSE(made.ok());
