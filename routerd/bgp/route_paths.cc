@@ -1,5 +1,6 @@
 #include "routerd/bgp/route_paths.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -17,6 +18,11 @@ absl::StatusOr<std::pair<IpPrefix, std::vector<BgpPath>>> PathBuilder::Build(con
   auto prefix = IpPrefix::Parse(route.prefix());
   if (!prefix) return absl::InvalidArgumentError(absl::StrCat("route prefix \"", route.prefix(), "\" is not a CIDR prefix"));
   std::vector<BgpPath> paths;
+  uint32_t heaviest = 0;
+  for (const v1::NextHop& hop : route.next_hops()) heaviest = std::max(heaviest, hop.weight());
+  const double bytes_per_weight =
+      std::min(policy_.bandwidth_per_weight_mbps * 125000.0,
+               heaviest == 0 ? kMaxAnnouncedBandwidthBytes : kMaxAnnouncedBandwidthBytes / heaviest);
   for (const v1::NextHop& hop : route.next_hops()) {
     auto link = links_.find(hop.link_id());
     if (link == links_.end()) {
@@ -29,7 +35,7 @@ absl::StatusOr<std::pair<IpPrefix, std::vector<BgpPath>>> PathBuilder::Build(con
                                                      prefix->family == Family::kIpv4 ? "ipv4" : "ipv6",
                                                      " next-hop address in bgp.next_hops"));
     }
-    const double bytes_per_second = hop.weight() * policy_.bandwidth_per_weight_mbps * 125000.0;
+    const double bytes_per_second = hop.weight() * bytes_per_weight;
     paths.push_back({.path_id = link->second.first, .weight = hop.weight(),
                      .attributes = Intern(*address, static_cast<float>(bytes_per_second))});
   }

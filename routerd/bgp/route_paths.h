@@ -28,11 +28,20 @@ struct PathPolicy {
   // hops for their ADD-PATH ids.
   std::vector<std::pair<std::string, NextHopAddresses>> next_hops;
   uint32_t local_as = 0;
-  // Link bandwidth carried per unit of plan weight.
+  // Link bandwidth carried per unit of plan weight. A route whose heaviest
+  // next hop would exceed kMaxAnnouncedBandwidthBytes is scaled down as a
+  // whole (weights are relative per route), so the ratios always arrive.
   double bandwidth_per_weight_mbps = 1.0;
   std::vector<uint32_t> communities;
   std::vector<LargeCommunity> large_communities;
 };
+
+// The largest link bandwidth announced, in bytes/s (32 Gbit/s): the community
+// carries a float, but FRR keeps the value as a 32-bit integer and wraps above
+// 2^32 (about 34 Gbit/s); a 167:833 plan then reached the kernel as 77:22
+// (netns_lab_test). 4e9 is exact as a float and safely below the wrap (2^32 - 1
+// itself rounds up to 2^32 as a float).
+inline constexpr double kMaxAnnouncedBandwidthBytes = 4e9;
 
 class PathBuilder {
  public:

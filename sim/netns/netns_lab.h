@@ -40,12 +40,11 @@ struct NetnsLabOptions {
   std::string topology_path;
   NetnsOptions backbone = {};  // management_network is always on
   // routerd announces a next hop of plan weight w with w x this link
-  // bandwidth. Small: bgpd keeps a link bandwidth community's value as
-  // bytes/s in 32 bits, so anything above ~34 Gbit/s wraps around; with
-  // routerd's default of 1000 Mbit/s a weight (plan weights run to 1000) a
-  // 167:833 plan became 77:22 in the kernel. At 1 Mbit/s a weight, weights
-  // up to 34359 are exact.
-  double bandwidth_per_weight_mbps = 1;
+  // bandwidth, routerd's default. bgpd keeps a link bandwidth community's
+  // value as bytes/s in 32 bits and wraps above ~34 Gbit/s (a 167:833 plan
+  // once became 77:22 in the kernel); routerd scales such a route down as a
+  // whole (routerd/bgp/route_paths.h), which this lab's test checks.
+  double bandwidth_per_weight_mbps = 1000;
 };
 
 class NetnsLab {

@@ -67,6 +67,21 @@ TEST(PathBuilderTest, OnePathPerLinkWeightedByLinkBandwidth) {
   EXPECT_EQ(again->second[0].attributes, paths[0].attributes);
 }
 
+TEST(PathBuilderTest, ScalesARouteDownRatherThanAnnounceMoreThanFrrHolds) {
+  PathPolicy policy = Policy();
+  policy.bandwidth_per_weight_mbps = 1000;  // 833 x 1 Gbit/s would wrap FRR's 32-bit bytes/s
+  PathBuilder builder(policy);
+  auto built = builder.Build(Route("10.1.0.0/16", {{"ams-lon", 833}, {"ams-fra", 167}}));
+  ASSERT_TRUE(built.ok()) << built.status();
+  const auto& paths = built->second;
+  ASSERT_EQ(paths.size(), 2u);
+  const float fra = *LinkBandwidthOf(paths[0].attributes->extended_communities[0]);
+  const float lon = *LinkBandwidthOf(paths[1].attributes->extended_communities[0]);
+  EXPECT_LE(lon, kMaxAnnouncedBandwidthBytes);
+  EXPECT_GT(lon, 0.99 * kMaxAnnouncedBandwidthBytes);  // as much of the range as fits
+  EXPECT_NEAR(lon / fra, 833.0 / 167.0, 1e-4);
+}
+
 TEST(PathBuilderTest, RejectsWhatCannotBeAnnounced) {
   PathBuilder builder(Policy());
   EXPECT_FALSE(builder.Build(Route("10.1.2.3/16", {{"ams-fra", 1}})).ok());
