@@ -15,7 +15,6 @@
 #include <regex>
 #include <set>
 #include <string>
-#include <thread>
 
 #include "pathcomp/model/model.h"
 #include "pathcomp/service/event_bus.h"
@@ -23,6 +22,7 @@
 #include "pathcomp/service/planner.h"
 #include "pathcomp/service/telemetry_service.h"
 #include "state/memory_store.h"
+#include "sim/wait_until.h"
 #include "tests/support/metrics_testing.h"
 #include "topology/topology.h"
 
@@ -209,14 +209,9 @@ class BoundMetricsTest : public ::testing::Test {
     }
   }
 
-  // Polls the scrape until `done` holds; false after the deadline.
-  bool WaitFor(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!done()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return true;
+  // Polls the scrape until `done` holds (sim::WaitUntil: the one bounded poll).
+  static absl::Status WaitFor(const std::string& what, const std::function<bool()>& done) {
+    return sim::WaitUntil(what, std::chrono::seconds(10), done);
   }
 
   static Labels Link(const std::string& id, const std::string& src, const std::string& dst) {
@@ -304,10 +299,11 @@ TEST_F(BoundMetricsTest, SolvesPlansAndSitesFollowThePlanner) {
             *Value(registry_, "geodesic_pathcomp_model_revision"));
   planner_->Start();
   planner_->RequestSolve(SolveCause::kTelemetry, "links up");
-  ASSERT_TRUE(WaitFor([&] {
+  const absl::Status solved = WaitFor("the telemetry solve counted and no re-plan pending", [&] {
     return Value(registry_, "geodesic_pathcomp_solves_total", {{"cause", "telemetry"}}) == 1.0 &&
            Value(registry_, "geodesic_pathcomp_replan_pending") == 0.0;
-  }));
+  });
+  ASSERT_TRUE(solved.ok()) << solved;
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_solves_total", {{"cause", "startup"}}), Optional(1.0));
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_solves_total", {{"cause", "intent"}}), Optional(0.0));
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_solve_failures_total"), Optional(0.0));
@@ -364,10 +360,11 @@ TEST_F(BoundMetricsTest, SolvesPlansAndSitesFollowThePlanner) {
   // A link going down is a telemetry solve, and the chains lose their path.
   Report("iad", "iad-chi", v1::OPER_STATE_DOWN);
   planner_->RequestSolve(SolveCause::kTelemetry, "iad-chi down");
-  ASSERT_TRUE(WaitFor([&] {
+  const absl::Status resolved = WaitFor("the second telemetry solve counted and no re-plan pending", [&] {
     return Value(registry_, "geodesic_pathcomp_solves_total", {{"cause", "telemetry"}}) == 2.0 &&
            Value(registry_, "geodesic_pathcomp_replan_pending") == 0.0;
-  }));
+  });
+  ASSERT_TRUE(resolved.ok()) << resolved;
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_chains_unplaced", {{"budget", "le_20ms"}}), Optional(1.0));
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_site_install_lag_generations", {{"facility", "iad"}}),
               Optional(1.0));
