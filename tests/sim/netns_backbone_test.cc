@@ -26,13 +26,18 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/struct.pb.h"
-#include "google/protobuf/util/json_util.h"
 #include "sim/wait_until.h"
+#include "tests/support/netns_testing.h"
 #include "tests/support/test_dirs.h"
 #include "topology/project_reader.h"
 
 namespace geodesic::sim {
 namespace {
+
+using testing::Json;
+using testing::Readable;
+using testing::Socket;
+using testing::ToSockaddr;
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -44,35 +49,6 @@ using namespace std::chrono_literals;
     const absl::Status status_ = (expression);   \
     ASSERT_TRUE(status_.ok()) << status_;        \
   } while (false)
-
-// A descriptor closed when it goes out of scope.
-struct Socket {
-  int fd = -1;
-  ~Socket() {
-    if (fd >= 0) close(fd);
-  }
-};
-
-bool ToSockaddr(const std::string& address, uint16_t port, sockaddr_storage* out, socklen_t* length) {
-  *out = {};
-  if (address.find(':') == std::string::npos) {
-    auto* sin = reinterpret_cast<sockaddr_in*>(out);
-    sin->sin_family = AF_INET;
-    sin->sin_port = htons(port);
-    *length = sizeof(sockaddr_in);
-    return inet_pton(AF_INET, address.c_str(), &sin->sin_addr) == 1;
-  }
-  auto* sin6 = reinterpret_cast<sockaddr_in6*>(out);
-  sin6->sin6_family = AF_INET6;
-  sin6->sin6_port = htons(port);
-  *length = sizeof(sockaddr_in6);
-  return inet_pton(AF_INET6, address.c_str(), &sin6->sin6_addr) == 1;
-}
-
-bool Readable(int fd, std::chrono::milliseconds timeout) {
-  pollfd entry{.fd = fd, .events = POLLIN, .revents = 0};
-  return poll(&entry, 1, static_cast<int>(timeout.count())) == 1 && (entry.revents & POLLIN) != 0;
-}
 
 // What ping would say, over UDP (this machine has no ping): a datagram from
 // `from` (bound to `source` unless empty, else the kernel picks) to `target`
@@ -139,12 +115,6 @@ int UdpDelivered(const NetnsBackbone& backbone, const std::string& from, const s
   int value;
   while (Readable(receiver.fd, 300ms) && recv(receiver.fd, &value, sizeof value, 0) == sizeof value) ++delivered;
   return delivered;
-}
-
-google::protobuf::Value Json(const std::string& text) {
-  google::protobuf::Value value;
-  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(absl::StrCat("{\"v\":", text, "}"), &value).ok()) << text;
-  return value.struct_value().fields().at("v");
 }
 
 const google::protobuf::Value& Field(const google::protobuf::Value& value, const std::string& key) {

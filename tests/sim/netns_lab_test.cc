@@ -31,20 +31,15 @@
 #include "geodesic/v1/operator.pb.h"
 #include "sim/lab_client.h"
 #include "sim/wait_until.h"
+#include "tests/support/netns_testing.h"
 #include "tests/support/test_dirs.h"
 
 namespace geodesic::sim {
 namespace {
 
-using namespace std::chrono_literals;
+using testing::Socket;
 
-// A descriptor closed when it goes out of scope.
-struct Socket {
-  int fd = -1;
-  ~Socket() {
-    if (fd >= 0) close(fd);
-  }
-};
+using namespace std::chrono_literals;
 
 // Gateway -> kernel weight.
 using HopWeights = std::map<std::string, int>;
@@ -64,20 +59,8 @@ struct SocketAddress {
 
 SocketAddress MakeAddress(const std::string& address, uint16_t port) {
   SocketAddress made;
-  if (absl::StrContains(address, ':')) {
-    auto* v6 = reinterpret_cast<sockaddr_in6*>(&made.storage);
-    v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons(port);
-    EXPECT_EQ(inet_pton(AF_INET6, address.c_str(), &v6->sin6_addr), 1) << address;
-    made.length = sizeof(sockaddr_in6);
-    made.family = AF_INET6;
-  } else {
-    auto* v4 = reinterpret_cast<sockaddr_in*>(&made.storage);
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons(port);
-    EXPECT_EQ(inet_pton(AF_INET, address.c_str(), &v4->sin_addr), 1) << address;
-    made.length = sizeof(sockaddr_in);
-  }
+  EXPECT_TRUE(testing::ToSockaddr(address, port, &made.storage, &made.length)) << address;
+  made.family = made.storage.ss_family;
   return made;
 }
 

@@ -28,15 +28,18 @@
 #include "absl/strings/str_join.h"
 #include "geodesic/v1/plan.pb.h"
 #include "google/protobuf/struct.pb.h"
-#include "google/protobuf/util/json_util.h"
 #include "sim/make_pki.h"
 #include "sim/netns/netns_backbone.h"
 #include "sim/wait_until.h"
+#include "tests/support/netns_testing.h"
 #include "tests/support/test_dirs.h"
 #include "topology/project_reader.h"
 
 namespace geodesic::sim {
 namespace {
+
+using testing::Json;
+using testing::Socket;
 
 using namespace std::chrono_literals;
 
@@ -77,20 +80,6 @@ v1::SitePlan IadPlan(uint64_t generation, uint32_t dfw_weight, uint32_t chi_weig
     route->add_path_facility_ids("dfw");
   }
   return plan;
-}
-
-// A descriptor closed when it goes out of scope.
-struct Socket {
-  int fd = -1;
-  ~Socket() {
-    if (fd >= 0) close(fd);
-  }
-};
-
-google::protobuf::Value Json(const std::string& text) {
-  google::protobuf::Value value;
-  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(absl::StrCat("{\"v\":", text, "}"), &value).ok()) << text;
-  return value.struct_value().fields().at("v");
 }
 
 // Packets the interface has sent (`ip -s link`), -1 when it cannot be read.
