@@ -141,6 +141,7 @@ absl::StatusOr<RouterdConfig> ReadConfig(config::ConfigReader reader) {
     config.suspect_down.share = local_repair->OptionalDouble("suspect_share", 1.0, 0.01, 1.0);
     config.suspect_down.window =
         std::chrono::milliseconds(local_repair->OptionalUint("suspect_window_ms", 1000, 1, 60000));
+    config.local_repair = local_repair->OptionalBool("enabled", true);
     local_repair->RejectUnknownKeys();
   }
   if (auto bgp_reader = reader.OptionalMap("bgp")) config.bgp = ReadBgp(*bgp_reader);

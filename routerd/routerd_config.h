@@ -60,6 +60,7 @@ struct RouterdConfig {
   std::optional<daemon::AdminServerOptions> metrics;  // nullopt: no admin listener
   std::chrono::seconds stale_after{86400};
   SuspectDownPolicy suspect_down;
+  bool local_repair = true;  // false: agent link events change no route
   std::optional<bgp::SpeakerConfig> bgp;  // nullopt: log routes only
 };
 

@@ -72,7 +72,8 @@ class RouterdServerImpl final : public RouterdServer {
     BindMetrics();
     daemon::LogInfo("routerd started", {{"facility", config_.facility_id},
                                         {"replicas", std::to_string(subscribers_.size())},
-                                        {"agent_socket", config_.agent_socket.empty() ? "none" : config_.agent_socket}});
+                                        {"agent_socket", config_.agent_socket.empty() ? "none" : config_.agent_socket},
+                                        {"local_repair", config_.local_repair ? "on" : "off"}});
     return absl::OkStatus();
   }
 
@@ -122,6 +123,7 @@ class RouterdServerImpl final : public RouterdServer {
                                            {"state", v1::OperState_Name(report.health().state())},
                                            {"snapshot", events.snapshot() ? "true" : "false"}});
     }
+    if (!config_.local_repair) return;  // routes follow the controller's plans alone
     auto changed = installer_->ApplyLinkEvents(events);
     if (!changed.ok()) {
       daemon::LogError("local repair failed", {{"error", changed.status().ToString()}});

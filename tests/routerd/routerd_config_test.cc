@@ -70,6 +70,18 @@ TEST(RouterdConfigTest, SuspectLinkDownReportsHaveSafeDefaultsAndAreTunable) {
   EXPECT_EQ(tuned->suspect_down.window, std::chrono::milliseconds(250));
 }
 
+TEST(RouterdConfigTest, LocalRepairIsOnUnlessTurnedOff) {
+  auto defaults = ParseRouterdConfig(kBase, "routerd.yaml");
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_TRUE(defaults->local_repair);
+  auto off = ParseRouterdConfig(std::string(kBase) + "local_repair: {enabled: false}\n", "routerd.yaml");
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_FALSE(off->local_repair);
+  auto bad = ParseRouterdConfig(std::string(kBase) + "local_repair: {enabled: maybe}\n", "routerd.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("enabled"), std::string::npos) << bad.status();
+}
+
 TEST(RouterdConfigTest, BadBgpInputIsNamed) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"bgp: {local_as: 0, router_id: 10.0.0.1, peers: [{address: 127.0.0.2, remote_as: 1}], next_hops: [{link: a, ipv4: 1.1.1.1}]}",
