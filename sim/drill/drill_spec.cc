@@ -207,6 +207,8 @@ absl::StatusOr<DrillSpec> LoadDrill(const std::string& path) {
     if (expect->Has("max_budget_violations")) e.max_budget_violations = expect->RequiredUint("max_budget_violations", 0, UINT64_MAX);
     if (expect->Has("max_cut_workloads")) e.max_cut_workloads = expect->RequiredUint("max_cut_workloads", 0, UINT64_MAX);
     e.no_new_single_facility_dependencies = expect->OptionalBool("no_new_single_facility_dependencies", false);
+    if (expect->Has("max_packet_loss_ms")) e.max_packet_loss_ms = expect->RequiredDouble("max_packet_loss_ms", 0, 3.6e6);
+    if (expect->Has("min_delivered_ratio")) e.min_delivered_ratio = expect->RequiredDouble("min_delivered_ratio", 0, 1);
     expect->RejectUnknownKeys();
   }
   root->RejectUnknownKeys();

@@ -32,6 +32,9 @@
 //     max_budget_violations: 0   # chains over their latency budget in any plan
 //     max_cut_workloads: 0       # workloads no plan can place any more
 //     no_new_single_facility_dependencies: true
+//     # judged by --netns only, from the packets of its traffic streams
+//     max_packet_loss_ms: 50     # no stream loses a longer run of packets at any event
+//     min_delivered_ratio: 0.99  # received / sent over every stream and the whole drill
 //
 // Pure: reading the file aside, no I/O, no clock.
 #include <cstdint>
@@ -79,6 +82,9 @@ struct Expectations {
   std::optional<uint64_t> max_budget_violations;
   std::optional<uint64_t> max_cut_workloads;
   bool no_new_single_facility_dependencies = false;
+  std::optional<double> max_packet_loss_ms;   // netns
+  std::optional<double> min_delivered_ratio;  // netns
+  bool packets() const { return max_packet_loss_ms.has_value() || min_delivered_ratio.has_value(); }
 };
 
 struct GravityFlows {

@@ -595,6 +595,32 @@ void JudgeDrill(const Expectations& e, v1::DrillReport& report) {
                 ? "none"
                 : absl::StrCat(report.new_dependencies_size(), " new, first ", report.new_dependencies(0)));
   }
+  // Packets are only sent in the netns lab: elsewhere these are named as not
+  // judged, and pass (the simulator's and --live's verdicts stand alone).
+  const bool sent = report.has_packets() && report.packets().streams() > 0;
+  if (e.max_packet_loss_ms) {
+    const std::string name = absl::StrFormat("max_packet_loss_ms <= %g", *e.max_packet_loss_ms);
+    if (!sent) {
+      verdict(name, true, "not judged: packets are sent in --netns only");
+    } else {
+      verdict(name, report.packets().max_loss_ms() <= *e.max_packet_loss_ms + 1e-9,
+              report.packets().max_loss_ms() == 0
+                  ? "no stream lost a packet"
+                  : absl::StrFormat("longest: %.1f ms, %s", report.packets().max_loss_ms(), report.packets().worst()));
+    }
+  }
+  if (e.min_delivered_ratio) {
+    const std::string name = absl::StrFormat("min_delivered_ratio >= %g", *e.min_delivered_ratio);
+    if (!sent) {
+      verdict(name, true, "not judged: packets are sent in --netns only");
+    } else {
+      verdict(name, report.packets().delivered_ratio() + 1e-9 >= *e.min_delivered_ratio,
+              absl::StrFormat("%llu of %llu packets delivered (%.4f)",
+                              static_cast<unsigned long long>(report.packets().received()),
+                              static_cast<unsigned long long>(report.packets().sent()),
+                              report.packets().delivered_ratio()));
+    }
+  }
   report.set_passed(passed);
 }
 

@@ -88,7 +88,7 @@ TEST(DrillTest, BadDrillFilesAreRefusedWithTheirLines) {
                          "  - {at_s: 6, fail: link, drain: link, id: iad-nyc}\n"
                          "  - {at_s: 7, fail: plane, id: sjc, plane: 9}\n"
                          "  - {at_s: 8, degrade: link, id: iad-nyc}\n"
-                         "expect: {max_mlu: -1, surprise: 1}\n";
+                         "expect: {max_mlu: -1, surprise: 1, max_packet_loss_ms: -5, min_delivered_ratio: 1.5}\n";
   auto spec = LoadDrill(file.string());
   ASSERT_FALSE(spec.ok());
   const std::string message(spec.status().message());
@@ -98,6 +98,47 @@ TEST(DrillTest, BadDrillFilesAreRefusedWithTheirLines) {
   EXPECT_THAT(message, HasSubstr("4 planes, not plane 9"));
   EXPECT_THAT(message, HasSubstr("give loss and/or added_latency_ms"));
   EXPECT_THAT(message, HasSubstr("surprise"));
+  EXPECT_THAT(message, HasSubstr("max_packet_loss_ms"));
+  EXPECT_THAT(message, HasSubstr("min_delivered_ratio"));
+}
+
+TEST(DrillTest, PacketExpectationsAreNotJudgedWithoutPackets) {
+  auto spec = LoadDrill(SourceDir() + "/sim/drills/backbone-link-cut.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  spec->expect.max_packet_loss_ms = 0;
+  spec->expect.min_delivered_ratio = 1;
+  const v1::DrillReport report = RunDrill(*spec);
+  int named = 0;
+  for (const auto& expectation : report.expectations()) {
+    if (expectation.name().find("packet") == std::string::npos &&
+        expectation.name().find("delivered") == std::string::npos) {
+      continue;
+    }
+    ++named;
+    EXPECT_TRUE(expectation.ok()) << expectation.name();
+    EXPECT_THAT(expectation.detail(), HasSubstr("not judged"));
+  }
+  EXPECT_EQ(named, 2);
+}
+
+TEST(DrillTest, PacketExpectationsAreJudgedOnTheNetnsDrillsPackets) {
+  Expectations expect;
+  expect.max_packet_loss_ms = 50;
+  expect.min_delivered_ratio = 0.99;
+  v1::DrillReport report;
+  report.mutable_packets()->set_streams(3);
+  report.mutable_packets()->set_sent(1000);
+  report.mutable_packets()->set_received(980);
+  report.mutable_packets()->set_delivered_ratio(0.98);
+  report.mutable_packets()->set_max_loss_ms(75);
+  report.mutable_packets()->set_worst("elephant-1 iad>lon at fail link iad-chi");
+  JudgeDrill(expect, report);
+  EXPECT_FALSE(report.passed());
+  ASSERT_EQ(report.expectations_size(), 2);
+  EXPECT_FALSE(report.expectations(0).ok());
+  EXPECT_THAT(report.expectations(0).detail(), HasSubstr("75.0 ms, elephant-1 iad>lon at fail link iad-chi"));
+  EXPECT_FALSE(report.expectations(1).ok());
+  EXPECT_THAT(report.expectations(1).detail(), HasSubstr("980 of 1000"));
 }
 
 }  // namespace
