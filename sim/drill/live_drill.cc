@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "files/atomic_file.h"
 #include "pathcomp/solver/impact.h"
 #include "pathcomp/solver/path_solver.h"
 #include "sim/drill/drill_outcome.h"
@@ -112,8 +113,8 @@ v1::OperState PlaneState(LocalLab& lab, const std::string& facility_id, uint32_t
 
 class LiveRun {
  public:
-  LiveRun(const DrillSpec& spec, const LiveDrillOptions& options, LocalLab& lab)
-      : spec_(spec), options_(options), lab_(lab) {}
+  LiveRun(const DrillSpec& spec, LocalLab& lab, LiveDrillTarget& target, std::chrono::milliseconds settle_timeout)
+      : spec_(spec), lab_(lab), target_(target), settle_timeout_(settle_timeout) {}
 
   absl::StatusOr<v1::DrillReport> Run() {
     report_.set_name(spec_.name);
@@ -126,7 +127,7 @@ class LiveRun {
     }
     // Settled: every link measured up, and the controller says the plan
     // reflects that and is at every site's routers.
-    const std::chrono::milliseconds timeout(options_.settle_timeout_ms);
+    const std::chrono::milliseconds timeout = settle_timeout_;
     if (auto up = client_.WaitLinksIn(v1::OPER_STATE_UP, timeout); !up.ok()) {
       return absl::DeadlineExceededError(absl::StrCat("live drill ", spec_.name, ": the lab did not settle: ", up.message()));
     }
@@ -144,10 +145,12 @@ class LiveRun {
     start_ = Clock::now();
     totals_.Settle(SettledFromPlans(nullptr, baseline));
     Sample(baseline);
+    if (auto began = target_.Begin(Ms(start_)); !began.ok()) return began;
     for (const TimelineEvent& event : spec_.timeline) {
       if (auto status = Drive(event); !status.ok()) return status;
     }
     report_.set_duration_ms(static_cast<uint64_t>(Ms(Clock::now()) - Ms(start_)));
+    if (auto ended = target_.End(report_); !ended.ok()) return ended;
     if (auto plan = client_.Plan(); plan.ok()) {
       for (const auto& chain : plan->plan().chains()) {
         if (chain.primary().placed()) report_.add_chain_latency_after_us(chain.primary().total_latency_us());
@@ -185,7 +188,7 @@ class LiveRun {
 
     // Wait for the reaction: the controller holds the change (detected), then
     // says the plan reflects it and is at every site's routers (converged).
-    const std::chrono::milliseconds timeout(options_.settle_timeout_ms);
+    const std::chrono::milliseconds timeout = settle_timeout_;
     std::optional<int64_t> detected_at, replanned_at;
     const bool drain_or_restore_of_drain =
         event.action == Action::kDrain || (restored != nullptr && restored->action == Action::kDrain);
@@ -278,20 +281,13 @@ class LiveRun {
         if (event.kind == "plane") {
           if (auto status = lab_.SetPlaneState(event.id, event.plane, "down"); !status.ok()) return status;
         }
-        for (const auto& link : links) {
-          if (auto status = lab_.SetLinkState(link, "down"); !status.ok()) return status;
+        if (!links.empty()) {
+          if (auto status = target_.SetLinksDown(links); !status.ok()) return status;
         }
         active_[key] = event;
         return absl::OkStatus();
       case Action::kDegrade:
-        for (const auto& link : links) {
-          uint64_t rtt = 0;
-          for (const auto& l : spec_.topology.links) rtt = l.id() == link ? 2 * (l.latency_us() + event.added_latency_us) : rtt;
-          if (auto status = lab_.SetLinkHealth(link, absl::StrCat("state: degraded, rtt_us: ", rtt, ", loss_ratio: ", event.loss));
-              !status.ok()) {
-            return status;
-          }
-        }
+        if (auto status = target_.DegradeLinks(links, event); !status.ok()) return status;
         active_[key] = event;
         return absl::OkStatus();
       case Action::kDrain: {
@@ -326,10 +322,8 @@ class LiveRun {
           if (!status.ok()) return absl::InternalError(absl::StrCat(event.Describe(), ": ", status.error_message()));
         } else if (event.kind == "plane") {
           if (auto status = lab_.SetPlaneState(event.id, event.plane, "up"); !status.ok()) return status;
-        } else {
-          for (const auto& link : links) {
-            if (auto status = lab_.SetLinkHealth(link, ""); !status.ok()) return status;
-          }
+        } else if (auto status = target_.RestoreLinks(links); !status.ok()) {
+          return status;
         }
         active_.erase(key);
         return absl::OkStatus();
@@ -353,8 +347,9 @@ class LiveRun {
   }
 
   const DrillSpec& spec_;
-  const LiveDrillOptions& options_;
   LocalLab& lab_;
+  LiveDrillTarget& target_;
+  const std::chrono::milliseconds settle_timeout_;
   LabClient client_{lab_};
   Clock::time_point start_;
   v1::Plan after_;
@@ -366,21 +361,56 @@ class LiveRun {
 
 }  // namespace
 
-absl::StatusOr<v1::DrillReport> RunLiveDrill(const DrillSpec& spec, const LiveDrillOptions& options) {
-  std::error_code error;
-  std::filesystem::create_directories(options.work_dir, error);
-  if (error) return absl::UnavailableError(absl::StrCat(options.work_dir, ": ", error.message()));
-  const std::string topology_path = options.work_dir + "/topology.yaml";
-  {
-    std::ofstream out(topology_path, std::ios::trunc);
-    out << topology::WriteTopologyYaml(spec.topology);
-    if (!out) return absl::UnavailableError(absl::StrCat(topology_path, ": cannot write"));
+absl::Status HealthFileTarget::SetLinksDown(const std::set<std::string>& links) {
+  for (const auto& link : links) {
+    if (auto status = lab_.SetLinkState(link, "down"); !status.ok()) return status;
   }
+  return absl::OkStatus();
+}
+
+absl::Status HealthFileTarget::DegradeLinks(const std::set<std::string>& links, const TimelineEvent& event) {
+  for (const auto& link : links) {
+    uint64_t rtt = 0;
+    for (const auto& l : topology_.links) rtt = l.id() == link ? 2 * (l.latency_us() + event.added_latency_us) : rtt;
+    if (auto status = lab_.SetLinkHealth(link, absl::StrCat("state: degraded, rtt_us: ", rtt, ", loss_ratio: ", event.loss));
+        !status.ok()) {
+      return status;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HealthFileTarget::RestoreLinks(const std::set<std::string>& links) {
+  for (const auto& link : links) {
+    if (auto status = lab_.SetLinkHealth(link, ""); !status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::DrillReport> RunLiveDrillOn(const DrillSpec& spec, LocalLab& lab, LiveDrillTarget& target,
+                                               std::chrono::milliseconds settle_timeout) {
+  return LiveRun(spec, lab, target, settle_timeout).Run();
+}
+
+absl::StatusOr<std::string> WriteDrillTopology(const DrillSpec& spec, const std::string& work_dir) {
+  std::error_code error;
+  std::filesystem::create_directories(work_dir, error);
+  if (error) return absl::UnavailableError(absl::StrCat(work_dir, ": ", error.message()));
+  const std::string path = work_dir + "/topology.yaml";
+  if (auto written = files::AtomicWriteFile(path, topology::WriteTopologyYaml(spec.topology)); !written.ok()) {
+    return written;
+  }
+  return path;
+}
+
+absl::StatusOr<v1::DrillReport> RunLiveDrill(const DrillSpec& spec, const LiveDrillOptions& options) {
+  absl::StatusOr<std::string> topology_path = WriteDrillTopology(spec, options.work_dir);
+  if (!topology_path.ok()) return topology_path.status();
   LabOptions lab_options;
   lab_options.source_dir = options.source_dir;
   lab_options.binary_dir = options.binary_dir;
   lab_options.work_dir = options.work_dir + "/lab";
-  lab_options.topology_path = topology_path;
+  lab_options.topology_path = *topology_path;
   // Link health comes from the drill (the agents' health files), not from
   // probes over a loaded loopback: what a link does is the drill's to say.
   lab_options.probe_interval_ms = 0;
@@ -398,7 +428,8 @@ absl::StatusOr<v1::DrillReport> RunLiveDrill(const DrillSpec& spec, const LiveDr
   auto lab = LocalLab::Create(lab_options);
   if (!lab.ok()) return lab.status();
   if (auto status = (*lab)->StartAll(); !status.ok()) return status;
-  return LiveRun(spec, options, **lab).Run();
+  HealthFileTarget target(**lab, spec.topology);
+  return RunLiveDrillOn(spec, **lab, target, std::chrono::milliseconds(options.settle_timeout_ms));
 }
 
 }  // namespace geodesic::sim

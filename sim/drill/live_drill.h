@@ -22,14 +22,67 @@
 //  - carried demand, MLU, chain latencies, budget violations, cut workloads,
 //    new single-facility dependencies and routes changed from the plans
 //    pathcomp published.
+#include <chrono>
+#include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "geodesic/v1/drill.pb.h"
 #include "sim/drill/drill_spec.h"
+#include "sim/local_lab.h"
 
 namespace geodesic::sim {
+
+// What a live drill's link events act on, and what else it measures. The
+// loopback lab's links only exist in its agents' health files
+// (HealthFileTarget); the netns lab's are veths (sim/drill/netns_drill.h).
+// Drains, planes and leader loss act on the lab alike for every target.
+class LiveDrillTarget {
+ public:
+  virtual ~LiveDrillTarget() = default;
+  // `links` (directed link ids, both directions of a cut) go down, degrade
+  // as `event` says (loss, added latency), or come back as they were.
+  [[nodiscard]] virtual absl::Status SetLinksDown(const std::set<std::string>& links) = 0;
+  [[nodiscard]] virtual absl::Status DegradeLinks(const std::set<std::string>& links, const TimelineEvent& event) = 0;
+  [[nodiscard]] virtual absl::Status RestoreLinks(const std::set<std::string>& links) = 0;
+  // The baseline plan is at every site's routers and the drill's clock
+  // starts at `start_unix_ms`: start measuring.
+  [[nodiscard]] virtual absl::Status Begin(int64_t start_unix_ms) {
+    (void)start_unix_ms;
+    return absl::OkStatus();
+  }
+  // After the last event settled, before the expectations are judged: add
+  // what was measured to `report`.
+  [[nodiscard]] virtual absl::Status End(v1::DrillReport& report) {
+    (void)report;
+    return absl::OkStatus();
+  }
+};
+
+// Links through their agents' health files (down, degraded with loss and RTT).
+class HealthFileTarget : public LiveDrillTarget {
+ public:
+  HealthFileTarget(LocalLab& lab, const topology::Topology& topology) : lab_(lab), topology_(topology) {}
+  absl::Status SetLinksDown(const std::set<std::string>& links) override;
+  absl::Status DegradeLinks(const std::set<std::string>& links, const TimelineEvent& event) override;
+  absl::Status RestoreLinks(const std::set<std::string>& links) override;
+
+ private:
+  LocalLab& lab_;
+  const topology::Topology& topology_;
+};
+
+// Drives `spec`'s timeline on a running lab through `target` and judges the
+// expectations (RunLiveDrill without making the lab).
+[[nodiscard]] absl::StatusOr<v1::DrillReport> RunLiveDrillOn(const DrillSpec& spec, LocalLab& lab,
+                                                             LiveDrillTarget& target,
+                                                             std::chrono::milliseconds settle_timeout);
+
+// Writes the drill's topology (its generated workloads included) to
+// `work_dir`/topology.yaml, creating the directory; the file's path.
+[[nodiscard]] absl::StatusOr<std::string> WriteDrillTopology(const DrillSpec& spec, const std::string& work_dir);
 
 struct LiveDrillOptions {
   std::string source_dir;  // the checkout (PKI script)
