@@ -36,16 +36,21 @@ void SleepUntil(int64_t monotonic_ns) {
 }  // namespace
 
 absl::StatusOr<SendSummary> RunSender(const SendOptions& options, const std::atomic<bool>& stop) {
-  absl::StatusOr<UdpSocket> opened = UdpSocket::Open(options.to.family);
-  if (!opened.ok()) return opened.status();
-  const UdpSocket& socket = *opened;
-  if (options.has_bind &&
-      bind(socket.fd(), reinterpret_cast<const sockaddr*>(&options.bind.address), options.bind.length) != 0) {
-    return absl::UnavailableError(absl::StrCat("bind ", options.bind.text, ": ", strerror(errno)));
+  // A socket per flow: each its own source port, so each its own 5-tuple.
+  std::vector<UdpSocket> sockets;
+  for (uint32_t flow = 0; flow < options.flows; ++flow) {
+    absl::StatusOr<UdpSocket> opened = UdpSocket::Open(options.to.family);
+    if (!opened.ok()) return opened.status();
+    if (options.has_bind &&
+        bind(opened->fd(), reinterpret_cast<const sockaddr*>(&options.bind.address), options.bind.length) != 0) {
+      return absl::UnavailableError(absl::StrCat("bind ", options.bind.text, ": ", strerror(errno)));
+    }
+    sockets.push_back(*std::move(opened));
   }
 
   SendSummary summary;
   summary.stream_id = options.stream_id;
+  summary.flows = options.flows;
   summary.to = options.to.text;
   summary.target_rate_mbps = options.rate_mbps;
   summary.size_bytes = options.size_bytes;
@@ -55,7 +60,7 @@ absl::StatusOr<SendSummary> RunSender(const SendOptions& options, const std::ato
   StreamPacket packet{.stream_id = options.stream_id,
                       .sequence = 0,
                       .send_time_ns = 0,
-                      .interval_ns = static_cast<uint32_t>(summary.interval_ns),
+                      .interval_ns = static_cast<uint32_t>(options.flow_interval_ns()),
                       .size_bytes = options.size_bytes};
   const int64_t start_ns = Now(CLOCK_MONOTONIC);
   const int64_t end_ns = start_ns + static_cast<int64_t>(options.duration_s * 1e9);
@@ -69,10 +74,13 @@ absl::StatusOr<SendSummary> RunSender(const SendOptions& options, const std::ato
       continue;
     }
     schedule.Take(now_ns);
-    packet.sequence = schedule.packets_taken() - 1;
+    const uint64_t taken = schedule.packets_taken() - 1;
+    const uint32_t flow = static_cast<uint32_t>(taken % options.flows);
+    packet.stream_id = options.stream_id + flow;
+    packet.sequence = taken / options.flows;
     packet.send_time_ns = Now(CLOCK_REALTIME);
     if (absl::Status encoded = EncodeStreamPacket(packet, buffer); !encoded.ok()) return encoded;
-    const ssize_t sent = sendto(socket.fd(), buffer.data(), buffer.size(), 0,
+    const ssize_t sent = sendto(sockets[flow].fd(), buffer.data(), buffer.size(), 0,
                                 reinterpret_cast<const sockaddr*>(&options.to.address), options.to.length);
     if (sent != static_cast<ssize_t>(buffer.size())) ++summary.send_errors;
   }

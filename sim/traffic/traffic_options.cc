@@ -98,7 +98,8 @@ absl::Status PositiveSeconds(const std::string& flag, const std::string& text, d
 
 absl::StatusOr<SendOptions> ParseSend(const std::vector<std::string>& args) {
   const FlagSpec spec = {{"--to", true},     {"--rate-mbps", true},  {"--size", true}, {"--stream", true},
-                         {"--duration-s", true}, {"--bind", true}, {"--report", true}};
+                         {"--duration-s", true}, {"--bind", true}, {"--report", true},
+                         {"--flows", true}};
   absl::StatusOr<std::map<std::string, std::string>> values = ParseFlags("send", spec, args);
   if (!values.ok()) return values.status();
   auto& v = *values;
@@ -119,10 +120,20 @@ absl::StatusOr<SendOptions> ParseSend(const std::vector<std::string>& args) {
     return Bad(absl::StrCat("--stream: expected an id within 0..4294967295, got \"", v["--stream"], "\""));
   }
   if (absl::Status s = PositiveSeconds("--duration-s", v["--duration-s"], options.duration_s); !s.ok()) return s;
+  if (v.count("--flows")) {
+    if (!ParseNumber(v["--flows"], options.flows) || options.flows < 1 || options.flows > kMaxFlows) {
+      return Bad(absl::StrCat("--flows: expected 1..", kMaxFlows, ", got \"", v["--flows"], "\""));
+    }
+    if (uint64_t{options.stream_id} + options.flows - 1 > UINT32_MAX) {
+      return Bad(absl::StrCat("--stream ", options.stream_id, " with --flows ", options.flows,
+                              ": stream ids past 4294967295"));
+    }
+  }
   const double interval_ns = options.size_bytes * 8.0 * 1e3 / options.rate_mbps;
-  if (interval_ns < 1 || interval_ns > UINT32_MAX) {
-    return Bad(absl::StrCat("--rate-mbps ", v["--rate-mbps"], " with --size ", options.size_bytes,
-                            ": a packet every ", interval_ns, " ns; must be within 1 ns..4.29 s"));
+  if (interval_ns < 1 || interval_ns * options.flows > UINT32_MAX) {
+    return Bad(absl::StrCat("--rate-mbps ", v["--rate-mbps"], " with --size ", options.size_bytes, " and ",
+                            options.flows, " flow(s): a packet every ", interval_ns * options.flows,
+                            " ns per flow; must be within 1 ns..4.29 s"));
   }
   if (v.count("--bind")) {
     absl::StatusOr<Endpoint> bind = ParseAddress(v["--bind"]);

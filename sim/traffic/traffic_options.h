@@ -3,7 +3,7 @@
 // anything opens a socket:
 //
 //   geodesic-traffic send --to IP:PORT --rate-mbps R --size BYTES --stream ID
-//                         --duration-s S [--bind IP] [--report FILE]
+//                         --duration-s S [--flows N] [--bind IP] [--report FILE]
 //   geodesic-traffic receive --listen IP:PORT --duration-s S --report FILE
 //                            [--late-ms L] [--outage-min-ms M] [--bins] [--rcvbuf-bytes N]
 //
@@ -23,12 +23,14 @@ namespace geodesic::traffic {
 
 inline constexpr const char* kTrafficUsage =
     "usage: geodesic-traffic send --to IP:PORT --rate-mbps R --size BYTES --stream ID --duration-s S\n"
-    "                             [--bind IP] [--report FILE]\n"
+    "                             [--flows N] [--bind IP] [--report FILE]\n"
     "       geodesic-traffic receive --listen IP:PORT --duration-s S --report FILE\n"
     "                                [--late-ms L] [--outage-min-ms M] [--bins] [--rcvbuf-bytes N]\n"
     "  send      paces UDP packets of BYTES (the UDP payload, 32..9000), sequence numbered\n"
     "            and timestamped, to IP:PORT at R Mbit/s of payload for S seconds; prints a\n"
-    "            JSON summary (and writes it to FILE)\n"
+    "            JSON summary (and writes it to FILE); --flows N splits it into N flows\n"
+    "            of R/N each (streams ID..ID+N-1, each from its own source port, so\n"
+    "            multipath hashing spreads them as it spreads many connections) [1]\n"
     "  receive   counts every stream arriving at IP:PORT (received, lost, reordered,\n"
     "            duplicates, late over L ms [50], the longest gap) and writes a JSON report\n"
     "            to FILE after S seconds or on SIGTERM, listing every gap of M ms [1] or\n"
@@ -49,17 +51,22 @@ struct Endpoint {
 // "192.0.2.1" or "2001:db8::1" (brackets allowed); port 0.
 [[nodiscard]] absl::StatusOr<Endpoint> ParseAddress(const std::string& text);
 
+inline constexpr uint32_t kMaxFlows = 64;
+
 struct SendOptions {
   Endpoint to;
   double rate_mbps = 0;
   uint32_t size_bytes = 0;
-  uint32_t stream_id = 0;
+  uint32_t stream_id = 0;  // the first flow's; flow f is stream_id + f
+  uint32_t flows = 1;      // 1..kMaxFlows, packets taken round robin
   double duration_s = 0;
   bool has_bind = false;
   Endpoint bind;
   std::string report_path;  // empty: stdout only
-  // The packet interval the rate and size make, in ns.
+  // The packet interval the rate and size make, in ns (of all flows together).
   [[nodiscard]] int64_t interval_ns() const;
+  // One flow's packet interval: flows x interval_ns().
+  [[nodiscard]] int64_t flow_interval_ns() const { return interval_ns() * flows; }
 };
 
 struct ReceiveOptions {
@@ -79,7 +86,8 @@ using TrafficCommand = std::variant<SendOptions, ReceiveOptions, HelpRequest>;
 // `args` are argv[1..]. InvalidArgument with a one-line message naming the
 // flag on any bad usage: no or an unknown subcommand, an unknown, repeated or
 // valueless flag, a missing required flag, a bad address or number, a rate
-// <= 0, a size outside 32..9000, a packet interval outside 1 ns..4.29 s, a
+// <= 0, a size outside 32..9000, a flow's packet interval outside 1 ns..4.29 s,
+// --flows outside 1..64 or stream ids past 4294967295, a
 // --bind of another address family than --to.
 [[nodiscard]] absl::StatusOr<TrafficCommand> ParseTrafficCommand(const std::vector<std::string>& args);
 

@@ -103,7 +103,7 @@ std::string FormatReceiverReport(const StreamReceiverStats& stats, const Receive
 
 std::string FormatSendSummary(const SendSummary& summary) {
   return absl::StrCat(
-      "{\"stream\": ", summary.stream_id, ", \"to\": ", text::JsonQuote(summary.to),
+      "{\"stream\": ", summary.stream_id, ", \"flows\": ", summary.flows, ", \"to\": ", text::JsonQuote(summary.to),
       ", \"target_rate_mbps\": ", Number(summary.target_rate_mbps), ", \"size_bytes\": ", summary.size_bytes,
       ", \"interval_ns\": ", summary.interval_ns, ", \"packets_sent\": ", summary.packets_sent,
       ", \"send_errors\": ", summary.send_errors, ", \"skipped_slots\": ", summary.skipped_slots,

@@ -46,12 +46,14 @@ struct ReceiverReportContext {
 
 // What one send run did.
 struct SendSummary {
-  uint32_t stream_id = 0;
+  uint32_t stream_id = 0;  // the first flow's
+  uint32_t flows = 1;      // streams stream_id..stream_id+flows-1, packets round robin
   std::string to;
   double target_rate_mbps = 0;
   uint32_t size_bytes = 0;
   int64_t interval_ns = 0;
-  uint64_t packets_sent = 0;    // sequence numbers 0..packets_sent-1 were used
+  // Of every flow: packet k went to flow k % flows as its sequence number k / flows.
+  uint64_t packets_sent = 0;
   uint64_t send_errors = 0;     // sends the kernel refused (the sequence number is still used)
   uint64_t skipped_slots = 0;   // schedule slots given up after a stall (no sequence number)
   double duration_s = 0;        // first send to the end of the schedule

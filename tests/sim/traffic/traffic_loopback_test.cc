@@ -177,6 +177,34 @@ TEST_F(TrafficLoopbackTest, ASteadyStreamArrivesWholeAtItsRate) {
   EXPECT_EQ(report.get<uint64_t>("rejected.bad_magic"), 0u);
 }
 
+// --flows 4: the same 20 Mbit/s as four streams 7..10 of 5 Mbit/s, each from
+// its own source port with its own sequence; all arrive whole.
+TEST_F(TrafficLoopbackTest, FlowsSplitAStreamIntoStreamsOfTheirOwn) {
+  StartReceiver(AF_INET, "127.0.0.1");
+  std::vector<std::string> args = SendArgs(1);
+  args.insert(args.end(), {"--flows", "4"});
+  auto sent = sim::RunCommand(args);
+  ASSERT_TRUE(sent.ok()) << sent.status();
+  ASSERT_EQ(sent->exit_code, 0) << sent->output;
+  const Tree sender = ReadJson(dir_.Join("sender.json"));
+  EXPECT_EQ(sender.get<uint32_t>("flows"), 4u);
+  const auto packets_sent = sender.get<uint64_t>("packets_sent");
+  const Tree report = StopReceiver();
+  const Tree& streams = report.get_child("streams");
+  ASSERT_EQ(streams.size(), 4u);
+  uint64_t received = 0;
+  uint32_t expected_id = 7;
+  for (const auto& [key, stream] : streams) {
+    (void)key;
+    EXPECT_EQ(stream.get<uint32_t>("stream"), expected_id++);
+    EXPECT_EQ(stream.get<uint64_t>("lost"), 0u);
+    EXPECT_EQ(stream.get<uint64_t>("interval_ns"), 1'600'000u);  // 4 x 400 us
+    EXPECT_NEAR(static_cast<double>(stream.get<uint64_t>("received")), packets_sent / 4.0, 1.0);
+    received += stream.get<uint64_t>("received");
+  }
+  EXPECT_EQ(received, packets_sent);
+}
+
 TEST_F(TrafficLoopbackTest, IPv6StreamArrivesWhole) {
   if (!HasIpv6Loopback()) GTEST_SKIP() << "no IPv6 loopback (::1) here";
   StartReceiver(AF_INET6, "::1");

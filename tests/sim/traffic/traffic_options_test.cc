@@ -32,6 +32,20 @@ TEST(TrafficOptionsTest, ParsesASendAndItsInterval) {
   EXPECT_TRUE(send.has_bind);
 }
 
+TEST(TrafficOptionsTest, FlowsShareTheRate) {
+  absl::StatusOr<TrafficCommand> command = ParseTrafficCommand(Send({"--flows", "4"}));
+  ASSERT_TRUE(command.ok()) << command.status();
+  const auto& send = std::get<SendOptions>(*command);
+  EXPECT_EQ(send.flows, 4u);
+  EXPECT_EQ(send.interval_ns(), 400'000);
+  EXPECT_EQ(send.flow_interval_ns(), 1'600'000);
+  EXPECT_THAT(ErrorOf(Send({"--flows", "0"})), HasSubstr("--flows: expected 1..64"));
+  EXPECT_THAT(ErrorOf(Send({"--flows", "65"})), HasSubstr("--flows: expected 1..64"));
+  EXPECT_THAT(ErrorOf({"send", "--to", "127.0.0.1:9000", "--rate-mbps", "1", "--size", "100", "--stream",
+                       "4294967295", "--duration-s", "1", "--flows", "2"}),
+              HasSubstr("past 4294967295"));
+}
+
 TEST(TrafficOptionsTest, ParsesAnIpv6Receive) {
   absl::StatusOr<TrafficCommand> command = ParseTrafficCommand(
       {"receive", "--listen", "[::1]:9000", "--duration-s", "1.5", "--report", "r.json", "--late-ms", "20", "--bins"});
