@@ -104,7 +104,8 @@ int ReceiveBatch(int fd, Batch& batch, StreamReceiverStats& stats, ReceiverRun& 
 }  // namespace
 
 absl::StatusOr<ReceiverRun> RunReceiver(const ReceiveOptions& options, const std::atomic<bool>& stop,
-                                        StreamReceiverStats& stats) {
+                                        StreamReceiverStats& stats,
+                                        const std::function<void(const ReceiverRun&)>& between_reads) {
   absl::StatusOr<UdpSocket> opened = UdpSocket::Open(options.listen.family);
   if (!opened.ok()) return opened.status();
   const UdpSocket& socket = *opened;
@@ -119,8 +120,12 @@ absl::StatusOr<ReceiverRun> RunReceiver(const ReceiveOptions& options, const std
     if (now_ns >= end_ns) break;
     pollfd readable{.fd = socket.fd(), .events = POLLIN, .revents = 0};
     const int64_t wait_ms = std::min(kStopCheckMs, (end_ns - now_ns + 999'999) / 1'000'000);
-    if (poll(&readable, 1, static_cast<int>(wait_ms)) <= 0) continue;  // timeout, or EINTR from SIGTERM
-    ReceiveBatch(socket.fd(), *batch, stats, run);
+    if (poll(&readable, 1, static_cast<int>(wait_ms)) > 0) ReceiveBatch(socket.fd(), *batch, stats, run);
+    // (else a timeout, or EINTR from a signal)
+    if (between_reads) {
+      run.duration_s = static_cast<double>(Now(CLOCK_MONOTONIC) - start_ns) / 1e9;
+      between_reads(run);
+    }
   }
   run.duration_s = static_cast<double>(std::min(Now(CLOCK_MONOTONIC), end_ns) - start_ns) / 1e9;
   // What arrived before the end is counted, even if not read yet.

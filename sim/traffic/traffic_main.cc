@@ -20,15 +20,21 @@ namespace geodesic::traffic {
 namespace {
 
 std::atomic<bool> stop_requested{false};
+std::atomic<bool> snapshot_requested{false};
 
-// SIGTERM/SIGINT end a run early, with its summary or report. No SA_RESTART:
-// the sleeps and polls return at once.
-void HandleTermination() {
+// SIGTERM/SIGINT end a run early, with its summary or report; SIGUSR1 asks a
+// receiver for its report so far (it goes on). No SA_RESTART: the sleeps and
+// polls return at once.
+void HandleSignals() {
   struct sigaction action = {};
   action.sa_handler = [](int) { stop_requested.store(true); };
   sigemptyset(&action.sa_mask);
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
+  struct sigaction snapshot = {};
+  snapshot.sa_handler = [](int) { snapshot_requested.store(true); };
+  sigemptyset(&snapshot.sa_mask);
+  sigaction(SIGUSR1, &snapshot, nullptr);
 }
 
 int Fail(const std::string& message) {
@@ -49,18 +55,24 @@ int Send(const SendOptions& options) {
   return 0;
 }
 
-int Receive(const ReceiveOptions& options) {
-  StreamReceiverStats stats(StreamStatsConfig{.late_after_ns = static_cast<int64_t>(options.late_ms * 1e6)});
-  absl::StatusOr<ReceiverRun> run = RunReceiver(options, stop_requested, stats);
-  if (!run.ok()) return Fail(std::string(run.status().message()));
+absl::Status WriteReport(const ReceiveOptions& options, const StreamReceiverStats& stats, const ReceiverRun& run) {
   const std::string report = FormatReceiverReport(stats, {.late_after_ms = options.late_ms,
                                                           .outage_min_ms = options.outage_min_ms,
-                                                          .duration_s = run->duration_s,
-                                                          .socket_drops = run->socket_drops,
+                                                          .duration_s = run.duration_s,
+                                                          .socket_drops = run.socket_drops,
                                                           .bins = options.bins});
-  if (absl::Status written = files::AtomicWriteFile(options.report_path, report); !written.ok()) {
-    return Fail(std::string(written.message()));
-  }
+  return files::AtomicWriteFile(options.report_path, report);
+}
+
+int Receive(const ReceiveOptions& options) {
+  StreamReceiverStats stats(StreamStatsConfig{.late_after_ns = static_cast<int64_t>(options.late_ms * 1e6)});
+  absl::Status snapshot_written = absl::OkStatus();
+  absl::StatusOr<ReceiverRun> run = RunReceiver(options, stop_requested, stats, [&](const ReceiverRun& so_far) {
+    if (snapshot_requested.exchange(false)) snapshot_written.Update(WriteReport(options, stats, so_far));
+  });
+  if (!run.ok()) return Fail(std::string(run.status().message()));
+  if (!snapshot_written.ok()) return Fail(std::string(snapshot_written.message()));
+  if (absl::Status written = WriteReport(options, stats, *run); !written.ok()) return Fail(std::string(written.message()));
   return 0;
 }
 
@@ -78,7 +90,7 @@ int main(int argc, char** argv) {
     std::fputs(kTrafficUsage, stdout);
     return 0;
   }
-  HandleTermination();
+  HandleSignals();
   if (const auto* send = std::get_if<SendOptions>(&*command)) return Send(*send);
   return Receive(std::get<ReceiveOptions>(*command));
 }

@@ -35,7 +35,8 @@ inline constexpr const char* kTrafficUsage =
     "            duplicates, late over L ms [50], the longest gap) and writes a JSON report\n"
     "            to FILE after S seconds or on SIGTERM, listing every gap of M ms [1] or\n"
     "            more as an outage; --bins adds the per-1 ms bins;\n"
-    "            --rcvbuf-bytes sets the socket's receive buffer [4194304]\n"
+    "            --rcvbuf-bytes sets the socket's receive buffer [4194304]; SIGUSR1\n"
+    "            writes the report so far and goes on\n"
     "  IPv6: [addr]:port. Exit codes: 0 ok, 1 a socket or file error, 2 bad usage.\n";
 
 // An IPv4 or IPv6 socket address.

@@ -205,6 +205,35 @@ TEST_F(TrafficLoopbackTest, FlowsSplitAStreamIntoStreamsOfTheirOwn) {
   EXPECT_EQ(received, packets_sent);
 }
 
+// SIGUSR1: the receiver writes its report so far and keeps counting.
+TEST_F(TrafficLoopbackTest, ASnapshotReportsWhatArrivedAndTheReceiverGoesOn) {
+  StartReceiver(AF_INET, "127.0.0.1");
+  auto sent = sim::RunCommand(SendArgs(0.3));
+  ASSERT_TRUE(sent.ok()) << sent.status();
+  ASSERT_EQ(sent->exit_code, 0) << sent->output;
+  const auto packets_sent = ReadJson(dir_.Join("sender.json")).get<uint64_t>("packets_sent");
+  uint64_t snapshot_received = 0;
+  const absl::Status snapshot = sim::WaitUntil("a snapshot report counting every packet sent", std::chrono::seconds(10), [&] {
+    receiver_->Signal(SIGUSR1);
+    std::ifstream in(dir_.Join("receiver.json"));
+    if (!in) return false;
+    Tree report;
+    try {
+      boost::property_tree::read_json(in, report);
+    } catch (const boost::property_tree::json_parser_error&) {
+      return false;
+    }
+    const auto streams = report.get_child_optional("streams");
+    if (!streams || streams->empty()) return false;
+    snapshot_received = streams->begin()->second.get<uint64_t>("received");
+    return snapshot_received == packets_sent;
+  });
+  ASSERT_TRUE(snapshot.ok()) << snapshot << " (last saw " << snapshot_received << " of " << packets_sent << ")";
+  EXPECT_TRUE(receiver_->running()) << "a snapshot must not end the receiver";
+  const Tree stream = OnlyStream(StopReceiver());
+  EXPECT_EQ(stream.get<uint64_t>("received"), packets_sent);
+}
+
 TEST_F(TrafficLoopbackTest, IPv6StreamArrivesWhole) {
   if (!HasIpv6Loopback()) GTEST_SKIP() << "no IPv6 loopback (::1) here";
   StartReceiver(AF_INET6, "::1");
