@@ -1,5 +1,6 @@
 #include "sim/netns/netns_route_monitor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -131,6 +132,10 @@ NetnsRouteMonitor::~NetnsRouteMonitor() {
   for (auto& [facility, process] : monitors_) process->Stop();
 }
 
+bool NetnsRouteMonitor::IsMarker(const RouteChange& change) {
+  return change.prefix == kMarkerPrefix && absl::StrContains(change.line, absl::StrCat(" table ", kMarkerTable, " "));
+}
+
 std::string NetnsRouteMonitor::OutputPath(const std::string& facility_id) const {
   return absl::StrCat(output_dir_, "/routes-", facility_id, ".log");
 }
@@ -159,7 +164,8 @@ absl::Status NetnsRouteMonitor::AwaitMarker(const NetnsBackbone& backbone, const
         std::ifstream in(OutputPath(facility_id));
         std::stringstream text;
         text << in.rdbuf();
-        return absl::StrContains(text.str(), kMarkerPrefix);
+        absl::StatusOr<std::vector<RouteChange>> changes = ParseRouteMonitorOutput(text.str(), 0);
+        return changes.ok() && std::any_of(changes->begin(), changes->end(), IsMarker);
       },
       std::chrono::milliseconds(20));
   if (!failed.ok()) return failed;
@@ -192,9 +198,7 @@ absl::StatusOr<std::vector<RouteChange>> NetnsRouteMonitor::Changes(const std::s
   if (!parsed.ok()) return parsed.status();
   std::vector<RouteChange> changes;
   for (RouteChange& change : *parsed) {
-    const bool marker = change.prefix == kMarkerPrefix &&
-                        absl::StrContains(change.line, absl::StrCat(" table ", kMarkerTable));
-    if (!marker) changes.push_back(std::move(change));
+    if (!IsMarker(change)) changes.push_back(std::move(change));
   }
   return changes;
 }

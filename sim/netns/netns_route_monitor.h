@@ -75,6 +75,7 @@ class NetnsRouteMonitor {
 
  private:
   explicit NetnsRouteMonitor(std::string output_dir) : output_dir_(std::move(output_dir)) {}
+  static bool IsMarker(const RouteChange& change);
   std::string OutputPath(const std::string& facility_id) const;
   absl::Status AwaitMarker(const NetnsBackbone& backbone, const std::string& facility_id);
 
