@@ -44,10 +44,10 @@
 namespace geodesic::sim {
 
 struct NetnsLabOptions {
-  std::string source_dir;  // the checkout (deploy/pki/make-pki.sh)
-  std::string binary_dir;  // the build tree (bin/pathcomp, bin/routerd, bin/site_agent)
-  std::string work_dir;    // created
-  std::string topology_path;
+  std::string source_dir = {};  // the checkout (deploy/pki/make-pki.sh)
+  std::string binary_dir = {};  // the build tree (bin/pathcomp, bin/routerd, bin/site_agent)
+  std::string work_dir = {};    // created
+  std::string topology_path = {};
   NetnsOptions backbone = {};  // management_network is always on
   // routerd announces a next hop of plan weight w with w x this link
   // bandwidth, routerd's default. bgpd keeps a link bandwidth community's
