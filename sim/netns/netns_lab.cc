@@ -125,6 +125,7 @@ absl::Status NetnsLab::StartProbingAgent(const std::string& facility_id) {
       absl::StrAppend(&links, "  - {id: ", link.id(), ", peer: ", far_probe_socket, "}\n");
     }
   }
+  if (links == "links:\n") return absl::InvalidArgumentError(absl::StrCat(facility_id, " has no links to probe"));
   // Bound to every address: a probe leaves with its link's near veth address
   // (the connected /31's), which is what the far end's accept_from names.
   const std::string probe = absl::StrCat(

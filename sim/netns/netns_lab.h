@@ -16,7 +16,9 @@
 //       The veths have no delay (no netem here), so the health file gives
 //       each link its fiber's round trip (rtt_us) and nothing else: the state
 //       is the probes'. It dials pathcomp like routerd, over the management
-//       veth, and reaches routerd over the same Unix socket as on the host;
+//       veth, and reaches routerd over the same Unix socket as on the host.
+//       NetnsLab owns it: lab().process("agent/<facility>") is nullptr, and
+//       its admin listener is on the namespace's loopback;
 //   - in every facility's namespace, a NetnsRouter (FRR zebra + bgpd) and a
 //     routerd that dials pathcomp over the facility's management veth (the
 //     root end's address), talks to its agent over a Unix socket (the file
