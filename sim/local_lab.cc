@@ -29,6 +29,13 @@ std::string TlsBlock(const std::string& pki, const std::string& stem) {
                       pki, "/", stem, ".key\n");
 }
 
+// The entries of an agent's or a routerd's `pathcomp:` list.
+std::string PathcompEntries(const std::vector<std::string>& addresses) {
+  std::string list;
+  for (const std::string& address : addresses) absl::StrAppend(&list, "  - address: ", address, "\n");
+  return list;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LocalLab>> LocalLab::Create(LabOptions options) {
@@ -109,12 +116,6 @@ absl::Status LocalLab::WritePathcompConfig(int replica, const std::string& liste
       MetricsBlock(name), replication);
   return files::AtomicWriteFile(config_path(name), pathcomp);
   // Agent and routerd configs need pathcomp's address: they are written at their start.
-}
-
-std::string LocalLab::PathcompList() const {
-  std::string list;
-  for (const std::string& address : pathcomp_addresses_) absl::StrAppend(&list, "  - address: ", address, "\n");
-  return list;
 }
 
 std::string LocalLab::AdminAddressFile(const std::string& name) const {
@@ -200,8 +201,8 @@ absl::Status LocalLab::WriteHealthFile(const std::string& facility_id) {
     auto forced = link_overrides_[facility_id].find(link.id());
     std::vector<std::string> fields;
     if (forced != link_overrides_[facility_id].end()) fields.push_back(forced->second);
-    // Probes over loopback measure loopback: the lab gives every link its
-    // fiber's round trip instead, so paths are chosen as on the real backbone.
+    // Probes over loopback (or veths without netem, the netns lab) measure
+    // next to nothing: the lab gives every link its fiber's round trip instead, so paths are chosen as on the real backbone.
     const bool rtt_forced = forced != link_overrides_[facility_id].end() &&
                             forced->second.find("rtt_us") != std::string::npos;
     if (options_.probe_interval_ms > 0 && !rtt_forced) fields.push_back(absl::StrCat("rtt_us: ", 2 * link.latency_us()));
@@ -238,6 +239,16 @@ absl::Status LocalLab::StartAgent(const std::string& facility_id) {
                          options_.probe_interval_ms, "\n  detect_multiplier: 3\n  hold_down_ms: 200\n",
                          "  accept_from: [", absl::StrJoin(accept, ", "), "]\n");
   }
+  auto config = WriteAgentConfig(facility_id, pathcomp_addresses_, "links:\n" + links, probe);
+  if (!config.ok()) return config.status();
+  return Spawn("agent/" + facility_id, "bin/site_agent", *config);
+}
+
+absl::StatusOr<std::string> LocalLab::WriteAgentConfig(const std::string& facility_id,
+                                                       const std::vector<std::string>& pathcomp_addresses,
+                                                       const std::string& links_block,
+                                                       const std::string& probe_block) {
+  if (links_block.empty()) return absl::InvalidArgumentError(facility_id + "'s agent needs a links: section");
   if (auto status = WriteHealthFile(facility_id); !status.ok()) return status;
   std::string fabric_health;
   for (const auto& fabric : topology_.fabrics) {
@@ -247,15 +258,15 @@ absl::Status LocalLab::StartAgent(const std::string& facility_id) {
                                  fabric.planes(), "\n  rails: ", fabric.rails(), "\n");
   }
   const std::string config = absl::StrCat(
-      "facility: ", facility_id, "\npathcomp:\n", PathcompList(),
+      "facility: ", facility_id, "\npathcomp:\n", PathcompEntries(pathcomp_addresses),
       "poll_interval_ms: ", options_.agent_poll_interval_ms,
       "\nreport_interval_ms: ", options_.agent_report_interval_ms, "\nhealth_file: ",
       options_.work_dir, "/health-", facility_id, ".yaml\n",
-      TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), MetricsBlock("agent/" + facility_id), probe,
-      fabric_health, "routerd_socket: ", LocalSocket(facility_id), "\nlinks:\n", links);
-  const std::string name = "agent/" + facility_id;
-  if (auto status = files::AtomicWriteFile(config_path(name), config); !status.ok()) return status;
-  return Spawn(name, "bin/site_agent", config_path(name));
+      TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), MetricsBlock("agent/" + facility_id), probe_block,
+      fabric_health, "routerd_socket: ", LocalSocket(facility_id), "\n", links_block);
+  const std::string path = config_path("agent/" + facility_id);
+  if (auto status = files::AtomicWriteFile(path, config); !status.ok()) return status;
+  return path;
 }
 
 std::string LocalLab::LocalSocket(const std::string& facility_id) const {
@@ -315,14 +326,13 @@ absl::Status LocalLab::StartRouterd(const std::string& facility_id) {
 
 absl::StatusOr<std::string> LocalLab::WriteRouterdConfig(const std::string& facility_id,
                                                          const std::vector<std::string>& pathcomp_addresses,
-                                                         const std::string& bgp_block) const {
-  std::string pathcomp;
-  for (const std::string& address : pathcomp_addresses) absl::StrAppend(&pathcomp, "  - address: ", address, "\n");
+                                                         const std::string& bgp_block,
+                                                         const std::string& extra_blocks) const {
   const std::string config = absl::StrCat(
-      "facility: ", facility_id, "\npathcomp:\n", pathcomp,
+      "facility: ", facility_id, "\npathcomp:\n", PathcompEntries(pathcomp_addresses),
       "state_dir: ", options_.work_dir, "/state/routerd-", facility_id, "\nagent_socket: ",
       LocalSocket(facility_id), "\n", TlsBlock(pki_dir(), "site-" + facility_id + "-routerd"),
-      MetricsBlock("routerd/" + facility_id), bgp_block);
+      MetricsBlock("routerd/" + facility_id), bgp_block, extra_blocks);
   const std::string path = config_path("routerd/" + facility_id);
   if (auto status = files::AtomicWriteFile(path, config); !status.ok()) return status;
   return path;

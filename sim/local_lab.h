@@ -40,6 +40,8 @@ struct LabOptions {
   int agent_report_interval_ms = 100;  // measurement updates (state changes go at once)
   // The agents probe each other's links over loopback at this interval
   // (x3 to detect a failure); 0: no probing, the links' health is configured.
+  // When probing, the health files give every link its fiber's round trip
+  // (probes measure loopback's), whoever runs the agents (WriteAgentConfig).
   int probe_interval_ms = 10;
   int solve_debounce_ms = 20;
   // These facilities' routerds speak BGP to a real FRR bgpd of their own
@@ -76,11 +78,24 @@ class LocalLab {
   [[nodiscard]] absl::Status StartRouterd(const std::string& facility_id);
   // Writes the routerd config StartRouterd starts a facility's routerd with,
   // except that it dials pathcomp at `pathcomp_addresses` ("host:port") and
-  // has `bgp_block` (a `bgp:` section, or empty: it only logs routes); its
-  // path. For a routerd the caller runs elsewhere (the netns lab).
+  // has `bgp_block` (a `bgp:` section, or empty: it only logs routes) and
+  // `extra_blocks` (further top-level sections, e.g. `local_repair:`,
+  // appended as given); its path. For a routerd the caller runs elsewhere
+  // (the netns lab).
   [[nodiscard]] absl::StatusOr<std::string> WriteRouterdConfig(const std::string& facility_id,
                                                                const std::vector<std::string>& pathcomp_addresses,
-                                                               const std::string& bgp_block) const;
+                                                               const std::string& bgp_block,
+                                                               const std::string& extra_blocks = "") const;
+  // Writes the agent config StartAgent starts a facility's agent with, and
+  // its health file, except that it dials pathcomp at `pathcomp_addresses`
+  // ("host:port") and has `links_block` (the `links:` section) and
+  // `probe_block` (a `probe:` section, or empty); its path. For an agent the
+  // caller runs elsewhere (the netns lab, in a facility's namespace).
+  // InvalidArgument without a links section.
+  [[nodiscard]] absl::StatusOr<std::string> WriteAgentConfig(const std::string& facility_id,
+                                                             const std::vector<std::string>& pathcomp_addresses,
+                                                             const std::string& links_block,
+                                                             const std::string& probe_block);
   // pathcomp, then every agent and routerd.
   [[nodiscard]] absl::Status StartAll();
   void StopAll();
@@ -141,7 +156,6 @@ class LocalLab {
  private:
   explicit LocalLab(LabOptions options) : options_(std::move(options)) {}
   absl::Status WritePathcompConfig(int replica, const std::string& listen_address);
-  std::string PathcompList() const;  // the agents' and routerds' "pathcomp:" entries
   absl::Status WriteHealthFile(const std::string& facility_id);
   absl::Status WriteFabricFile(const v1::Fabric& fabric);
   std::string FabricFilePath(const std::string& facility_id) const;

@@ -1,20 +1,32 @@
 #include "sim/netns/netns_lab.h"
 
+#include <set>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace geodesic::sim {
 
 absl::StatusOr<std::unique_ptr<NetnsLab>> NetnsLab::Start(NetnsLabOptions options) {
+  if (options.probe_interval_ms < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("probe_interval_ms must be 0 (no probing) or positive, not ", options.probe_interval_ms));
+  }
+  if (options.probe_detect_multiplier < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("probe_detect_multiplier must be at least 1, not ", options.probe_detect_multiplier));
+  }
   std::unique_ptr<NetnsLab> netns_lab(new NetnsLab(std::move(options)));
   const NetnsLabOptions& opts = netns_lab->options_;
+  // LocalLab never starts a probing agent here (StartProbingAgent does); its
+  // probe interval makes the health files carry the fibers' round trips.
   auto lab = LocalLab::Create({.source_dir = opts.source_dir,
                                .binary_dir = opts.binary_dir,
                                .work_dir = opts.work_dir,
                                .topology_path = opts.topology_path,
-                               .probe_interval_ms = 0,
+                               .probe_interval_ms = opts.probe_interval_ms,
                                .pathcomp_listen_host = "0.0.0.0"});
   if (!lab.ok()) return lab.status();
   netns_lab->lab_ = *std::move(lab);
@@ -25,7 +37,9 @@ absl::StatusOr<std::unique_ptr<NetnsLab>> NetnsLab::Start(NetnsLabOptions option
   netns_lab->backbone_ = *std::move(backbone);
   if (absl::Status started = netns_lab->lab_->StartPathcomp(); !started.ok()) return started;
   for (const auto& facility : netns_lab->lab_->topology().facilities) {
-    if (absl::Status started = netns_lab->lab_->StartAgent(facility.id()); !started.ok()) return started;
+    absl::Status agent = opts.probe_interval_ms > 0 ? netns_lab->StartProbingAgent(facility.id())
+                                                    : netns_lab->lab_->StartAgent(facility.id());
+    if (!agent.ok()) return agent;
     if (absl::Status started = netns_lab->StartFacility(facility.id()); !started.ok()) return started;
   }
   return netns_lab;
@@ -33,6 +47,7 @@ absl::StatusOr<std::unique_ptr<NetnsLab>> NetnsLab::Start(NetnsLabOptions option
 
 NetnsLab::~NetnsLab() {
   routerds_.clear();
+  agents_.clear();
   routers_.clear();
   lab_.reset();
   backbone_.reset();
@@ -86,7 +101,8 @@ absl::Status NetnsLab::StartFacility(const std::string& facility_id) {
   }
   absl::StatusOr<std::string> pathcomp = PathcompAddressFrom(facility_id);
   if (!pathcomp.ok()) return pathcomp.status();
-  absl::StatusOr<std::string> config = lab_->WriteRouterdConfig(facility_id, {*pathcomp}, bgp);
+  const std::string local_repair = options_.local_repair ? "" : "local_repair:\n  enabled: false\n";
+  absl::StatusOr<std::string> config = lab_->WriteRouterdConfig(facility_id, {*pathcomp}, bgp, local_repair);
   if (!config.ok()) return config.status();
   absl::StatusOr<ChildProcessPtr> routerd =
       backbone_->Spawn(facility_id, {options_.binary_dir + "/bin/routerd", "--config", *config},
@@ -96,15 +112,52 @@ absl::Status NetnsLab::StartFacility(const std::string& facility_id) {
   return absl::OkStatus();
 }
 
+absl::Status NetnsLab::StartProbingAgent(const std::string& facility_id) {
+  std::string links = "links:\n";
+  std::set<std::string> far_ends;  // whose probes it answers: the far ends of every link it touches
+  for (const v1::Link& link : lab_->topology().links) {
+    if (link.src_facility_id() != facility_id && link.dst_facility_id() != facility_id) continue;
+    absl::StatusOr<std::string> far_end = NextHop(link.id(), facility_id, false);
+    if (!far_end.ok()) return far_end.status();
+    const std::string far_probe_socket = absl::StrCat(*far_end, ":", kProbePort);
+    far_ends.insert(far_probe_socket);
+    if (link.src_facility_id() == facility_id) {
+      absl::StrAppend(&links, "  - {id: ", link.id(), ", peer: ", far_probe_socket, "}\n");
+    }
+  }
+  if (links == "links:\n") return absl::InvalidArgumentError(absl::StrCat(facility_id, " has no links to probe"));
+  // Bound to every address: a probe leaves with its link's near veth address
+  // (the connected /31's), which is what the far end's accept_from names.
+  const std::string probe = absl::StrCat(
+      "probe:\n  listen: 0.0.0.0:", kProbePort, "\n  interval_ms: ", options_.probe_interval_ms,
+      "\n  detect_multiplier: ", options_.probe_detect_multiplier, "\n  hold_down_ms: 200\n  accept_from: [",
+      absl::StrJoin(far_ends, ", "), "]\n");
+  absl::StatusOr<std::string> pathcomp = PathcompAddressFrom(facility_id);
+  if (!pathcomp.ok()) return pathcomp.status();
+  absl::StatusOr<std::string> config = lab_->WriteAgentConfig(facility_id, {*pathcomp}, links, probe);
+  if (!config.ok()) return config.status();
+  absl::StatusOr<ChildProcessPtr> agent =
+      backbone_->Spawn(facility_id, {options_.binary_dir + "/bin/site_agent", "--config", *config},
+                       absl::StrCat(options_.work_dir, "/logs/agent-", facility_id, ".log"));
+  if (!agent.ok()) return agent.status();
+  agents_[facility_id] = *std::move(agent);
+  return absl::OkStatus();
+}
+
 absl::Status NetnsLab::SetFiberUp(const std::string& link_id, bool up) {
   absl::StatusOr<NetnsLink> link = backbone_->Link(link_id);
   if (!link.ok()) return link.status();
   if (absl::Status set = backbone_->SetLinkUp(link_id, up); !set.ok()) return set;
+  if (options_.probe_interval_ms > 0) return absl::OkStatus();  // the probes tell
   for (const std::string& direction : {link->forward_id, link->reverse_id}) {
     if (direction.empty()) continue;
     if (absl::Status set = lab_->SetLinkState(direction, up ? "up" : "down"); !set.ok()) return set;
   }
   return absl::OkStatus();
+}
+
+absl::Status NetnsLab::SetLinkLoss(const std::string& link_id, double percent) {
+  return backbone_->SetLoss(link_id, percent);  // validates both
 }
 
 }  // namespace geodesic::sim

@@ -4,10 +4,21 @@
 // private PKI, and starts
 //   - pathcomp on the host (root namespace), listening on every address, an
 //     ephemeral port;
-//   - a site agent per facility on the host, as LocalLab runs them without
-//     probing: each reports its links' health from its config (up, the
-//     fiber's round trip) and its health file (SetLinkState). Probing
-//     through the namespaces is a later step;
+//   - a site agent per facility, either
+//       on the host, as LocalLab runs them without probing (probe_interval_ms
+//       0): each reports its links' health from its config (up, the fiber's
+//       round trip) and its health file (SetLinkState); or
+//       in the facility's namespace (probe_interval_ms > 0), probing its
+//       links across their veths: its probe socket on every address of the
+//       namespace, port kProbePort (each namespace has its own ports), each
+//       link's peer the far end's IPv4 veth address, answering the far ends
+//       of its links only; a veth down or lossy is seen by the probes alone.
+//       The veths have no delay (no netem here), so the health file gives
+//       each link its fiber's round trip (rtt_us) and nothing else: the state
+//       is the probes'. It dials pathcomp like routerd, over the management
+//       veth, and reaches routerd over the same Unix socket as on the host.
+//       NetnsLab owns it: lab().process("agent/<facility>") is nullptr, and
+//       its admin listener is on the namespace's loopback;
 //   - in every facility's namespace, a NetnsRouter (FRR zebra + bgpd) and a
 //     routerd that dials pathcomp over the facility's management veth (the
 //     root end's address), talks to its agent over a Unix socket (the file
@@ -16,7 +27,8 @@
 //     weights as link bandwidth; zebra installs them as weighted multipath.
 // The configs and logs are LocalLab's (work_dir/*.yaml, work_dir/logs/);
 // the routers' under work_dir/frr-<facility>, routerd's log
-// work_dir/logs/routerd-<facility>.log.
+// work_dir/logs/routerd-<facility>.log, a namespaced agent's
+// work_dir/logs/agent-<facility>.log (as on the host).
 //
 // Needs root, iproute2 and FRR (NetnsBackbone::Available, NetnsRouterAvailable).
 // Thread-compatible.
@@ -34,10 +46,10 @@
 namespace geodesic::sim {
 
 struct NetnsLabOptions {
-  std::string source_dir;  // the checkout (deploy/pki/make-pki.sh)
-  std::string binary_dir;  // the build tree (bin/pathcomp, bin/routerd, bin/site_agent)
-  std::string work_dir;    // created
-  std::string topology_path;
+  std::string source_dir = {};  // the checkout (deploy/pki/make-pki.sh)
+  std::string binary_dir = {};  // the build tree (bin/pathcomp, bin/routerd, bin/site_agent)
+  std::string work_dir = {};    // created
+  std::string topology_path = {};
   NetnsOptions backbone = {};  // management_network is always on
   // routerd announces a next hop of plan weight w with w x this link
   // bandwidth, routerd's default. bgpd keeps a link bandwidth community's
@@ -45,6 +57,20 @@ struct NetnsLabOptions {
   // once became 77:22 in the kernel); routerd scales such a route down as a
   // whole (routerd/bgp/route_paths.h), which this lab's test checks.
   double bandwidth_per_weight_mbps = 1000;
+  // 0: the agents run on the host and report configured health. > 0: they
+  // run in the facilities' namespaces and probe their links every this many
+  // milliseconds (see above).
+  int probe_interval_ms = 0;
+  // Probing: a link is down after this many intervals without an answer, and
+  // an unanswered probe counts as lost after as long. A loss of p per
+  // direction loses a round trip with 1 - (1 - p)^2 (30%: 51%); choose the
+  // multiplier so that the losses meant as gray rarely lose that many in a
+  // row, or they read as down (site_agent/probe/link_estimator.h).
+  int probe_detect_multiplier = 3;
+  // false: every routerd is configured with `local_repair: {enabled: false}`,
+  // so it does not switch to its precomputed backups on its agent's link
+  // events and waits for pathcomp's new plan.
+  bool local_repair = true;
 };
 
 class NetnsLab {
@@ -53,8 +79,11 @@ class NetnsLab {
   static constexpr uint32_t kRouterdAs = 4200000000;
   static constexpr char kRouterAddress[] = "169.254.0.1";   // bgpd, on each namespace's lo
   static constexpr char kRouterdAddress[] = "169.254.0.2";  // routerd's BGP address, same
+  // A namespaced agent's UDP probe port, the same in every namespace.
+  static constexpr int kProbePort = 3784;
 
-  // Builds and starts everything above. The errors of what failed
+  // Builds and starts everything above. InvalidArgument for a negative
+  // probe interval or a multiplier below 1; the errors of what failed
   // (NetnsBackbone::Create, LocalLab, NetnsRouter::Start, a spawn); whatever
   // was started is stopped and removed on error. Does not wait for a plan:
   // ask LabClient(lab()).WaitConverged.
@@ -78,19 +107,29 @@ class NetnsLab {
   NetnsRouter* router(const std::string& facility_id);
 
   // A fiber cut (up = false) or its repair: both ends of the link's veth
-  // down (up), and both directions' health reported down (up) by their
-  // agents' health files. NotFound for an unknown link.
+  // down (up). Probing, the agents see it by themselves; otherwise both
+  // directions' health is also reported down (up) by their agents' health
+  // files. NotFound for an unknown link (either direction's id).
   [[nodiscard]] absl::Status SetFiberUp(const std::string& link_id, bool up);
+  // A gray failure: `percent` (0..100) of the packets entering either end of
+  // the link's veth dropped (NetnsBackbone::SetLoss), probes included; 0
+  // repairs it. Only probing agents notice. NotFound for an unknown link,
+  // InvalidArgument for a percent out of range.
+  [[nodiscard]] absl::Status SetLinkLoss(const std::string& link_id, double percent);
 
  private:
   explicit NetnsLab(NetnsLabOptions options) : options_(std::move(options)) {}
   absl::Status StartFacility(const std::string& facility_id);
+  // The facility's agent in its namespace, probing its links (probe_interval_ms > 0).
+  absl::Status StartProbingAgent(const std::string& facility_id);
 
   NetnsLabOptions options_;
-  // Destroyed bottom-up: routerds, routers, the host's daemons, the namespaces.
+  // Destroyed bottom-up: routerds, namespaced agents, routers, the host's
+  // daemons, the namespaces.
   NetnsBackbonePtr backbone_;
   std::unique_ptr<LocalLab> lab_;
   std::map<std::string, NetnsRouterPtr> routers_;
+  std::map<std::string, ChildProcessPtr> agents_;  // probing only
   std::map<std::string, ChildProcessPtr> routerds_;
 };
 using NetnsLabPtr = std::unique_ptr<NetnsLab>;

@@ -8,8 +8,15 @@
 // families, forwarded hop by hop on zebra's routes alone. A fiber cut
 // (iad-chi down on the veths and reported down by both agents) gives a new
 // plan, which the kernels follow, and packets still arrive everywhere.
+// With the agents in the namespaces probing their links across the veths,
+// the controller learns every link's state from the probes alone: a veth
+// down reads as both directions down (and the kernels follow the new plan,
+// the route monitor seeing iad's BGP routes move off the cut), its repair as
+// up, a 30% loss as degraded and its end as up again.
 // Skipped only where namespaces cannot be made (not root) or FRR is missing.
 #include "sim/netns/netns_lab.h"
+
+#include <set>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -30,6 +37,7 @@
 #include "absl/strings/str_join.h"
 #include "geodesic/v1/operator.pb.h"
 #include "sim/lab_client.h"
+#include "sim/netns/netns_route_monitor.h"
 #include "sim/wait_until.h"
 #include "tests/support/netns_testing.h"
 #include "tests/support/test_dirs.h"
@@ -73,10 +81,15 @@ class NetnsLabTest : public ::testing::Test {
     if (absl::Status available = NetnsRouterAvailable(); !available.ok()) {
       GTEST_SKIP() << "FRR unavailable: " << available.message();
     }
-    absl::StatusOr<NetnsLabPtr> lab = NetnsLab::Start({.source_dir = testing::SourceDir(),
-                                                       .binary_dir = testing::BinaryDir(),
-                                                       .work_dir = dir_.Join("lab"),
-                                                       .topology_path = testing::Backbone()});
+  }
+
+  // Starts the lab with `options` (the paths filled in here).
+  void StartLab(NetnsLabOptions options = {}) {
+    options.source_dir = testing::SourceDir();
+    options.binary_dir = testing::BinaryDir();
+    options.work_dir = dir_.Join("lab");
+    options.topology_path = testing::Backbone();
+    absl::StatusOr<NetnsLabPtr> lab = NetnsLab::Start(std::move(options));
     if (!lab.ok()) dir_.keep();
     ASSERT_TRUE(lab.ok()) << lab.status() << " (logs in " << dir_.path() << ")";
     lab_ = *std::move(lab);
@@ -87,7 +100,8 @@ class NetnsLabTest : public ::testing::Test {
       dir_.keep();
       std::printf("logs kept in %s\n", dir_.path().c_str());
     }
-    lab_.reset();  // every process first, then the namespaces
+    route_monitor_.reset();  // its processes live in the namespaces
+    lab_.reset();            // every process first, then the namespaces
   }
 
   // The kernel route a facility should have for `route` of its site plan:
@@ -191,6 +205,7 @@ class NetnsLabTest : public ::testing::Test {
 
   testing::TempDir dir_{"netns_lab_test"};
   NetnsLabPtr lab_;
+  NetnsRouteMonitorPtr route_monitor_;
 };
 
 bool PlanUses(const v1::Plan& plan, const std::string& link_id) {
@@ -205,6 +220,7 @@ bool PlanUses(const v1::Plan& plan, const std::string& link_id) {
 }
 
 TEST_F(NetnsLabTest, PathcompsPlanReachesEveryKernelAndCarriesPacketsThroughAFiberCut) {
+  ASSERT_NO_FATAL_FAILURE(StartLab());
   LabClient client(lab_->lab());
   absl::StatusOr<v1::GetPlanResponse> converged = client.WaitConverged({.timeout = 120s});
   ASSERT_TRUE(converged.ok()) << converged.status();
@@ -224,6 +240,85 @@ TEST_F(NetnsLabTest, PathcompsPlanReachesEveryKernelAndCarriesPacketsThroughAFib
   EXPECT_FALSE(PlanUses(replanned->plan(), "chi-iad"));
   ExpectKernelsFollow(replanned->plan());
   ExpectDatagramsArriveEverywhere();
+}
+
+int64_t UnixNowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+TEST_F(NetnsLabTest, AgentsProbingThroughTheNamespacesSeeAFiberCutAndAGrayFailure) {
+  // A 30% loss each way loses 51% of the probes' round trips: with the usual
+  // multiplier of 3, three in a row (every ~8 probes) would read as down. 20
+  // in a row happen about once in 700,000 probes; a cut is seen in 200 ms.
+  ASSERT_NO_FATAL_FAILURE(StartLab({.probe_interval_ms = 10, .probe_detect_multiplier = 20}));
+  LabClient client(lab_->lab());
+  absl::StatusOr<v1::GetPlanResponse> converged = client.WaitConverged({.timeout = 120s});
+  ASSERT_TRUE(converged.ok()) << converged.status();
+  // The agents' configs give no state: up comes from answered probes.
+  const absl::Status all_up = client.WaitLinksIn(v1::OPER_STATE_UP, 60s);
+  ASSERT_TRUE(all_up.ok()) << all_up;
+  ASSERT_TRUE(PlanUses(converged->plan(), "iad-chi")) << "the cut would change nothing";
+  absl::StatusOr<NetnsRouteMonitorPtr> monitor = NetnsRouteMonitor::Start(lab_->backbone(), dir_.Join("routes"));
+  ASSERT_TRUE(monitor.ok()) << monitor.status();
+  route_monitor_ = *std::move(monitor);
+
+  const int64_t cut_at_ms = UnixNowMs();
+  ASSERT_TRUE(lab_->SetFiberUp("iad-chi", false).ok());
+  absl::StatusOr<uint64_t> revision = client.WaitLinkStates({"iad-chi", "chi-iad"}, v1::OPER_STATE_DOWN, 30s);
+  ASSERT_TRUE(revision.ok()) << revision.status();
+  absl::StatusOr<v1::GetPlanResponse> replanned =
+      client.WaitConverged({.timeout = 120s, .min_model_revision = *revision});
+  ASSERT_TRUE(replanned.ok()) << replanned.status();
+  EXPECT_FALSE(PlanUses(replanned->plan(), "iad-chi"));
+  EXPECT_FALSE(PlanUses(replanned->plan(), "chi-iad"));
+  ExpectKernelsFollow(replanned->plan());
+
+  // iad's kernel forwards its BGP routes another way after the cut: one of
+  // them added or replaced, not via the cut veth (the kernel's own deletion
+  // of the routes via a veth gone down does not count). The first such
+  // change may be zebra's next-hop tracking dropping the dead next hop
+  // before the new plan arrives; both are what a drill measures as "the
+  // kernel FIB changed at" (the new plan itself is checked above).
+  std::set<std::string> iad_prefixes;
+  for (const v1::SitePlan& site : replanned->plan().sites()) {
+    if (site.facility_id() != "iad") continue;
+    for (const v1::Route& route : site.routes()) iad_prefixes.insert(route.prefix());
+  }
+  ASSERT_FALSE(iad_prefixes.empty()) << "iad has no routes in the plan";
+  absl::StatusOr<NetnsLinkEnd> cut_end = lab_->backbone().End("iad-chi", "iad");
+  ASSERT_TRUE(cut_end.ok()) << cut_end.status();
+  const std::string via_cut = absl::StrCat(" dev ", cut_end->interface, " ");
+  std::string seen = "nothing";
+  const absl::Status changed = WaitUntil("the route monitor to see iad's BGP routes move off the cut", 10s, [&] {
+    absl::StatusOr<std::vector<RouteChange>> changes = route_monitor_->Changes("iad", cut_at_ms);
+    if (!changes.ok()) {
+      seen = changes.status().ToString();
+      return false;
+    }
+    for (const RouteChange& change : *changes) {
+      if (!change.deleted && iad_prefixes.contains(change.prefix) && absl::StrContains(change.line, "proto bgp") &&
+          !absl::StrContains(change.line, via_cut)) {
+        std::printf("iad's kernel moved %s off the cut %lld ms after it: %s\n", change.prefix.c_str(),
+                    static_cast<long long>(change.unix_us / 1000 - cut_at_ms), change.line.c_str());
+        return true;
+      }
+    }
+    seen = absl::StrCat(changes->size(), " other changes");
+    return false;
+  });
+  EXPECT_TRUE(changed.ok()) << changed << "; saw " << seen;
+
+  ASSERT_TRUE(lab_->SetFiberUp("iad-chi", true).ok());
+  absl::StatusOr<uint64_t> repaired = client.WaitLinkStates({"iad-chi", "chi-iad"}, v1::OPER_STATE_UP, 30s);
+  ASSERT_TRUE(repaired.ok()) << repaired.status();
+
+  ASSERT_TRUE(lab_->SetLinkLoss("iad-chi", 30).ok());
+  absl::StatusOr<uint64_t> gray = client.WaitLinkStates({"iad-chi", "chi-iad"}, v1::OPER_STATE_DEGRADED, 30s);
+  ASSERT_TRUE(gray.ok()) << gray.status();
+  ASSERT_TRUE(lab_->SetLinkLoss("iad-chi", 0).ok());
+  absl::StatusOr<uint64_t> healed = client.WaitLinkStates({"iad-chi", "chi-iad"}, v1::OPER_STATE_UP, 30s);
+  ASSERT_TRUE(healed.ok()) << healed.status();
 }
 
 }  // namespace
