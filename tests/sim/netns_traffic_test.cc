@@ -185,10 +185,31 @@ TEST_F(NetnsTrafficTest, ElephantStreamsArriveWholeAndTheLinkCountsTheirBytes) {
   const uint64_t sync_before = EndCounters("ccc-bbb", "bbb").rx_packets;
   ASSERT_NO_FATAL_FAILURE(StartTraffic("whole"));
   // Both of aaa's streams make 2000 packets a second; ccc's 1000 (64 bytes at 0.5 Mbit/s: every 1.024 ms).
+  ASSERT_OK(WaitForPackets("aaa-bbb", "bbb", direct_before, 1000));
+  // The link's load while both streams run, from its counters over 2000 more packets.
+  const LinkEndCounters load_start = EndCounters("aaa-bbb", "aaa");
+  const auto load_start_time = std::chrono::steady_clock::now();
   ASSERT_OK(WaitForPackets("aaa-bbb", "bbb", direct_before, 3000));
+  const LinkEndCounters load_end = EndCounters("aaa-bbb", "aaa");
+  const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start_time).count();
   ASSERT_OK(WaitForPackets("ccc-bbb", "bbb", sync_before, 500));
   const TrafficResults results = StopTraffic();
   const LinkEndCounters after = EndCounters("aaa-bbb", "aaa");
+
+  // 2.5 Gbps of demand on a 10 Gbps link, measured as frames: the payload
+  // rates grown by their headers.
+  absl::StatusOr<LinkRate> load =
+      RateOverInterval(load_end.tx_bytes - load_start.tx_bytes, load_seconds, 1.0, /*capacity_gbps=*/10);
+  ASSERT_TRUE(load.ok()) << load.status();
+  const TrafficStream& ckpt_v4 = streams_[kCkptV4 - 1];
+  const TrafficStream& ckpt_v6 = streams_[kCkptV6 - 1];
+  const double expected_gbps =
+      ckpt_v4.rate_mbps * (ckpt_v4.size_bytes + kV4HeaderBytes) / ckpt_v4.size_bytes +
+      ckpt_v6.rate_mbps * (ckpt_v6.size_bytes + kV6HeaderBytes) / ckpt_v6.size_bytes;
+  std::printf("aaa-bbb carried %.3f Gbps of the model (%.1f%% of 10 Gbps); the streams' frames make %.3f\n",
+              load->model_gbps, load->utilization * 100, expected_gbps);
+  EXPECT_NEAR(load->model_gbps, expected_gbps, expected_gbps * 0.1);
+  EXPECT_NEAR(load->utilization, expected_gbps / 10, expected_gbps / 100);
 
   ASSERT_EQ(results.streams.size(), 3u);
   for (const StreamResult& stream : results.streams) {
