@@ -50,7 +50,7 @@ set(GEODESIC_SAME_LAYER_EDGES
   geodesic_netns_lab>geodesic_lab geodesic_netns_lab>geodesic_netns geodesic_netns_lab>geodesic_netns_router
   geodesic_netns_traffic>geodesic_netns geodesic_netns_traffic>geodesic_process
   geodesic_netns_lab>geodesic_process geodesic_test_support>geodesic_lab geodesic_test_support>geodesic_process
-  geodesic_test_support>geodesic_test_dirs geodesic_metrics_testing>geodesic_process)
+  geodesic_test_support>geodesic_test_dirs geodesic_metrics_testing>geodesic_process geodesic_netns_testing>geodesic_netns)
 
 # Uses no layer may make: tectl and the drills reach a controller only over
 # its API or through the store's own read/import API (geodesic_offline_store).
