@@ -232,9 +232,10 @@ absl::StatusOr<std::unique_ptr<NetnsTraffic>> NetnsTraffic::Start(const NetnsBac
 absl::Status NetnsTraffic::StartReceivers() {
   const std::string binary = absl::StrCat(options_.binary_dir, "/", kTrafficBinary);
   for (const TrafficStream& stream : streams_) {
-    bool running = false;
-    for (const Receiver& receiver : receivers_) running |= receiver.facility == stream.to_facility && receiver.v6 == stream.v6;
-    if (running) continue;
+    const bool started = std::any_of(receivers_.begin(), receivers_.end(), [&](const Receiver& receiver) {
+      return receiver.facility == stream.to_facility && receiver.v6 == stream.v6;
+    });
+    if (started) continue;
     const std::string name = absl::StrCat("receiver-", stream.to_facility, stream.v6 ? "-v6" : "-v4");
     const std::string address = HostAddress(*backbone_.Facility(stream.to_facility), stream.v6);
     Receiver receiver{.facility = stream.to_facility,
