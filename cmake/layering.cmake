@@ -17,7 +17,7 @@ set(GEODESIC_LAYER_1 geodesic_state geodesic_store_backup geodesic_tls geodesic_
 set(GEODESIC_LAYER_2 geodesic_solver geodesic_model geodesic_routerd_core)
 set(GEODESIC_LAYER_3 geodesic_proto_grpc geodesic_pathcomp_service geodesic_pathcomp_console geodesic_replication geodesic_offline_store
     geodesic_site_agent geodesic_routerd_bgp geodesic_routerd)
-set(GEODESIC_LAYER_4 geodesic_cli geodesic_process geodesic_lab geodesic_netns geodesic_netns_router geodesic_netns_route_monitor geodesic_netns_lab geodesic_drill geodesic_live_drill geodesic_traffic
+set(GEODESIC_LAYER_4 geodesic_cli geodesic_process geodesic_lab geodesic_netns geodesic_netns_router geodesic_netns_route_monitor geodesic_netns_lab geodesic_netns_traffic geodesic_netns_drill geodesic_drill geodesic_live_drill geodesic_traffic
     geodesic_test_dirs geodesic_test_support geodesic_metrics_testing geodesic_netns_testing geodesic_bench_support)
 # daemon/'s second library, the build's version (only the programs link it).
 list(APPEND GEODESIC_LAYER_0 geodesic_version)
@@ -42,15 +42,20 @@ set(GEODESIC_SAME_LAYER_EDGES
   geodesic_site_agent>geodesic_proto_grpc
   geodesic_routerd>geodesic_proto_grpc geodesic_routerd>geodesic_routerd_bgp
   # layer 4: tectl runs drills; drills run labs; labs (and the netns backbone) run processes; a netns
-  # router runs FRR in the backbone's namespaces; tests support labs
-  geodesic_cli>geodesic_drill geodesic_cli>geodesic_live_drill
+  # router runs FRR in the backbone's namespaces, netns traffic geodesic-traffic; tests support labs
+  geodesic_cli>geodesic_drill geodesic_cli>geodesic_live_drill geodesic_cli>geodesic_netns_drill geodesic_cli>geodesic_netns
+  geodesic_netns_drill>geodesic_live_drill geodesic_netns_drill>geodesic_drill geodesic_netns_drill>geodesic_lab
+  geodesic_netns_drill>geodesic_netns_lab geodesic_netns_drill>geodesic_netns_traffic
+  geodesic_netns_drill>geodesic_netns_route_monitor geodesic_netns_drill>geodesic_netns
+  geodesic_netns_drill>geodesic_netns_router geodesic_netns_drill>geodesic_process
   geodesic_live_drill>geodesic_drill geodesic_live_drill>geodesic_lab
   geodesic_lab>geodesic_process geodesic_netns>geodesic_process
   geodesic_netns_router>geodesic_netns geodesic_netns_router>geodesic_process 
   geodesic_netns_route_monitor>geodesic_netns geodesic_netns_route_monitor>geodesic_process
   geodesic_netns_lab>geodesic_lab geodesic_netns_lab>geodesic_netns geodesic_netns_lab>geodesic_netns_router
+  geodesic_netns_traffic>geodesic_netns geodesic_netns_traffic>geodesic_process
   geodesic_netns_lab>geodesic_process geodesic_test_support>geodesic_lab geodesic_test_support>geodesic_process
-  geodesic_test_support>geodesic_test_dirs geodesic_metrics_testing>geodesic_process)
+  geodesic_test_support>geodesic_test_dirs geodesic_metrics_testing>geodesic_process geodesic_netns_testing>geodesic_netns)
 
 # Uses no layer may make: tectl and the drills reach a controller only over
 # its API or through the store's own read/import API (geodesic_offline_store).

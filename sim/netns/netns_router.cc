@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/struct.pb.h"
-#include "google/protobuf/util/json_util.h"
+#include "sim/netns/command_json.h"
 #include "sim/wait_until.h"
 
 namespace geodesic::sim {
@@ -57,29 +57,9 @@ std::string BgpdConfig(const NetnsRouterOptions& options, const std::string& rou
   return config;
 }
 
-absl::StatusOr<google::protobuf::Value> ParseJson(const std::string& text, const std::string& what) {
-  google::protobuf::Value value;
-  // Wrapped: protobuf's JSON parser wants an object at the top.
-  auto status = google::protobuf::util::JsonStringToMessage(absl::StrCat("{\"v\":", text, "}"), &value);
-  if (!status.ok()) return absl::InternalError(absl::StrCat(what, ": not JSON: ", text.substr(0, 200)));
-  return value.struct_value().fields().at("v");
-}
-
-const google::protobuf::Value* Field(const google::protobuf::Value& value, const std::string& key) {
-  if (value.kind_case() != google::protobuf::Value::kStructValue) return nullptr;
-  const auto& fields = value.struct_value().fields();
-  auto it = fields.find(key);
-  return it == fields.end() ? nullptr : &it->second;
-}
-
-std::string Text(const google::protobuf::Value& value, const std::string& key) {
-  const auto* field = Field(value, key);
-  return field == nullptr ? "" : field->string_value();
-}
-
 KernelNextHop ParseNextHop(const google::protobuf::Value& hop) {
-  KernelNextHop parsed{.gateway = Text(hop, "gateway"), .device = Text(hop, "dev"), .weight = 1};
-  if (const auto* weight = Field(hop, "weight")) parsed.weight = static_cast<int>(weight->number_value());
+  KernelNextHop parsed{.gateway = JsonText(hop, "gateway"), .device = JsonText(hop, "dev"), .weight = 1};
+  if (const auto* weight = JsonField(hop, "weight")) parsed.weight = static_cast<int>(weight->number_value());
   return parsed;
 }
 
@@ -102,7 +82,7 @@ absl::StatusOr<std::optional<KernelRoute>> ReadKernelRoute(const NetnsBackbone& 
     return absl::InternalError(absl::StrCat("`ip route show exact ", prefix, "` in ", facility_id, " exited ",
                                             shown->exit_code, ": ", shown->output));
   }
-  absl::StatusOr<google::protobuf::Value> routes = ParseJson(shown->output, "ip -j route show");
+  absl::StatusOr<google::protobuf::Value> routes = ParseCommandJson(shown->output, "ip -j route show");
   if (!routes.ok()) return routes.status();
   if (routes->list_value().values_size() == 0) return std::nullopt;
   if (routes->list_value().values_size() > 1) {
@@ -110,10 +90,10 @@ absl::StatusOr<std::optional<KernelRoute>> ReadKernelRoute(const NetnsBackbone& 
                                             " routes for ", prefix, ": ", shown->output));
   }
   const google::protobuf::Value& route = routes->list_value().values(0);
-  KernelRoute parsed{.prefix = prefix, .protocol = Text(route, "protocol"), .next_hops = {}};
-  if (const auto* hops = Field(route, "nexthops")) {
+  KernelRoute parsed{.prefix = prefix, .protocol = JsonText(route, "protocol"), .next_hops = {}};
+  if (const auto* hops = JsonField(route, "nexthops")) {
     for (const auto& hop : hops->list_value().values()) parsed.next_hops.push_back(ParseNextHop(hop));
-  } else if (Field(route, "gateway") != nullptr) {
+  } else if (JsonField(route, "gateway") != nullptr) {
     parsed.next_hops.push_back(ParseNextHop(route));
   }
   return parsed;
@@ -213,12 +193,12 @@ NetnsRouter::~NetnsRouter() {
 absl::StatusOr<std::string> NetnsRouter::PeerState(const std::string& address) const {
   absl::StatusOr<std::string> output = bgpd_vty_.Command(absl::StrCat("show bgp neighbors ", address, " json"));
   if (!output.ok()) return output.status();
-  absl::StatusOr<google::protobuf::Value> json = ParseJson(*output, "show bgp neighbors json");
+  absl::StatusOr<google::protobuf::Value> json = ParseCommandJson(*output, "show bgp neighbors json");
   if (!json.ok()) return json.status();
-  const auto* neighbor = Field(*json, address);
+  const auto* neighbor = JsonField(*json, address);
   if (neighbor == nullptr) return absl::NotFoundError(absl::StrCat("bgpd in ", options_.facility_id, " has no neighbor ",
                                                                    address));
-  return Text(*neighbor, "bgpState");
+  return JsonText(*neighbor, "bgpState");
 }
 
 }  // namespace geodesic::sim

@@ -6,8 +6,7 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include "absl/strings/str_cat.h"
-#include "google/protobuf/util/json_util.h"
+#include "sim/netns/command_json.h"
 
 namespace geodesic::testing {
 
@@ -37,9 +36,9 @@ bool Readable(int fd, std::chrono::milliseconds timeout) {
 }
 
 google::protobuf::Value Json(const std::string& text) {
-  google::protobuf::Value value;
-  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(absl::StrCat("{\"v\":", text, "}"), &value).ok()) << text;
-  return value.struct_value().fields().at("v");
+  absl::StatusOr<google::protobuf::Value> value = sim::ParseCommandJson(text, "a command's output");
+  EXPECT_TRUE(value.ok()) << value.status();
+  return value.ok() ? *value : google::protobuf::Value();
 }
 
 }  // namespace geodesic::testing
