@@ -1,6 +1,9 @@
-// tectl drill run FILE: a failure drill on the simulator (sim/drill), its
-// events and expectations as a table (or the whole report as JSON/YAML), the
-// report and SVG charts written where asked.
+// tectl drill run FILE: a failure drill on the simulator (sim/drill), on
+// real daemons (--live) or in network namespaces with real packets (--netns),
+// its events and expectations as a table (or the whole report as JSON/YAML),
+// the report and SVG charts written where asked. tectl drill clean removes
+// what a killed netns drill left.
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -17,7 +20,9 @@
 #include "cli/option_values.h"
 #include "sim/drill/drill_charts.h"
 #include "sim/drill/live_drill.h"
+#include "sim/drill/netns_drill.h"
 #include "sim/drill/simulator.h"
+#include "sim/netns/netns_backbone.h"
 #include "text/table.h"
 
 namespace geodesic::cli {
@@ -33,31 +38,93 @@ absl::Status WriteFile(const std::string& path, const std::string& text) {
 
 std::string Ms(uint64_t ms) { return ms == 0 ? "-" : absl::StrCat(ms); }
 
-// The daemons a live drill starts: this tectl's build tree (tectl is in its
-// bin/), and the checkout for the PKI script ($GEODESIC_SOURCE_DIR, else the
-// one tectl was built from).
-absl::StatusOr<v1::DrillReport> RunLive(const sim::DrillSpec& spec, const Options& options) {
-  sim::LiveDrillOptions live;
+// Where a live or netns drill finds its daemons and writes: this tectl's
+// build tree (tectl is in its bin/), the checkout for the PKI script
+// ($GEODESIC_SOURCE_DIR, else the one tectl was built from), and --work-dir
+// or a fresh temporary directory.
+struct DrillDirs {
+  std::string binary_dir, source_dir, work_dir;
+};
+
+absl::StatusOr<DrillDirs> FindDrillDirs(const sim::DrillSpec& spec, const Options& options) {
+  DrillDirs dirs;
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
   if (error) return absl::UnavailableError(absl::StrCat("cannot find tectl's build tree: ", error.message()));
-  live.binary_dir = self.parent_path().parent_path().string();
+  dirs.binary_dir = self.parent_path().parent_path().string();
   const char* source = std::getenv("GEODESIC_SOURCE_DIR");
-  live.source_dir = source != nullptr && *source != '\0' ? source : GEODESIC_DEFAULT_SOURCE_DIR;
-  live.work_dir = options.work_dir.empty()
+  dirs.source_dir = source != nullptr && *source != '\0' ? source : GEODESIC_DEFAULT_SOURCE_DIR;
+  dirs.work_dir = options.work_dir.empty()
                       ? (std::filesystem::temp_directory_path() / absl::StrCat("geodesic-drill-", spec.name, "-", ::getpid()))
                             .string()
                       : options.work_dir;
-  std::cerr << "tectl: live drill " << spec.name << " in " << live.work_dir << " (daemon logs in lab/logs)\n";
-  return sim::RunLiveDrill(spec, live);
+  return dirs;
+}
+
+absl::StatusOr<v1::DrillReport> RunLive(const sim::DrillSpec& spec, const Options& options) {
+  absl::StatusOr<DrillDirs> dirs = FindDrillDirs(spec, options);
+  if (!dirs.ok()) return dirs.status();
+  std::cerr << "tectl: live drill " << spec.name << " in " << dirs->work_dir << " (daemon logs in lab/logs)\n";
+  return sim::RunLiveDrill(spec, {.source_dir = dirs->source_dir, .binary_dir = dirs->binary_dir, .work_dir = dirs->work_dir});
+}
+
+// --keep: how to look around the lab, then wait for Ctrl-C (or SIGTERM).
+void KeepUntilInterrupted(sim::NetnsLab& lab, const std::string& work_dir) {
+  std::cerr << "\ntectl: the netns lab stays up until Ctrl-C (or kill -TERM " << ::getpid() << "); then it is torn down.\n"
+            << "  pathcomp (on the host): " << lab.lab().pathcomp_address() << ", configs and logs in " << work_dir
+            << "/lab\n";
+  for (const sim::NetnsFacility& facility : lab.backbone().facilities()) {
+    std::cerr << "  " << facility.id << ": ip netns exec " << facility.namespace_name << " ip route   # the kernel's routes\n"
+              << std::string(facility.id.size() + 4, ' ') << "ip netns exec " << facility.namespace_name
+              << " vtysh --vty_socket " << work_dir << "/lab/frr-" << facility.id << "   # its FRR\n";
+  }
+  std::cerr << "  If tectl is killed instead, `tectl drill clean` removes what it left.\n";
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  int received = 0;
+  sigwait(&signals, &received);
+  std::cerr << "tectl: tearing the netns lab down\n";
+}
+
+absl::StatusOr<v1::DrillReport> RunNetns(const sim::DrillSpec& spec, const Options& options) {
+  absl::StatusOr<DrillDirs> dirs = FindDrillDirs(spec, options);
+  if (!dirs.ok()) return dirs.status();
+  std::cerr << "tectl: netns drill " << spec.name << " in " << dirs->work_dir
+            << " (daemon logs in lab/logs, traffic reports in traffic/)\n";
+  sim::NetnsDrillOptions netns;
+  netns.source_dir = dirs->source_dir;
+  netns.binary_dir = dirs->binary_dir;
+  netns.work_dir = dirs->work_dir;
+  netns.local_repair = !options.no_local_repair;
+  if (options.keep) {
+    const std::string work_dir = dirs->work_dir;
+    netns.before_teardown = [work_dir](sim::NetnsLab& lab) { KeepUntilInterrupted(lab, work_dir); };
+  }
+  return sim::RunNetnsDrill(spec, netns);
+}
+
+// tectl drill clean: the namespaces (and processes in them) of netns drills
+// and labs whose process is gone.
+int CleanNetns() {
+  absl::StatusOr<std::vector<std::string>> removed = sim::NetnsBackbone::RemoveLeftovers("geo");
+  if (!removed.ok()) return PrintError(removed.status());
+  for (const std::string& name : *removed) std::cout << "removed namespace " << name << "\n";
+  if (removed->empty()) std::cout << "nothing left by a netns drill\n";
+  return 0;
 }
 
 }  // namespace
 
 int RunDrill(const Options& options) {
+  if (options.subcommand == "clean") return CleanNetns();
   auto spec = sim::LoadDrill(options.file);
   if (!spec.ok()) return PrintError(spec.status());
-  absl::StatusOr<v1::DrillReport> ran = options.live ? RunLive(*spec, options) : sim::RunDrill(*spec);
+  absl::StatusOr<v1::DrillReport> ran = options.netns ? RunNetns(*spec, options)
+                                        : options.live ? RunLive(*spec, options)
+                                                       : sim::RunDrill(*spec);
   if (!ran.ok()) return PrintError(ran.status());
   const v1::DrillReport& report = *ran;
   if (!options.report_file.empty()) {
@@ -76,12 +143,13 @@ int RunDrill(const Options& options) {
   if (options.output != OutputFormat::kTable) {
     PrintStructured(report, options.output);
   } else {
-    std::cout << (options.live ? "live drill " : "drill ") << report.name() << ": " << report.facilities() << " facilities, " << report.links()
-              << " links, " << report.elephant_flows() << " elephant flows, " << report.chains() << " chains, "
-              << (options.live ? absl::StrCat(report.duration_ms(), " ms of wall time, ")
-                               : absl::StrCat(report.duration_ms() / 1000, " s simulated, "))
-              << report.plans()
-              << " plans\n\n";
+    const bool real = options.live || options.netns;
+    std::cout << (options.netns ? "netns drill " : options.live ? "live drill " : "drill ") << report.name() << ": "
+              << report.facilities() << " facilities, " << report.links() << " links, " << report.elephant_flows()
+              << " elephant flows, " << report.chains() << " chains, "
+              << (real ? absl::StrCat(report.duration_ms(), " ms of wall time, ")
+                       : absl::StrCat(report.duration_ms() / 1000, " s simulated, "))
+              << report.plans() << " plans\n\n";
     text::Table events({"AT_MS", "EVENT", "AFFECTED", "REPAIRED_MS", "REPLANNED_MS", "MAX_OUTAGE_MS", "CARRIED", "MLU",
                   "P99_MS", "CUT", "ROUTES"});
     for (const auto& event : report.events()) {
@@ -92,6 +160,22 @@ int RunDrill(const Options& options) {
                   absl::StrCat(event.cut_workload_ids_size()), absl::StrCat(event.routes_changed())});
     }
     std::cout << events.Render() << "\n";
+    if (report.has_packets() && report.packets().streams() > 0) {
+      const v1::DrillPackets& packets = report.packets();
+      std::cout << "packets: " << packets.streams() << " streams (1 Gbps = " << packets.mbit_per_gbps()
+                << " Mbit/s on the veths), " << packets.received() << " of " << packets.sent()
+                << absl::StrFormat(" delivered (%.4f)\n\n", packets.delivered_ratio());
+      text::Table traffic({"AT_MS", "EVENT", "STREAMS_HIT", "MAX_LOSS_MS", "WORST", "RECOVERED_MS", "FIB_FIRST_MS",
+                           "FIB_LAST_MS", "LOAD_ERROR_GBPS"});
+      for (const auto& event : report.events()) {
+        const v1::EventPackets& seen = event.packets();
+        traffic.Add({absl::StrCat(event.at_ms()), event.event(), absl::StrCat(seen.streams_hit(), "/", seen.streams()),
+                     absl::StrFormat("%.1f", seen.max_loss_ms()), seen.worst_stream().empty() ? "-" : seen.worst_stream(),
+                     Ms(seen.last_recovered_ms()), Ms(seen.fib_first_change_ms()), Ms(seen.fib_last_change_ms()),
+                     absl::StrFormat("%.1f", seen.max_link_load_error_gbps())});
+      }
+      std::cout << traffic.Render() << "\n";
+    }
     text::Table expectations({"EXPECTATION", "RESULT", "DETAIL"});
     for (const auto& expectation : report.expectations()) {
       expectations.Add({expectation.name(), expectation.ok() ? "ok" : "FAILED", expectation.detail()});
@@ -112,7 +196,14 @@ int RunDrill(const Options& options) {
 namespace {
 
 absl::Status ParseDrill(const CommandArgs& args, Options& options) {
-  if (args.operands.size() != 2 || args.operands[0] != "run") return Usage("drill takes: run FILE");
+  if (args.operands.size() == 1 && args.operands[0] == "clean") {
+    for (const char* flag : {"--report", "--charts", "--work-dir", "--live", "--netns", "--keep", "--no-local-repair"}) {
+      if (args.flag(flag) != nullptr) return Usage(absl::StrCat("drill clean takes no ", flag));
+    }
+    options.subcommand = "clean";
+    return absl::OkStatus();
+  }
+  if (args.operands.size() != 2 || args.operands[0] != "run") return Usage("drill takes: run FILE, or clean");
   options.subcommand = "run";
   options.file = args.operands[1];
   const std::string* report = args.flag("--report");
@@ -123,8 +214,14 @@ absl::Status ParseDrill(const CommandArgs& args, Options& options) {
   if (report) options.report_file = *report;
   if (charts) options.charts_dir = *charts;
   options.live = args.flag("--live") != nullptr;
+  options.netns = args.flag("--netns") != nullptr;
+  options.keep = args.flag("--keep") != nullptr;
+  options.no_local_repair = args.flag("--no-local-repair") != nullptr;
+  if (options.live && options.netns) return Usage("--live and --netns are two different labs: give one");
+  if (options.keep && !options.netns) return Usage("--keep is for --netns");
+  if (options.no_local_repair && !options.netns) return Usage("--no-local-repair is for --netns");
   if (const std::string* work_dir = args.flag("--work-dir")) {
-    if (!options.live) return Usage("--work-dir is for --live");
+    if (!options.live && !options.netns) return Usage("--work-dir is for --live and --netns");
     if (!IsOneLine(*work_dir)) return Usage("file names must be one line");
     options.work_dir = *work_dir;
   }
@@ -138,12 +235,20 @@ const CommandSpec& DrillCommandSpec() {
       .name = "drill",
       .command = Command::kDrill,
       .flags = {"--report", "--charts", "--work-dir"},
-      .switches = {"--live"},
+      .switches = {"--live", "--netns", "--keep", "--no-local-repair"},
       .outputs = {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kYaml},
-      .usage = "drill run FILE [--live [--work-dir DIR]] [--report FILE.json] [--charts DIR] [-o table|json|yaml]\n"
+      .usage = "drill run FILE [--live | --netns [--keep] [--no-local-repair]] [--work-dir DIR]\n"
+               "          [--report FILE.json] [--charts DIR] [-o table|json|yaml]\n"
+               "drill clean\n"
                "    runs a failure drill (sim/drills/*.yaml) on the simulator with pathcomp's\n"
-               "    planning, or --live on real daemons started on loopback (pathcomp, agents,\n"
-               "    routerds, FRR); exits 4 when an expectation fails, saying which and why\n",
+               "    planning, --live on real daemons started on loopback (pathcomp, agents,\n"
+               "    routerds, FRR), or --netns (as root) in network namespaces: a namespace per\n"
+               "    facility with FRR zebra+bgpd and routerd, veths shaped like the links, the\n"
+               "    agents probing them, UDP streams for the elephant flows (packet loss per\n"
+               "    event; max_packet_loss_ms and min_delivered_ratio are judged); --keep leaves\n"
+               "    it up until Ctrl-C, --no-local-repair re-plans only; exits 4 when an\n"
+               "    expectation fails, saying which and why. clean removes the namespaces of\n"
+               "    netns drills whose tectl was killed\n",
       .parse = ParseDrill,
       .access = LocalFiles,
   };

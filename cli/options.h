@@ -123,9 +123,14 @@ struct Options {
   // completion SHELL; help COMMAND
   std::string shell, help_topic;
   // drill run FILE (`file`): the JSON report and SVG charts written to;
-  // --live: on the real daemons, in `work_dir` ("" = a fresh temporary one)
+  // --live: on the real daemons, in `work_dir` ("" = a fresh temporary one);
+  // --netns: in the network-namespace lab, left up until interrupted with
+  // `keep`, re-planning only with `no_local_repair`
   std::string report_file, charts_dir;
   bool live = false;
+  bool netns = false;
+  bool keep = false;
+  bool no_local_repair = false;
   std::string work_dir;
 
   // backup DIR: the directory written; restore --from DIR (into store_dir,

@@ -271,7 +271,7 @@ class LiveRun {
     }
     DrillOutcomes::FillOutcome(totals_.Settle(SettledFromPlans(before, after_)), outcome);
     Sample(after_);
-    return absl::OkStatus();
+    return target_.Settled(after_, outcome);
   }
 
   absl::Status Inject(const TimelineEvent& event, const TimelineEvent* restored, const std::set<std::string>& links) {

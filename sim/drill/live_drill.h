@@ -53,6 +53,13 @@ class LiveDrillTarget {
     (void)start_unix_ms;
     return absl::OkStatus();
   }
+  // An event settled: `plan` is at every site's routers. Measure the
+  // settled state into `outcome` if the target can.
+  [[nodiscard]] virtual absl::Status Settled(const v1::Plan& plan, v1::DrillEventOutcome& outcome) {
+    (void)plan;
+    (void)outcome;
+    return absl::OkStatus();
+  }
   // After the last event settled, before the expectations are judged: add
   // what was measured to `report`.
   [[nodiscard]] virtual absl::Status End(v1::DrillReport& report) {
@@ -90,7 +97,7 @@ struct LiveDrillOptions {
   std::string work_dir;    // created; the lab's configs, state and logs
   // Facilities whose routerd speaks BGP to a real FRR bgpd. Empty: the ends of
   // the first failed link.
-  std::vector<std::string> frr_facilities;
+  std::vector<std::string> frr_facilities = {};
   int settle_timeout_ms = 20'000;  // per event
 };
 

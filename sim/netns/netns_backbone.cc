@@ -20,6 +20,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -265,9 +266,25 @@ absl::Status NetnsBackbone::AddFacility(const v1::Facility& facility) {
   if (absl::Status set = Run({kIp, "netns", "exec", ns, kSysctl, "-q", "-w", "net.ipv4.ip_forward=1",
                               "net.ipv6.conf.all.forwarding=1", "net.ipv4.conf.all.rp_filter=0",
                               "net.ipv4.conf.default.rp_filter=0", "net.ipv4.fib_multipath_hash_policy=1",
-                              "net.ipv6.fib_multipath_hash_policy=1", "net.ipv6.conf.default.accept_dad=0"});
+                              "net.ipv6.fib_multipath_hash_policy=1", "net.ipv6.conf.default.accept_dad=0",
+                              // a router keeps its addresses while a link is down: without this the
+                              // kernel drops a veth's IPv6 address at `ip link set down` and a
+                              // spliced fiber comes back without it
+                              "net.ipv6.conf.all.keep_addr_on_down=1", "net.ipv6.conf.default.keep_addr_on_down=1"});
       !set.ok()) {
     return set;
+  }
+  // A hash seed of its own, as every router has: with the kernel's one
+  // global seed, a flow hashed onto a route's first next hop takes the first
+  // at every hop (polarization), and links carry what no plan gave them.
+  // Kernels before 6.11 have no such sysctl (and keep the global seed).
+  if (access("/proc/sys/net/ipv4/fib_multipath_hash_seed", F_OK) == 0) {
+    const uint32_t seed = static_cast<uint32_t>(absl::Hash<std::string>{}(ns)) | 1;
+    if (absl::Status set = Run({kIp, "netns", "exec", ns, kSysctl, "-q", "-w",
+                                absl::StrCat("net.ipv4.fib_multipath_hash_seed=", seed)});
+        !set.ok()) {
+      return set;
+    }
   }
   for (const auto& [family, host, length] : {std::tuple{AF_INET, &made.host_v4, "/32"},
                                              std::tuple{AF_INET6, &made.host_v6, "/128"}}) {

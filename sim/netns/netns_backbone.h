@@ -10,7 +10,8 @@
 //     "<pid>x<4 hex digits>" of this process, so concurrent runs never collide
 //     and a dead run's namespaces can be recognised (RemoveLeftovers);
 //     lo up, IPv4 and IPv6 forwarding on, rp_filter off (weighted multipath is
-//     asymmetric), multipath hashing on L4 ports (so UDP flows spread);
+//     asymmetric), multipath hashing on L4 ports (so UDP flows spread) with
+//     a hash seed of its own (no polarization across hops; kernels 6.11+);
 //   - the facility's host addresses on lo: the first address of its first IPv4
 //     prefix (10.1.0.0/16 -> 10.1.0.1/32) and of its first IPv6 prefix
 //     (2001:db8:1::/48 -> 2001:db8:1::1/128); none for a family it has no prefix of.

@@ -1,5 +1,6 @@
 #include "sim/netns/netns_lab.h"
 
+#include <cstdlib>
 #include <set>
 #include <utility>
 #include <vector>
@@ -27,6 +28,8 @@ absl::StatusOr<std::unique_ptr<NetnsLab>> NetnsLab::Start(NetnsLabOptions option
                                .work_dir = opts.work_dir,
                                .topology_path = opts.topology_path,
                                .probe_interval_ms = opts.probe_interval_ms,
+                               // plane failures through the agents' fabric source, as drills make them
+                               .fabric_health_files = true,
                                .pathcomp_listen_host = "0.0.0.0"});
   if (!lab.ok()) return lab.status();
   netns_lab->lab_ = *std::move(lab);
@@ -158,6 +161,64 @@ absl::Status NetnsLab::SetFiberUp(const std::string& link_id, bool up) {
 
 absl::Status NetnsLab::SetLinkLoss(const std::string& link_id, double percent) {
   return backbone_->SetLoss(link_id, percent);  // validates both
+}
+
+namespace {
+
+// Gateway -> kernel weight.
+using HopWeights = std::map<std::string, int>;
+
+std::string Describe(const HopWeights& hops) {
+  std::vector<std::string> parts;
+  for (const auto& [gateway, weight] : hops) parts.push_back(absl::StrCat(gateway, " weight ", weight));
+  return parts.empty() ? "no route" : absl::StrJoin(parts, ", ");
+}
+
+// The same next hops, each weight within 1 of the plan's: FRR derives the
+// weights from the link bandwidths routerd announces (bytes/s, as a float in
+// the community), so 100 x w / sum may land one either side.
+bool WithinFrrRounding(const HopWeights& planned, const HopWeights& installed) {
+  if (planned.size() != installed.size()) return false;
+  for (const auto& [gateway, weight] : planned) {
+    auto it = installed.find(gateway);
+    if (it == installed.end() || std::abs(it->second - weight) > 1) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> NetnsLab::KernelRoutesDiffering(const v1::Plan& plan) const {
+  std::vector<std::string> differing;
+  for (const v1::SitePlan& site : plan.sites()) {
+    for (const v1::Route& route : site.routes()) {
+      const bool v6 = route.prefix().find(':') != std::string::npos;
+      uint64_t total = 0;
+      int positive = 0;
+      for (const v1::NextHop& hop : route.next_hops()) {
+        total += hop.weight();
+        positive += hop.weight() > 0 ? 1 : 0;
+      }
+      HopWeights planned;
+      for (const v1::NextHop& hop : route.next_hops()) {
+        if (hop.weight() == 0) continue;
+        absl::StatusOr<std::string> gateway = NextHop(hop.link_id(), site.facility_id(), v6);
+        planned[gateway.ok() ? *gateway : "?" + hop.link_id()] =
+            positive == 1 ? 1 : static_cast<int>(100 * uint64_t{hop.weight()} / total);
+      }
+      absl::StatusOr<std::optional<KernelRoute>> kernel = ReadKernelRoute(*backbone_, site.facility_id(), route.prefix());
+      if (!kernel.ok()) return kernel.status();
+      HopWeights installed;
+      if (kernel->has_value() && (*kernel)->protocol == "bgp") {
+        for (const KernelNextHop& hop : (*kernel)->next_hops) installed[hop.gateway] = hop.weight;
+      }
+      if (!WithinFrrRounding(planned, installed)) {
+        differing.push_back(absl::StrCat(site.facility_id(), " ", route.prefix(), ": plan ", Describe(planned),
+                                         "; kernel ", Describe(installed)));
+      }
+    }
+  }
+  return differing;
 }
 
 }  // namespace geodesic::sim

@@ -35,9 +35,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "geodesic/v1/plan.pb.h"
 #include "sim/local_lab.h"
 #include "sim/netns/netns_backbone.h"
 #include "sim/netns/netns_router.h"
@@ -111,6 +113,16 @@ class NetnsLab {
   // directions' health is also reported down (up) by their agents' health
   // files. NotFound for an unknown link (either direction's id).
   [[nodiscard]] absl::Status SetFiberUp(const std::string& link_id, bool up);
+  // The routes of `plan` that a facility's kernel does not hold as planned,
+  // one line each ("iad 10.2.0.0/16: plan 10.255.0.1 weight 50, ...;
+  // kernel no route"); empty when every kernel routes every prefix of its
+  // site plan via exactly the plan's next hops (the far ends of the links'
+  // veths) in the plan's proportion as FRR installs it: weight
+  // floor(100 x w / sum), give or take the 1 of FRR's rounding, per next hop
+  // of positive weight; a single next hop 1. A route counts only when zebra installed it for bgpd. The error of
+  // reading a kernel's routes.
+  [[nodiscard]] absl::StatusOr<std::vector<std::string>> KernelRoutesDiffering(const v1::Plan& plan) const;
+
   // A gray failure: `percent` (0..100) of the packets entering either end of
   // the link's veth dropped (NetnsBackbone::SetLoss), probes included; 0
   // repairs it. Only probing agents notice. NotFound for an unknown link,

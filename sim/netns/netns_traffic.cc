@@ -1,6 +1,7 @@
 #include "sim/netns/netns_traffic.h"
 
 #include <arpa/inet.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "google/protobuf/util/json_util.h"
 #include "geodesic/v1/traffic.pb.h"
 #include "sim/netns/link_counters.h"
@@ -105,23 +107,34 @@ absl::Status ParseReport(const std::string& path, const std::string& what, Messa
   return absl::OkStatus();
 }
 
+// Flow f of stream `id` on the wire (TrafficStream::flows).
+uint32_t WireId(uint32_t id, uint32_t flow) { return id * kMaxStreamFlows + flow; }
+
 TrafficDelivery ToDelivery(const v1::TrafficDelivery& delivery) {
   return {.sequence = delivery.sequence(), .send_ns = delivery.send_ns(), .receive_ns = delivery.receive_ns()};
 }
 
 }  // namespace
 
-uint32_t StreamPacketBytes(double rate_mbps) {
-  // 1000 packets/s of B bytes carry B x 8000 bit/s: B = rate_mbps x 1e6 / 8000.
-  const double bytes = std::floor(rate_mbps * 125);
+uint32_t StreamPacketBytes(double rate_mbps, double packets_per_second) {
+  // N packets/s of B bytes carry B x 8 x N bit/s: B = rate_mbps x 1e6 / (8 N).
+  const double bytes = packets_per_second > 0 ? std::floor(rate_mbps * 1e6 / (8 * packets_per_second)) : 0;
   if (!(bytes >= kMinStreamPacketBytes)) return kMinStreamPacketBytes;
   if (bytes > kMaxStreamPacketBytes) return kMaxStreamPacketBytes;
   return static_cast<uint32_t>(bytes);
 }
 
-absl::StatusOr<std::vector<TrafficStream>> ElephantStreams(const topology::Topology& topology, double mbit_per_gbps) {
+absl::StatusOr<std::vector<TrafficStream>> ElephantStreams(const topology::Topology& topology, double mbit_per_gbps,
+                                                           ElephantStreamOptions options) {
   if (!(mbit_per_gbps > 0)) {
     return absl::InvalidArgumentError(absl::StrCat("scale of ", mbit_per_gbps, " Mbit/s per Gbps: must be > 0"));
+  }
+  if (options.flows < 1 || options.flows > kMaxStreamFlows) {
+    return absl::InvalidArgumentError(absl::StrCat(options.flows, " flows per stream: must be 1..", kMaxStreamFlows));
+  }
+  if (!(options.packets_per_second_per_flow > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(options.packets_per_second_per_flow, " packets per second per flow: must be > 0"));
   }
   absl::flat_hash_map<std::string, const v1::Facility*> facility_by_id;
   absl::flat_hash_map<std::string, const v1::Facility*> facility_by_prefix;
@@ -159,7 +172,9 @@ absl::StatusOr<std::vector<TrafficStream>> ElephantStreams(const topology::Topol
                                     .to_facility = destination->second->id(),
                                     .v6 = v6,
                                     .rate_mbps = rate_mbps,
-                                    .size_bytes = StreamPacketBytes(rate_mbps)});
+                                    .size_bytes = StreamPacketBytes(rate_mbps / options.flows,
+                                                                    options.packets_per_second_per_flow),
+                                    .flows = options.flows});
   }
   return streams;
 }
@@ -195,6 +210,12 @@ absl::StatusOr<std::unique_ptr<NetnsTraffic>> NetnsTraffic::Start(const NetnsBac
     const std::string what = absl::StrCat("traffic stream ", stream.id, " (", stream.from_facility, " -> ",
                                           stream.to_facility, ")");
     if (!ids.insert(stream.id).second) return absl::InvalidArgumentError(absl::StrCat(what, ": repeated id"));
+    if (stream.id > kMaxStreamId) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": id over ", kMaxStreamId));
+    }
+    if (stream.flows < 1 || stream.flows > kMaxStreamFlows) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": ", stream.flows, " flows: must be 1..", kMaxStreamFlows));
+    }
     for (const std::string& facility_id : {stream.from_facility, stream.to_facility}) {
       absl::StatusOr<NetnsFacility> facility = backbone.Facility(facility_id);
       if (!facility.ok()) {
@@ -293,13 +314,42 @@ absl::Status NetnsTraffic::StartSenders() {
         stream.from_facility,
         {binary, "send", "--to", Target(destination, stream.v6, options_.port), "--bind", source, "--rate-mbps",
          absl::StrFormat("%.6f", stream.rate_mbps), "--size", absl::StrCat(stream.size_bytes), "--stream",
-         absl::StrCat(stream.id), "--duration-s", kRunSeconds, "--report", sender.summary_path},
+         absl::StrCat(WireId(stream.id, 0)), "--flows", absl::StrCat(stream.flows), "--duration-s", kRunSeconds,
+         "--report", sender.summary_path},
         absl::StrCat(options_.work_dir, "/", name, ".log"));
     if (!process.ok()) return process.status();
     sender.process = *std::move(process);
     senders_.push_back(std::move(sender));
   }
   return absl::OkStatus();
+}
+
+absl::Status NetnsTraffic::WaitDelivering(std::chrono::milliseconds timeout) {
+  std::vector<std::string> silent;
+  const absl::Status delivering = WaitUntil("every flow of every stream to deliver a packet", timeout, [&] {
+    absl::flat_hash_set<uint32_t> arrived;
+    for (Receiver& receiver : receivers_) {
+      receiver.process->Signal(SIGUSR1);  // its report so far, read at the next look
+      v1::TrafficReceiverReport report;
+      if (!ParseReport(receiver.report_path, "", &report).ok()) continue;  // none written yet
+      for (const v1::TrafficReportStream& stream : report.streams()) {
+        if (stream.received() > 0) arrived.insert(stream.stream());
+      }
+    }
+    silent.clear();
+    for (const TrafficStream& stream : streams_) {
+      for (uint32_t flow = 0; flow < stream.flows; ++flow) {
+        if (!arrived.contains(WireId(stream.id, flow))) {
+          silent.push_back(absl::StrCat(stream.id, "/", flow, " (", stream.from_facility, ">", stream.to_facility, ")"));
+        }
+      }
+    }
+    return silent.empty();
+  });
+  if (delivering.ok()) return delivering;
+  return absl::Status(delivering.code(), absl::StrCat(delivering.message(), "; silent flows (stream/flow): ",
+                                                      absl::StrJoin(silent.begin(), silent.begin() + std::min<size_t>(silent.size(), 10), ", "),
+                                                      silent.size() > 10 ? ", ..." : ""));
 }
 
 NetnsTraffic::~NetnsTraffic() {
@@ -360,32 +410,43 @@ absl::StatusOr<TrafficResults> NetnsTraffic::Stop() {
     StreamResult result{.stream = stream};
     result.sent = summary.packets_sent();
     result.send_errors = summary.send_errors();
-    result.interval_ns = summary.interval_ns();
-    if (auto it = received.find(stream.id); it != received.end()) {
+    result.interval_ns = summary.interval_ns() * stream.flows;
+    uint64_t received_total = 0;
+    for (uint32_t flow = 0; flow < stream.flows; ++flow) {
+      // The sender took packet k for flow k % flows, as its sequence number k / flows.
+      const uint64_t flow_sent = result.sent / stream.flows + (flow < result.sent % stream.flows ? 1 : 0);
+      auto it = received.find(WireId(stream.id, flow));
+      if (it == received.end()) {
+        result.lost_at_end += flow_sent;
+        continue;
+      }
       const v1::TrafficReportStream& report = it->second;
-      result.received = report.received();
-      result.reordered = report.reordered();
-      result.duplicates = report.duplicates();
-      result.late = report.late();
-      result.received_bytes = report.received_bytes();
-      result.rate_mbps = report.rate_mbps();
-      result.longest_gap_ms = report.longest_gap_ms();
-      result.outages_omitted = report.outages_omitted();
-      if (result.sent > report.highest_sequence() + 1) result.lost_at_end = result.sent - report.highest_sequence() - 1;
+      received_total += std::min<uint64_t>(report.received(), flow_sent);
+      result.received += report.received();
+      result.reordered += report.reordered();
+      result.duplicates += report.duplicates();
+      result.late += report.late();
+      result.received_bytes += report.received_bytes();
+      result.rate_mbps += report.rate_mbps();
+      result.longest_gap_ms = std::max(result.longest_gap_ms, report.longest_gap_ms());
+      result.outages_omitted += report.outages_omitted();
+      if (flow_sent > report.highest_sequence() + 1) result.lost_at_end += flow_sent - report.highest_sequence() - 1;
       for (const v1::TrafficReportOutage& outage : report.outages()) {
-        result.outages.push_back(TrafficOutage{.first_missing = outage.first_missing(),
+        result.outages.push_back(TrafficOutage{.flow = flow,
+                                               .first_missing = outage.first_missing(),
                                                .last_missing = outage.last_missing(),
                                                .packets = outage.packets(),
                                                .ms = outage.ms(),
                                                .last_before = ToDelivery(outage.last_before()),
                                                .first_after = ToDelivery(outage.first_after())});
       }
-    } else {
-      result.lost_at_end = result.sent;
     }
+    std::sort(result.outages.begin(), result.outages.end(), [](const TrafficOutage& a, const TrafficOutage& b) {
+      return a.last_before.send_ns < b.last_before.send_ns;
+    });
     result.lost = result.sent > result.received ? result.sent - result.received : 0;
     total_sent += result.sent;
-    total_received += std::min(result.received, result.sent);
+    total_received += received_total;
     results.streams.push_back(std::move(result));
   }
   results.delivered_ratio = total_sent > 0 ? static_cast<double>(total_received) / total_sent : 0;

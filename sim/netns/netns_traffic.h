@@ -38,31 +38,49 @@ struct TrafficStream {
   bool v6 = false;
   double rate_mbps = 0;     // UDP payload rate
   uint32_t size_bytes = 0;  // UDP payload per packet, 32..9000
+  // Sent as this many flows (1..kMaxStreamFlows) of rate_mbps / flows, each
+  // from a source port of its own, so the kernel's multipath hash spreads
+  // the stream by the routes' weights as it spreads many connections; on
+  // the wire flow f is stream id x kMaxStreamFlows + f (geodesic-traffic
+  // send --flows).
+  uint32_t flows = 1;
 };
+inline constexpr uint32_t kMaxStreamFlows = 64;
+// The largest TrafficStream::id, so that every flow's wire id fits 32 bits.
+inline constexpr uint32_t kMaxStreamId = UINT32_MAX / kMaxStreamFlows - 1;
 
-// The packet-size rule of ElephantStreams: the payload that makes 1000
-// packets a second at `rate_mbps` (rate_mbps x 125 bytes, rounded down),
-// clamped to [kMinStreamPacketBytes, kMaxStreamPacketBytes]. So a stream of
-// 0.512..11.2 Mbit/s sends one packet per ms, a faster one more often
-// (1400-byte packets: at 100 Mbit/s one every 0.112 ms), and only a stream
-// slower than 0.512 Mbit/s less often (64-byte packets: at 0.1 Mbit/s one
-// every 5.12 ms). The packet interval is the resolution of every loss and
-// outage measurement: an outage is known to within one interval.
+// The packet-size rule of ElephantStreams: the payload that makes
+// `packets_per_second` at `rate_mbps` (by default 1000: rate_mbps x 125
+// bytes, rounded down), clamped to [kMinStreamPacketBytes,
+// kMaxStreamPacketBytes]. So at 1000 a stream of 0.512..11.2 Mbit/s sends one
+// packet per ms, a faster one more often (1400-byte packets: at 100 Mbit/s
+// one every 0.112 ms), and only a stream slower than 0.512 Mbit/s less often
+// (64-byte packets: at 0.1 Mbit/s one every 5.12 ms). The packet interval is
+// the resolution of every loss and outage measurement: an outage is known to
+// within one interval (of a flow, for a stream of several).
 inline constexpr uint32_t kMinStreamPacketBytes = 64;
 inline constexpr uint32_t kMaxStreamPacketBytes = 1400;  // one frame on a 1500-byte MTU, IPv6 included
-[[nodiscard]] uint32_t StreamPacketBytes(double rate_mbps);
+[[nodiscard]] uint32_t StreamPacketBytes(double rate_mbps, double packets_per_second = 1000);
+
+struct ElephantStreamOptions {
+  uint32_t flows = 1;                        // per stream, 1..kMaxStreamFlows
+  double packets_per_second_per_flow = 1000;  // the packet size follows (StreamPacketBytes)
+};
 
 // One stream per elephant-flow workload of `topology`, in workload order,
 // ids 1, 2, ...: from the workload's source facility to the facility that
 // announces its dst_prefix, of dst_prefix's family, at demand_gbps x
 // `mbit_per_gbps` (the backbone's NetnsOptions::mbit_per_gbps), with the size
 // StreamPacketBytes gives. Workloads of other kinds are skipped; none at all
-// is an empty list. InvalidArgument naming the workload for an unknown source
-// facility, a dst_prefix no facility announces, a facility without a prefix
-// of the family (so without a host address of it), a demand <= 0; and for
-// mbit_per_gbps <= 0.
+// is an empty list. Each is options.flows flows, sized for
+// options.packets_per_second_per_flow. InvalidArgument naming the workload
+// for an unknown source facility, a dst_prefix no facility announces, a
+// facility without a prefix of the family (so without a host address of it),
+// a demand <= 0; and for mbit_per_gbps <= 0, flows outside 1..kMaxStreamFlows
+// or packets_per_second_per_flow <= 0.
 [[nodiscard]] absl::StatusOr<std::vector<TrafficStream>> ElephantStreams(const topology::Topology& topology,
-                                                                         double mbit_per_gbps);
+                                                                         double mbit_per_gbps,
+                                                                         ElephantStreamOptions options = {});
 
 struct NetnsTrafficOptions {
   std::string binary_dir = {};  // holds geodesic-traffic
@@ -82,8 +100,9 @@ struct TrafficDelivery {
   int64_t receive_ns = 0;
 };
 
-// A run of consecutive packets lost between two that arrived.
+// A run of consecutive packets of one flow lost between two that arrived.
 struct TrafficOutage {
+  uint32_t flow = 0;           // of the stream, 0..flows-1
   uint64_t first_missing = 0;  // sequence numbers
   uint64_t last_missing = 0;
   uint64_t packets = 0;
@@ -92,6 +111,8 @@ struct TrafficOutage {
   TrafficDelivery first_after = {};   // the first that arrived after it
 };
 
+// One stream, its flows together: counts summed, outages of every flow in
+// the order their losses began.
 struct StreamResult {
   TrafficStream stream = {};
   uint64_t sent = 0;        // sequence numbers the sender used (sends the kernel refused included)
@@ -104,9 +125,9 @@ struct StreamResult {
   uint64_t late = 0;        // arrived later than NetnsTrafficOptions::late_ms after being sent
   uint64_t received_bytes = 0;  // payload
   double rate_mbps = 0;         // payload received over the time from the first to the last arrival
-  int64_t interval_ns = 0;      // the sender's packet interval: the resolution of the outages
+  int64_t interval_ns = 0;      // a flow's packet interval: the resolution of the outages
   double longest_gap_ms = 0;
-  std::vector<TrafficOutage> outages = {};  // gaps of at least outage_min_ms, in sequence order
+  std::vector<TrafficOutage> outages = {};  // gaps of at least outage_min_ms
   uint64_t outages_omitted = 0;        // beyond the receiver's listing limit
 };
 
@@ -139,6 +160,11 @@ class NetnsTraffic {
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<NetnsTraffic>> Start(const NetnsBackbone& backbone,
                                                                           NetnsTrafficOptions options,
                                                                           std::vector<TrafficStream> streams);
+
+  // Waits until every flow of every stream has delivered a packet (asking
+  // the receivers for their reports so far, SIGUSR1): traffic is flowing
+  // everywhere. DeadlineExceeded naming the flows still silent.
+  [[nodiscard]] absl::Status WaitDelivering(std::chrono::milliseconds timeout);
 
   // Kills whatever still runs (results are lost: call Stop() for them).
   ~NetnsTraffic();

@@ -50,8 +50,12 @@ v1::OperState LinkEstimator::Classify(TimePoint now) const {
   const TimePoint heard = any_answer_ ? std::max(last_answer_at_, first_sent_at_) : first_sent_at_;
   if (now - heard >= detect_time_) return v1::OPER_STATE_DOWN;
   if (!any_answer_) return v1::OPER_STATE_UNKNOWN;
-  if (judged_ >= kMinJudgedForLoss && loss_ratio_ >= options_.loss_degraded_ratio) return v1::OPER_STATE_DEGRADED;
-  if (options_.rtt_degraded_us > 0 && rtt_us_ >= options_.rtt_degraded_us) return v1::OPER_STATE_DEGRADED;
+  // Hysteresis: a degraded link is up again only well below the thresholds.
+  const bool degraded = reported_ == v1::OPER_STATE_DEGRADED;
+  const double loss_limit = options_.loss_degraded_ratio * (degraded ? kRecoveryShare : 1.0);
+  const double rtt_limit = static_cast<double>(options_.rtt_degraded_us) * (degraded ? kRecoveryShare : 1.0);
+  if (judged_ >= kMinJudgedForLoss && loss_ratio_ >= loss_limit) return v1::OPER_STATE_DEGRADED;
+  if (options_.rtt_degraded_us > 0 && static_cast<double>(rtt_us_) >= rtt_limit) return v1::OPER_STATE_DEGRADED;
   return v1::OPER_STATE_UP;
 }
 

@@ -7,7 +7,11 @@
 //   degraded  a gray failure: loss at or above loss_degraded_ratio (once at
 //             least kMinJudgedForLoss probes are judged), or the median RTT
 //             at or above rtt_degraded_us when that is set;
-//   up        otherwise;
+//   up        otherwise; once degraded, only when the loss is below
+//             kRecoveryShare of loss_degraded_ratio and the RTT below
+//             kRecoveryShare of rtt_degraded_us (hysteresis: the window's
+//             loss estimate wanders, +-3% at 100 probes and 10% loss, and a
+//             gray failure near the threshold would flap and re-plan);
 //   unknown   before the first verdict.
 // A probe is lost once unanswered for interval x detect_multiplier; a later
 // answer is refused (it is counted as lost already). Probes before the far
@@ -42,6 +46,7 @@ struct EstimatorOptions {
 };
 
 inline constexpr uint32_t kMinJudgedForLoss = 10;
+inline constexpr double kRecoveryShare = 0.5;
 
 class LinkEstimator {
  public:

@@ -49,15 +49,6 @@ using testing::Socket;
 
 using namespace std::chrono_literals;
 
-// Gateway -> kernel weight.
-using HopWeights = std::map<std::string, int>;
-
-std::string Describe(const HopWeights& hops) {
-  std::vector<std::string> parts;
-  for (const auto& [gateway, weight] : hops) parts.push_back(absl::StrCat(gateway, " weight ", weight));
-  return parts.empty() ? "no route" : absl::StrJoin(parts, ", ");
-}
-
 // One address as a sockaddr of its family, with `port`.
 struct SocketAddress {
   sockaddr_storage storage{};
@@ -104,58 +95,22 @@ class NetnsLabTest : public ::testing::Test {
     lab_.reset();            // every process first, then the namespaces
   }
 
-  // The kernel route a facility should have for `route` of its site plan:
-  // the far ends of the next hops of positive weight, with FRR's weights
-  // (100 x w / the sum, truncated; a single next hop carries none: 1).
-  HopWeights Expected(const std::string& facility_id, const v1::Route& route, bool v6) const {
-    uint64_t total = 0;
-    for (const v1::NextHop& hop : route.next_hops()) total += hop.weight();
-    HopWeights expected;
-    int positive = 0;
-    for (const v1::NextHop& hop : route.next_hops()) positive += hop.weight() > 0 ? 1 : 0;
-    for (const v1::NextHop& hop : route.next_hops()) {
-      if (hop.weight() == 0) continue;
-      const std::string gateway = lab_->NextHop(hop.link_id(), facility_id, v6).value_or("?" + hop.link_id());
-      expected[gateway] = positive == 1 ? 1 : static_cast<int>(100 * uint64_t{hop.weight()} / total);
-    }
-    return expected;
-  }
-
-  // The kernel's next hops for `prefix` if zebra installed them for bgpd; none otherwise.
-  HopWeights InKernel(const std::string& facility_id, const std::string& prefix) const {
-    absl::StatusOr<std::optional<KernelRoute>> route = ReadKernelRoute(lab_->backbone(), facility_id, prefix);
-    HopWeights hops;
-    if (!route.ok() || !route->has_value() || (*route)->protocol != "bgp") return hops;
-    for (const KernelNextHop& hop : (*route)->next_hops) hops[hop.gateway] = hop.weight;
-    return hops;
-  }
-
   // Waits until every facility's kernel routes every prefix of its part of
-  // `plan` as the plan says; fails naming the routes that differ.
+  // `plan` as the plan says (NetnsLab::KernelRoutesDiffering); fails naming
+  // the routes that differ.
   void ExpectKernelsFollow(const v1::Plan& plan) {
     std::vector<std::string> differing;
-    int checked = 0;
+    int routes = 0;
+    for (const v1::SitePlan& site : plan.sites()) routes += site.routes_size();
     const absl::Status matched = WaitUntil("every facility's kernel to route its site plan", 60s, [&] {
-      differing.clear();
-      checked = 0;
-      for (const v1::SitePlan& site : plan.sites()) {
-        for (const v1::Route& route : site.routes()) {
-          const bool v6 = absl::StrContains(route.prefix(), ':');
-          const HopWeights expected = Expected(site.facility_id(), route, v6);
-          const HopWeights actual = InKernel(site.facility_id(), route.prefix());
-          ++checked;
-          if (actual != expected) {
-            differing.push_back(absl::StrCat(site.facility_id(), " ", route.prefix(), ": plan ", Describe(expected),
-                                             "; kernel ", Describe(actual)));
-          }
-        }
-      }
+      absl::StatusOr<std::vector<std::string>> read = lab_->KernelRoutesDiffering(plan);
+      differing = read.ok() ? *read : std::vector<std::string>{read.status().ToString()};
       return differing.empty();
     }, 100ms);
     EXPECT_TRUE(matched.ok()) << matched << "\n" << absl::StrJoin(differing, "\n");
-    EXPECT_GT(checked, 0) << "the plan has no routes";
+    EXPECT_GT(routes, 0) << "the plan has no routes";
     std::printf("generation %llu: %d routes in %d kernels as planned\n",
-                static_cast<unsigned long long>(plan.generation()), checked, plan.sites_size());
+                static_cast<unsigned long long>(plan.generation()), routes, plan.sites_size());
   }
 
   // Sends datagrams from every facility's host address to every other's, of

@@ -126,6 +126,20 @@ TEST_F(EstimatorTest, TwentyPercentLossIsDegradedNotDown) {
   EXPECT_NEAR(estimator_.health().loss_ratio(), 0.2, 0.05);
 }
 
+// A loss wandering around the threshold (4-6%) keeps a degraded link
+// degraded; only a loss below half the threshold brings it back up.
+TEST_F(EstimatorTest, ALossNearTheThresholdDoesNotFlap) {
+  for (int i = 0; i < 20; ++i) Step();
+  for (int i = 0; i < 200; ++i) Step(/*lost=*/i % 10 == 9);  // 10%
+  ASSERT_EQ(estimator_.reported_state(), v1::OPER_STATE_DEGRADED);
+  for (int i = 0; i < 500; ++i) {
+    Step(/*lost=*/i % 25 == 24);  // 4%: under the threshold, over half of it
+    EXPECT_EQ(estimator_.reported_state(), v1::OPER_STATE_DEGRADED) << "probe " << i;
+  }
+  for (int i = 0; i < 500 && estimator_.reported_state() != v1::OPER_STATE_UP; ++i) Step(/*lost=*/i % 100 == 99);
+  EXPECT_EQ(estimator_.reported_state(), v1::OPER_STATE_UP) << "1% loss is healthy";
+}
+
 TEST_F(EstimatorTest, HighRttIsDegradedWhenConfigured) {
   options_.rtt_degraded_us = 5000;
   LinkEstimator estimator(options_);
