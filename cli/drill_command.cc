@@ -165,13 +165,16 @@ int RunDrill(const Options& options) {
       std::cout << "packets: " << packets.streams() << " streams (1 Gbps = " << packets.mbit_per_gbps()
                 << " Mbit/s on the veths), " << packets.received() << " of " << packets.sent()
                 << absl::StrFormat(" delivered (%.4f)\n\n", packets.delivered_ratio());
-      text::Table traffic({"AT_MS", "EVENT", "STREAMS_HIT", "MAX_LOSS_MS", "WORST", "RECOVERED_MS", "FIB_FIRST_MS",
-                           "FIB_LAST_MS", "LOAD_ERROR_GBPS"});
+      text::Table traffic({"AT_MS", "EVENT", "STREAMS_HIT", "LOST", "MAX_LOSS_MS", "WORST", "RECOVERED_MS",
+                           "FIB_FIRST_MS", "FIB_LAST_MS", "KERNELS_MS", "LOAD_ERROR_GBPS"});
       for (const auto& event : report.events()) {
         const v1::EventPackets& seen = event.packets();
         traffic.Add({absl::StrCat(event.at_ms()), event.event(), absl::StrCat(seen.streams_hit(), "/", seen.streams()),
-                     absl::StrFormat("%.1f", seen.max_loss_ms()), seen.worst_stream().empty() ? "-" : seen.worst_stream(),
-                     Ms(seen.last_recovered_ms()), Ms(seen.fib_first_change_ms()), Ms(seen.fib_last_change_ms()),
+                     absl::StrCat(seen.packets_lost()), absl::StrFormat("%.1f", seen.max_loss_ms()),
+                     seen.worst_stream().empty() ? "-" : seen.worst_stream(), Ms(seen.last_recovered_ms()),
+                     seen.fib_changes() > 0 ? absl::StrCat(seen.fib_first_change_ms()) : "-",
+                     seen.fib_changes() > 0 ? absl::StrCat(seen.fib_last_change_ms()) : "-",
+                     seen.kernel_routes_differing_size() > 0 ? "differ" : absl::StrCat(seen.kernels_follow_ms()),
                      absl::StrFormat("%.1f", seen.max_link_load_error_gbps())});
       }
       std::cout << traffic.Render() << "\n";

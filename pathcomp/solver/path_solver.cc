@@ -1,7 +1,9 @@
 #include "pathcomp/solver/path_solver.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "pathcomp/solver/shortest_paths.h"
@@ -65,6 +67,114 @@ void HeaviestPath(const Snapshot& snapshot, const Wcmp& wcmp, int source, int ds
   }
 }
 
+// The next hops every facility installs toward every destination:
+// installed[dst][facility] = the links with weight (the allocation's where
+// it follows one, else the equal-cost first hops). What the routers forward
+// on while a backup carries the repairing facility's traffic.
+using InstalledHops = std::vector<std::vector<std::vector<int>>>;
+
+// The share of the traffic for `dst` handed to `from` that the installed
+// next hops (split by their weights: the allocation's where it follows one,
+// else equally) lead back to `repairing`, into the failed facility or across
+// a failed link: 0 for a loop-free alternate. Primary forwarding toward a
+// destination is loop-free, so the walk ends.
+double ReturnedShare(const Snapshot& snapshot, const InstalledHops& installed, const Wcmp* weights, int dst,
+                     int from, int repairing, const Exclusion& failure) {
+  std::vector<double> share(static_cast<size_t>(snapshot.facility_count()), -1);
+  const std::function<double(int, int)> walk = [&](int at, int depth) -> double {
+    if (at == dst) return 0;
+    if (at == repairing || at == failure.facility || depth > snapshot.facility_count()) return 1;
+    if (share[at] >= 0) return share[at];
+    const std::vector<int>& hops = installed[dst][at];
+    double total = 0, returned = 0;
+    for (const int link : hops) {
+      double weight = 1;
+      if (weights != nullptr && weights->route(at, dst).follows_allocation) {
+        weight = 0;
+        for (const WeightedNextHop& hop : weights->route(at, dst).next_hops) {
+          if (hop.link == link) weight = hop.weight;
+        }
+      }
+      total += weight;
+      returned += weight * (failure.Excludes(snapshot, link) ? 1.0 : walk(snapshot.link_dst(link), depth + 1));
+    }
+    share[at] = total > 0 ? returned / total : 1;
+    return share[at];
+  };
+  return walk(from, 0);
+}
+
+// The path traffic for `dst` takes from `from` along the installed next hops
+// (the heaviest at each facility given weights, else the first), appended to
+// `path`, and its latency.
+uint64_t FollowInstalled(const Snapshot& snapshot, const InstalledHops& installed, const Wcmp* weights, int dst,
+                         int from, std::vector<int>* path) {
+  uint64_t latency_us = 0;
+  for (int at = from, steps = 0; at != dst && steps < snapshot.facility_count(); ++steps) {
+    const std::vector<int>& hops = installed[dst][at];
+    if (hops.empty()) break;
+    int best = hops.front();
+    if (weights != nullptr) {
+      uint32_t heaviest = 0;
+      for (const WeightedNextHop& hop : weights->route(at, dst).next_hops) {
+        if (hop.weight > heaviest) {
+          heaviest = hop.weight;
+          best = hop.link;
+        }
+      }
+      if (std::find(hops.begin(), hops.end(), best) == hops.end()) best = hops.front();
+    }
+    latency_us += snapshot.link_state(best).cost_us;
+    at = snapshot.link_dst(best);
+    path->push_back(at);
+  }
+  return latency_us;
+}
+
+// A backup for `source`'s traffic to `dst` when `failure` strikes, as the
+// other routers forward it until the next plan: the first link whose far
+// end's installed forwarding leads the least of it back to `source` or into
+// the failure (none: a loop-free alternate), the lowest-latency among equals.
+// Traffic handed to a neighbour that sends it back loops until the new plan
+// arrives (seen in the netns lab: a repair from chi to nyc for iad, while
+// nyc sent 12% of its iad traffic via chi; with multipath hashing those
+// flows loop, the others arrive). nullopt when every neighbour sends all of
+// it back.
+struct LoopFreeBackup {
+  int link = -1;
+  std::vector<int> path;  // facilities, from source
+  uint64_t latency_us = 0;
+  double returned_share = 0;
+};
+std::optional<LoopFreeBackup> FindLoopFreeBackup(const Snapshot& snapshot, const InstalledHops& installed,
+                                                 const Wcmp* weights, const std::vector<ShortestPaths>& all,
+                                                 int source, int dst, const Exclusion& failure) {
+  std::optional<LoopFreeBackup> best;
+  uint64_t best_score = kInfinity;
+  for (const int link : snapshot.out_links(source)) {
+    if (failure.Excludes(snapshot, link)) continue;
+    const int next = snapshot.link_dst(link);
+    double returned = 0;
+    if (next != dst) {
+      if (next == failure.facility || all[next].distance_us[dst] == kInfinity) continue;
+      returned = ReturnedShare(snapshot, installed, weights, dst, next, source, failure);
+      if (returned >= 1) continue;
+    }
+    const uint64_t score = snapshot.link_state(link).cost_us + (next == dst ? 0 : all[next].distance_us[dst]);
+    // Less returned first, then latency; ties: the lowest link index (out_links order).
+    if (best && (returned > best->returned_share + 1e-9 ||
+                 (returned > best->returned_share - 1e-9 && score >= best_score))) {
+      continue;
+    }
+    best_score = score;
+    LoopFreeBackup backup{.link = link, .path = {source, next}, .latency_us = snapshot.link_state(link).cost_us,
+                          .returned_share = returned};
+    backup.latency_us += FollowInstalled(snapshot, installed, weights, dst, next, &backup.path);
+    best = std::move(backup);
+  }
+  return best;
+}
+
 }  // namespace
 
 v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, const Wcmp* weights) const {
@@ -86,6 +196,22 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
   all.reserve(n);
   for (int source = 0; source < n; ++source) {
     all.push_back(ShortestPaths::Run(snapshot, source, Exclusion{}));
+  }
+
+  // What every facility installs toward every destination, for the backups'
+  // loop-freedom (and the routes themselves).
+  InstalledHops installed(static_cast<size_t>(n), std::vector<std::vector<int>>(static_cast<size_t>(n)));
+  for (int dst = 0; dst < n; ++dst) {
+    for (int source = 0; source < n; ++source) {
+      if (source == dst || all[source].distance_us[dst] == kInfinity) continue;
+      if (weights != nullptr && weights->route(source, dst).follows_allocation) {
+        for (const WeightedNextHop& hop : weights->route(source, dst).next_hops) {
+          if (hop.weight > 0) installed[dst][source].push_back(hop.link);
+        }
+      } else {
+        installed[dst][source] = EqualCostFirstLinks(snapshot, source, dst, all[source], all, Exclusion{});
+      }
+    }
   }
 
   for (int source = 0; source < n; ++source) {
@@ -131,7 +257,7 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
         for (int link : path_links) latency_us += snapshot.link_state(link).cost_us;
         route.set_path_latency_us(latency_us);
       } else {
-        first_links = EqualCostFirstLinks(snapshot, source, dst, primary, all, Exclusion{});
+        first_links = installed[dst][source];
         for (int link : first_links) *route.add_next_hops() = MakeNextHop(snapshot, link, 1);
         path = primary.PathTo(dst);
         route.set_path_latency_us(primary.distance_us[dst]);
@@ -161,9 +287,18 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
         failures.emplace_back(scope, Exclusion{.facility = path[i]});
       }
       for (const auto& [scope, exclusion] : failures) {
-        const ShortestPaths& alternative = backup_for(scope.kind(), scope.id(), exclusion);
         v1::Backup& backup = *route.add_backups();
         *backup.mutable_protects() = scope;
+        if (std::optional<LoopFreeBackup> loop_free =
+                FindLoopFreeBackup(snapshot, installed, weights, all, source, dst, exclusion)) {
+          *backup.add_next_hops() = MakeNextHop(snapshot, loop_free->link, 1);
+          for (const auto& id : FacilityIds(snapshot, loop_free->path)) backup.add_path_facility_ids(id);
+          backup.set_path_latency_us(loop_free->latency_us);
+          continue;
+        }
+        // No neighbour is loop-free: the lowest-latency path around the
+        // failure, which holds once the other routers have the next plan.
+        const ShortestPaths& alternative = backup_for(scope.kind(), scope.id(), exclusion);
         if (alternative.distance_us[dst] == kInfinity) continue;  // no backup: empty next hops
         *backup.add_next_hops() = MakeNextHop(snapshot, alternative.FirstLinkTo(dst), 1);
         for (const auto& id : FacilityIds(snapshot, alternative.PathTo(dst))) {

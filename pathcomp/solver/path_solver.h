@@ -5,8 +5,13 @@
 // and each transit facility of the primary path. Primary next hops are the
 // lowest-latency ones (all equal-cost first hops, equal weights), or, given
 // the WCMP of an elephant allocation, that allocation's weighted next hops
-// where it sends traffic toward the destination. Backups are always the
-// lowest-latency path that avoids the failure.
+// where it sends traffic toward the destination. A backup is the neighbour
+// whose own installed next hops, followed onwards, lead the least of the
+// traffic back to this facility or into the failure (none: a loop-free
+// alternate; until the next plan the other routers forward as before), the
+// lowest-latency among equals, its path the one that forwarding takes; where
+// every neighbour sends it all back, the lowest-latency path that avoids the
+// failure.
 // Pure: no I/O, no clock, no threads. Thread-compatible.
 #include <cstdint>
 #include <string>

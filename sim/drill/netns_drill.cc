@@ -39,6 +39,7 @@ constexpr std::chrono::seconds kKernelsFollowTimeout{30};
 // end of the traffic) did to one stream.
 struct StreamAtEvent {
   double loss_ms = 0;
+  uint64_t packets_lost = 0;
   int64_t recovered_ns = 0;  // the first packet delivered after its first loss in the window
 };
 
@@ -209,6 +210,7 @@ class NetnsTarget : public LiveDrillTarget {
         const StreamAtEvent hit = AtEvent(stream, from_ms, to_ms);
         if (hit.loss_ms <= 0) continue;
         packets.set_streams_hit(packets.streams_hit() + 1);
+        packets.set_packets_lost(packets.packets_lost() + hit.packets_lost);
         if (hit.recovered_ns > 0) {
           packets.set_last_recovered_ms(
               std::max<uint64_t>(packets.last_recovered_ms(), static_cast<uint64_t>(std::max<int64_t>(
@@ -255,6 +257,7 @@ class NetnsTarget : public LiveDrillTarget {
       if (began_ns < from_ns || began_ns >= to_ns) continue;
       if (hit.recovered_ns == 0) hit.recovered_ns = outage.first_after.receive_ns;
       hit.loss_ms = std::max(hit.loss_ms, outage.ms);
+      hit.packets_lost += outage.packets;
     }
     return hit;
   }

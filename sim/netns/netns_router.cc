@@ -19,8 +19,13 @@ constexpr char kBgpd[] = "/usr/lib/frr/bgpd";
 constexpr char kFrrTmpDir[] = "/var/tmp/frr";
 constexpr auto kStartTimeout = std::chrono::seconds(20);
 
+// Routes with their next hops inline, not kernel nexthop objects: the kernel
+// deletes a nexthop object when its veth goes down, and zebra (8.4) kept
+// reusing the group without it after the veth came back, so a spliced fiber
+// stayed out of every multipath route that had used it (netns_drill_test).
 std::string ZebraConfig(const NetnsRouterOptions& options) {
-  return absl::StrCat("hostname ", options.facility_id, "-zebra\n", "log stdout informational\n");
+  return absl::StrCat("hostname ", options.facility_id, "-zebra\n", "log stdout informational\n",
+                      "no zebra nexthop kernel enable\n");
 }
 
 std::string BgpdConfig(const NetnsRouterOptions& options, const std::string& router_id) {

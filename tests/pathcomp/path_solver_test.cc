@@ -156,6 +156,67 @@ TEST_F(PathSolverTest, BackupsAvoidTheFailedLinkSrlgAndTransitFacility) {
   EXPECT_EQ(backup_paths.size(), 3u);
 }
 
+// b reaches c directly. Around a cut of b-c the shortest way is via a
+// (100 + 5000 us), but a itself forwards to c via b: handing it b's traffic
+// would loop until the next plan. The backup is d, whose own route to c
+// never comes back, although longer (3000 + 3000 us).
+TEST_F(PathSolverTest, BackupsOnlyHandTrafficToNeighboursThatDoNotSendItBack) {
+  Fiber("b", "c", 1000);
+  Fiber("a", "b", 100);
+  Fiber("a", "c", 5000);
+  Fiber("b", "d", 3000);
+  Fiber("d", "c", 3000);
+  const v1::Plan plan = Solve();
+  EXPECT_THAT(RouteTo(plan, "a", "c").path_facility_ids(), ElementsAre("a", "b", "c"));
+  const v1::Route route = RouteTo(plan, "b", "c");
+  ASSERT_EQ(route.backups_size(), 1);
+  const v1::Backup& backup = route.backups(0);
+  EXPECT_EQ(backup.protects().id(), "b-c");
+  EXPECT_THAT(Hops(backup.next_hops()), ElementsAre("b-d"));
+  EXPECT_THAT(backup.path_facility_ids(), ElementsAre("b", "d", "c"));
+  EXPECT_EQ(backup.path_latency_us(), 6000u);
+}
+
+// When no neighbour is loop-free, the one that sends the least back: a
+// splits its traffic to c equally via b and e (half comes back), f three
+// ways, one via b (a third comes back), although a is closer.
+TEST_F(PathSolverTest, WithoutALoopFreeNeighbourTheBackupSendsTheLeastBack) {
+  for (const char* id : {"f", "g", "h"}) {
+    v1::Facility facility;
+    facility.set_id(id);
+    facility.add_prefixes(absl::StrCat("10.", id[0] - 'a' + 1, ".0.0/16"));
+    model_.facilities.push_back(facility);
+  }
+  Fiber("b", "c", 1000);
+  Fiber("a", "b", 100);
+  Fiber("a", "e", 100);
+  Fiber("e", "c", 1000);
+  Fiber("b", "f", 200);
+  Fiber("f", "g", 200);
+  Fiber("g", "c", 1000);
+  Fiber("f", "h", 200);
+  Fiber("h", "c", 1000);
+  const v1::Plan plan = Solve();
+  ASSERT_EQ(RouteTo(plan, "a", "c").next_hops_size(), 2);
+  ASSERT_EQ(RouteTo(plan, "f", "c").next_hops_size(), 3);
+  const v1::Route route = RouteTo(plan, "b", "c");
+  ASSERT_GE(route.backups_size(), 1);
+  EXPECT_EQ(route.backups(0).protects().id(), "b-c");
+  EXPECT_THAT(Hops(route.backups(0).next_hops()), ElementsAre("b-f"));
+}
+
+// Where every neighbour would send all the traffic back, the backup is still
+// the shortest way around the failure (right once the next plan is installed).
+TEST_F(PathSolverTest, WithoutALoopFreeNeighbourTheBackupIsTheShortestWayAround) {
+  Fiber("b", "c", 1000);
+  Fiber("a", "b", 100);
+  Fiber("a", "c", 5000);
+  const v1::Route route = RouteTo(Solve(), "b", "c");
+  ASSERT_EQ(route.backups_size(), 1);
+  EXPECT_THAT(Hops(route.backups(0).next_hops()), ElementsAre("b-a"));
+  EXPECT_THAT(route.backups(0).path_facility_ids(), ElementsAre("b", "a", "c"));
+}
+
 TEST_F(PathSolverTest, PartitionedFacilitiesAreReportedUnreachable) {
   Fiber("a", "b", 1000);
   Fiber("c", "d", 1000);

@@ -43,13 +43,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using namespace std::chrono_literals;
 
-// Shows the status when it is not OK.
-#define ASSERT_OK(expression)                    \
-  do {                                           \
-    const absl::Status status_ = (expression);   \
-    ASSERT_TRUE(status_.ok()) << status_;        \
-  } while (false)
-
 // What ping would say, over UDP (this machine has no ping): a datagram from
 // `from` (bound to `source` unless empty, else the kernel picks) to `target`
 // in `to`, echoed back by the test; true when the echo arrives within

@@ -35,8 +35,17 @@ TEST(NetnsDrillTest, FiberCutGrayFailureAndRestoresWithRealPackets) {
   testing::TempDir dir("netns_drill_test");
   absl::StatusOr<v1::DrillReport> report = RunNetnsDrill(
       *spec, {.source_dir = testing::SourceDir(), .binary_dir = testing::BinaryDir(), .work_dir = dir.Join("drill")});
-  if (!report.ok() || HasFailure()) dir.keep();
+  if (!report.ok()) dir.keep();
   ASSERT_TRUE(report.ok()) << report.status() << " (logs in " << dir.path() << ")";
+  struct KeepOnFailure {
+    testing::TempDir& dir;
+    ~KeepOnFailure() {
+      if (::testing::Test::HasFailure()) {
+        dir.keep();
+        std::printf("logs kept in %s\n", dir.path().c_str());
+      }
+    }
+  } keep_on_failure{dir};
 
   std::vector<std::string> failed;
   for (const auto& expectation : report->expectations()) {

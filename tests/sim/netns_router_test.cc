@@ -43,12 +43,6 @@ using testing::Socket;
 
 using namespace std::chrono_literals;
 
-#define ASSERT_OK(expression)                  \
-  do {                                         \
-    const absl::Status status_ = (expression); \
-    ASSERT_TRUE(status_.ok()) << status_;      \
-  } while (false)
-
 constexpr uint32_t kRouterAs = 65000;
 constexpr uint32_t kRouterdAs = 4200000000;
 constexpr char kRouterAddress[] = "169.254.0.1";   // both on the namespace's lo

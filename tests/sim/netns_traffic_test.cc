@@ -21,6 +21,7 @@
 #include "sim/netns/link_counters.h"
 #include "sim/netns/netns_backbone.h"
 #include "sim/wait_until.h"
+#include "tests/support/netns_testing.h"
 #include "tests/support/test_dirs.h"
 #include "topology/project_reader.h"
 
@@ -29,12 +30,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
-
-#define ASSERT_OK(expression)                  \
-  do {                                         \
-    const absl::Status status_ = (expression); \
-    ASSERT_TRUE(status_.ok()) << status_;      \
-  } while (false)
 
 // aaa, bbb and ccc in a triangle of 10 Gbps links (10 Mbit/s at the default
 // scale); elephants aaa -> bbb in both families and ccc -> bbb, 3 Mbit/s in all.

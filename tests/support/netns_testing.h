@@ -1,6 +1,6 @@
 #pragma once
 // Test-only, for the tests that send real packets through network namespaces
-// (tests/sim/netns_*): a descriptor closed at scope exit, socket addresses
+// (tests/sim/netns_*): ASSERT_OK, a descriptor closed at scope exit, socket addresses
 // from text, a bounded wait for a datagram, and `ip -j` / `tc -j` output as a
 // JSON value.
 #include <sys/socket.h>
@@ -9,7 +9,17 @@
 #include <cstdint>
 #include <string>
 
+#include <gtest/gtest.h>
+
+#include "absl/status/status.h"
 #include "google/protobuf/struct.pb.h"
+
+// Fails the test (returning from it) showing the status when it is not OK.
+#define ASSERT_OK(expression)                  \
+  do {                                         \
+    const absl::Status status_ = (expression); \
+    ASSERT_TRUE(status_.ok()) << status_;      \
+  } while (false)
 
 namespace geodesic::testing {
 
