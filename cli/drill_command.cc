@@ -163,7 +163,8 @@ int RunDrill(const Options& options) {
     if (report.has_packets() && report.packets().streams() > 0) {
       const v1::DrillPackets& packets = report.packets();
       std::cout << "packets: " << packets.streams() << " streams (1 Gbps = " << packets.mbit_per_gbps()
-                << " Mbit/s on the veths), " << packets.received() << " of " << packets.sent()
+                << " Mbit/s on the veths, losses to " << absl::StrFormat("%.0f", packets.resolution_ms()) << " ms), "
+                << packets.received() << " of " << packets.sent()
                 << absl::StrFormat(" delivered (%.4f)\n\n", packets.delivered_ratio());
       text::Table traffic({"AT_MS", "EVENT", "STREAMS_HIT", "LOST", "MAX_LOSS_MS", "WORST", "RECOVERED_MS",
                            "FIB_FIRST_MS", "FIB_LAST_MS", "KERNELS_MS", "LOAD_ERROR_GBPS"});

@@ -43,6 +43,26 @@ struct StreamAtEvent {
   int64_t recovered_ns = 0;  // the first packet delivered after its first loss in the window
 };
 
+// The flows per elephant and their packet rate: as the options say while the
+// whole stays within max_packets_per_second (two cores forward it); beyond,
+// fewer packets per flow down to kMinFlowPacketsPerSecond, then fewer flows
+// (at least 2), so a large backbone trades resolution for staying measurable.
+constexpr double kMinFlowPacketsPerSecond = 25;
+ElephantStreamOptions TrafficShape(const topology::Topology& topology, const NetnsDrillOptions& options) {
+  size_t elephants = 0;
+  for (const auto& workload : topology.workloads) elephants += workload.has_elephant() ? 1 : 0;
+  ElephantStreamOptions shape{.flows = options.flows_per_elephant,
+                              .packets_per_second_per_flow = options.packets_per_second_per_flow};
+  if (elephants == 0) return shape;
+  const double budget_per_elephant = options.max_packets_per_second / static_cast<double>(elephants);
+  if (shape.flows * shape.packets_per_second_per_flow <= budget_per_elephant) return shape;
+  shape.packets_per_second_per_flow = std::max(kMinFlowPacketsPerSecond, budget_per_elephant / shape.flows);
+  if (shape.flows * shape.packets_per_second_per_flow > budget_per_elephant) {
+    shape.flows = std::max<uint32_t>(2, static_cast<uint32_t>(budget_per_elephant / kMinFlowPacketsPerSecond));
+  }
+  return shape;
+}
+
 class NetnsTarget : public LiveDrillTarget {
  public:
   NetnsTarget(const DrillSpec& spec, NetnsLab& lab, const NetnsDrillOptions& options)
@@ -112,11 +132,10 @@ class NetnsTarget : public LiveDrillTarget {
         NetnsRouteMonitor::Start(lab_.backbone(), options_.work_dir + "/routes");
     if (!monitor.ok()) return monitor.status();
     monitor_ = *std::move(monitor);
-    absl::StatusOr<std::vector<TrafficStream>> streams =
-        ElephantStreams(spec_.topology, options_.mbit_per_gbps,
-                        {.flows = options_.flows_per_elephant,
-                         .packets_per_second_per_flow = options_.packets_per_second_per_flow});
+    const ElephantStreamOptions shape = TrafficShape(spec_.topology, options_);
+    absl::StatusOr<std::vector<TrafficStream>> streams = ElephantStreams(spec_.topology, options_.mbit_per_gbps, shape);
     if (!streams.ok()) return streams.status();
+    resolution_ms_ = 1000.0 / shape.packets_per_second_per_flow;
     if (streams->empty()) return absl::OkStatus();  // a drill without elephant flows sends nothing
     absl::StatusOr<NetnsTrafficPtr> traffic = NetnsTraffic::Start(
         lab_.backbone(), {.binary_dir = options_.binary_dir + "/bin", .work_dir = options_.work_dir + "/traffic"},
@@ -189,6 +208,7 @@ class NetnsTarget : public LiveDrillTarget {
   absl::Status End(v1::DrillReport& report) override {
     v1::DrillPackets& totals = *report.mutable_packets();
     totals.set_mbit_per_gbps(options_.mbit_per_gbps);
+    totals.set_resolution_ms(resolution_ms_);
     if (traffic_ == nullptr) return absl::OkStatus();
     const int64_t end_ms = NowMs();
     absl::StatusOr<TrafficResults> results = traffic_->Stop();
@@ -305,6 +325,7 @@ class NetnsTarget : public LiveDrillTarget {
   NetnsLab& lab_;
   const NetnsDrillOptions& options_;
   int64_t start_unix_ms_ = 0;
+  double resolution_ms_ = 0;
   NetnsRouteMonitorPtr monitor_;
   NetnsTrafficPtr traffic_;
   std::set<std::string> cut_, lossy_;  // veths (forward ids) down / dropping packets
@@ -317,9 +338,10 @@ absl::StatusOr<v1::DrillReport> RunNetnsDrill(const DrillSpec& spec, const Netns
   if (auto available = NetnsBackbone::Available(); !available.ok()) return available;
   if (auto available = NetnsRouterAvailable(); !available.ok()) return available;
   if (options.mbit_per_gbps <= 0 || options.flows_per_elephant == 0 || !(options.packets_per_second_per_flow > 0) ||
-      options.measure_ms <= 0) {
+      options.measure_ms <= 0 || !(options.max_packets_per_second > 0)) {
     return absl::InvalidArgumentError(
-        "netns drill: mbit_per_gbps, flows_per_elephant, packets_per_second_per_flow and measure_ms must be positive");
+        "netns drill: mbit_per_gbps, flows_per_elephant, packets_per_second_per_flow, measure_ms and "
+        "max_packets_per_second must be positive");
   }
   absl::StatusOr<std::string> topology_path = WriteDrillTopology(spec, options.work_dir);
   if (!topology_path.ok()) return topology_path.status();

@@ -58,6 +58,11 @@ struct NetnsDrillOptions {
   // next hops, so a plan's split is followed to 1/flows of the elephant.
   uint32_t flows_per_elephant = 16;
   double packets_per_second_per_flow = 125;    // the loss measurement's resolution: 8 ms
+  // All streams together stay within this; a backbone with more elephants
+  // gets fewer packets per flow (at least 25/s), then fewer flows (at least
+  // 2): a coarser resolution (DrillPackets::resolution_ms) rather than a
+  // machine too busy to forward.
+  double max_packets_per_second = 30'000;
   int measure_ms = 1000;                        // per settled event: the link rates' interval
   int settle_timeout_ms = 60'000;               // per event
   // Called with the running lab after the drill, before it is torn down

@@ -8,6 +8,8 @@
 // ignores everything else; requests replayed within a session are not
 // answered twice; replies are accepted only from the link's peer, for this
 // prober's session and a probe still waiting. Every refusal is counted.
+// Probes go out as network control (DSCP CS6, socket priority 6) so that a
+// link's scheduler can keep them ahead of the data that saturates it.
 // Thread-safe: Current() and counters() may be called from any thread.
 #include <atomic>
 #include <chrono>

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -49,11 +51,22 @@ TEST(TectlDrillTest, BadInput) {
   run = Tectl({"drill", "run", scratch.path() + "/missing.yaml"});
   EXPECT_EQ(run.exit_code, 1) << run;
   for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
-           {"drill"}, {"drill", "walk", "x.yaml"}, {"drill", "run"}, {"drill", "run", "a.yaml", "--server", "h:1"}}) {
+           {"drill"}, {"drill", "walk", "x.yaml"}, {"drill", "run"}, {"drill", "run", "a.yaml", "--server", "h:1"},
+           {"drill", "run", "a.yaml", "--live", "--netns"}, {"drill", "run", "a.yaml", "--keep"},
+           {"drill", "run", "a.yaml", "--live", "--no-local-repair"}, {"drill", "clean", "--keep"},
+           {"drill", "clean", "x"}}) {
     run = Tectl(bad);
     EXPECT_EQ(run.exit_code, 2) << run;
     EXPECT_THAT(run.err, HasSubstr("\nusage:\n  tectl drill run"));
   }
+}
+
+// drill clean removes only what dead runs left: with none, it says so.
+TEST(TectlDrillTest, CleanRemovesOnlyWhatDeadRunsLeft) {
+  if (geteuid() != 0) GTEST_SKIP() << "network namespaces need root";
+  const TectlRun run = Tectl({"drill", "clean"});
+  EXPECT_EQ(run.exit_code, 0) << run;
+  EXPECT_THAT(run.out, ::testing::AnyOf(HasSubstr("nothing left by a netns drill"), HasSubstr("removed namespace")));
 }
 
 }  // namespace
