@@ -284,6 +284,9 @@ class LiveRun {
         if (!links.empty()) {
           if (auto status = target_.SetLinksDown(links); !status.ok()) return status;
         }
+        if (event.kind == "facility") {
+          if (auto status = target_.SetFacilityUp(event.id, false); !status.ok()) return status;
+        }
         active_[key] = event;
         return absl::OkStatus();
       case Action::kDegrade:
@@ -322,8 +325,11 @@ class LiveRun {
           if (!status.ok()) return absl::InternalError(absl::StrCat(event.Describe(), ": ", status.error_message()));
         } else if (event.kind == "plane") {
           if (auto status = lab_.SetPlaneState(event.id, event.plane, "up"); !status.ok()) return status;
-        } else if (auto status = target_.RestoreLinks(links); !status.ok()) {
-          return status;
+        } else {
+          if (restored->action == Action::kFail && restored->kind == "facility") {
+            if (auto status = target_.SetFacilityUp(event.id, true); !status.ok()) return status;
+          }
+          if (auto status = target_.RestoreLinks(links); !status.ok()) return status;
         }
         active_.erase(key);
         return absl::OkStatus();

@@ -47,6 +47,14 @@ class LiveDrillTarget {
   [[nodiscard]] virtual absl::Status SetLinksDown(const std::set<std::string>& links) = 0;
   [[nodiscard]] virtual absl::Status DegradeLinks(const std::set<std::string>& links, const TimelineEvent& event) = 0;
   [[nodiscard]] virtual absl::Status RestoreLinks(const std::set<std::string>& links) = 0;
+  // A facility lost (its links are also set down) or back (before its links
+  // come back). The loopback lab keeps its daemons running: a facility loss
+  // is its partition there.
+  [[nodiscard]] virtual absl::Status SetFacilityUp(const std::string& facility_id, bool up) {
+    (void)facility_id;
+    (void)up;
+    return absl::OkStatus();
+  }
   // The baseline plan is at every site's routers and the drill's clock
   // starts at `start_unix_ms`: start measuring.
   [[nodiscard]] virtual absl::Status Begin(int64_t start_unix_ms) {

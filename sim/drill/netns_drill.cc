@@ -106,6 +106,25 @@ class NetnsTarget : public LiveDrillTarget {
     return absl::OkStatus();
   }
 
+  // Its daemons and router stopped, its links cut (the namespace stays, so
+  // do the streams' senders and receivers there: what they lose is the
+  // facility's traffic).
+  absl::Status SetFacilityUp(const std::string& facility_id, bool up) override {
+    if (absl::Status set = lab_.SetFacilityUp(facility_id, up); !set.ok()) return set;
+    std::set<std::string> links;
+    for (const auto& link : spec_.topology.links) {
+      if (link.src_facility_id() == facility_id || link.dst_facility_id() == facility_id) links.insert(link.id());
+    }
+    for (const std::string& veth : Veths(links)) {
+      if (up) {
+        cut_.erase(veth);
+      } else {
+        cut_.insert(veth);
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status RestoreLinks(const std::set<std::string>& links) override {
     for (const std::string& veth : Veths(links)) {
       if (cut_.erase(veth) > 0) {

@@ -8,10 +8,10 @@
 // min_delivered_ratio).
 //
 // The events, for real:
-//  - fail link/srlg/node/facility/partition: both ends of each veth
-//    administratively down (`ip link set down`); the agents see it by their
-//    probes. A facility is lost as its partition: every link down, its
-//    daemons running (as --live);
+//  - fail link/srlg/node/partition: both ends of each veth administratively
+//    down (`ip link set down`); the agents see it by their probes. fail
+//    facility: every link of it down and its routerd, agent and router
+//    (zebra, bgpd) stopped; restore starts them again;
 //  - degrade: nftables drops `loss` of the link's packets at random both
 //    ways, so the probes measure the loss; the kernel here has no netem, so
 //    added latency reaches the model through the agent's health file (rtt_us);

@@ -1,5 +1,6 @@
 #include "sim/netns/netns_lab.h"
 
+#include <csignal>
 #include <cstdlib>
 #include <set>
 #include <utility>
@@ -112,6 +113,40 @@ absl::Status NetnsLab::StartFacility(const std::string& facility_id) {
                        absl::StrCat(options_.work_dir, "/logs/routerd-", facility_id, ".log"));
   if (!routerd.ok()) return routerd.status();
   routerds_[facility_id] = *std::move(routerd);
+  return absl::OkStatus();
+}
+
+absl::Status NetnsLab::SetFacilityUp(const std::string& facility_id, bool up) {
+  if (absl::StatusOr<NetnsFacility> facility = backbone_->Facility(facility_id); !facility.ok()) {
+    return facility.status();
+  }
+  std::set<std::string> veths;  // by forward id: each cut once
+  for (const v1::Link& link : lab_->topology().links) {
+    if (link.src_facility_id() != facility_id && link.dst_facility_id() != facility_id) continue;
+    if (absl::StatusOr<NetnsLink> veth = backbone_->Link(link.id()); veth.ok()) veths.insert(veth->forward_id);
+  }
+  const bool probing = options_.probe_interval_ms > 0;
+  if (!up) {
+    for (const std::string& veth : veths) {
+      if (absl::Status cut = SetFiberUp(veth, false); !cut.ok()) return cut;
+    }
+    routerds_.erase(facility_id);
+    if (probing) {
+      agents_.erase(facility_id);
+    } else {
+      lab_->Kill("agent/" + facility_id, SIGTERM);
+    }
+    routers_.erase(facility_id);
+    return absl::OkStatus();
+  }
+  if (absl::Status started = probing ? StartProbingAgent(facility_id) : lab_->Restart("agent/" + facility_id);
+      !started.ok()) {
+    return started;
+  }
+  if (absl::Status started = StartFacility(facility_id); !started.ok()) return started;
+  for (const std::string& veth : veths) {
+    if (absl::Status spliced = SetFiberUp(veth, true); !spliced.ok()) return spliced;
+  }
   return absl::OkStatus();
 }
 

@@ -113,6 +113,14 @@ class NetnsLab {
   // directions' health is also reported down (up) by their agents' health
   // files. NotFound for an unknown link (either direction's id).
   [[nodiscard]] absl::Status SetFiberUp(const std::string& link_id, bool up);
+  // A facility lost (up = false) or back: down, its routerd, its agent and
+  // its router (zebra, bgpd: the kernel's routes go with them) are stopped
+  // and every link of it cut (SetFiberUp); up, the links come back and the
+  // daemons start again with their configs and state (routerd restores its
+  // last plan). The facility's namespace and host addresses stay. NotFound
+  // for an unknown facility; the errors of a restart.
+  [[nodiscard]] absl::Status SetFacilityUp(const std::string& facility_id, bool up);
+
   // The routes of `plan` that a facility's kernel does not hold as planned,
   // one line each ("iad 10.2.0.0/16: plan 10.255.0.1 weight 50, ...;
   // kernel no route"); empty when every kernel routes every prefix of its
