@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
+#include "sim/frr_bgpd_config.h"
 #include "sim/wait_until.h"
 
 namespace geodesic::sim {
@@ -20,37 +21,17 @@ namespace {
 constexpr char kBgpd[] = "/usr/lib/frr/bgpd";
 
 std::string Config(const FrrOptions& options) {
-  std::string config = absl::StrCat(
-      "frr defaults datacenter\n"
-      "hostname geodesic-frr\n"
-      // Without zebra (-Z) bgpd logs an error for every path whose next hop it
-      // cannot register; at 10,000 paths that logging is most of its work.
-      "log stdout critical\n"
-      "route-map NOTHING deny 10\n"
-      "exit\n"
-      "router bgp ", options.local_as, "\n",
-      " bgp router-id ", options.address, "\n",
-      " no bgp ebgp-requires-policy\n"
-      " no bgp network import-check\n"
-      " bgp graceful-restart\n"
-      " bgp graceful-restart stalepath-time ", options.stalepath_time_s, "\n",
-      " bgp log-neighbor-changes\n");
+  BgpdConfigOptions config{.hostname = "geodesic-frr",
+                           // Without zebra (-Z) bgpd logs an error for every path whose next hop it
+                           // cannot register; at 10,000 paths that logging is most of its work.
+                           .log_level = "critical",
+                           .local_as = options.local_as,
+                           .router_id = options.address,
+                           .stalepath_time_s = options.stalepath_time_s};
   for (const FrrNeighbor& neighbor : options.neighbors) {
-    absl::StrAppend(&config, " neighbor ", neighbor.address, " remote-as ", neighbor.remote_as, "\n",
-                    " neighbor ", neighbor.address, " passive\n",
-                    " neighbor ", neighbor.address, " disable-connected-check\n");
-    if (!neighbor.password.empty()) absl::StrAppend(&config, " neighbor ", neighbor.address, " password ", neighbor.password, "\n");
+    config.neighbors.push_back({.address = neighbor.address, .remote_as = neighbor.remote_as, .password = neighbor.password});
   }
-  for (const char* family : {"ipv4", "ipv6"}) {
-    absl::StrAppend(&config, " address-family ", family, " unicast\n  maximum-paths 64\n  maximum-paths ibgp 64\n");
-    for (const FrrNeighbor& neighbor : options.neighbors) {
-      // The routers learn from routerd and tell it nothing back.
-      absl::StrAppend(&config, "  neighbor ", neighbor.address, " activate\n",
-                      "  neighbor ", neighbor.address, " route-map NOTHING out\n");
-    }
-    absl::StrAppend(&config, " exit-address-family\n");
-  }
-  return config;
+  return BgpdConfigText(config);
 }
 
 absl::StatusOr<google::protobuf::Value> ParseJson(const std::string& output) {

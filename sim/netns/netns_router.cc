@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/struct.pb.h"
+#include "sim/frr_bgpd_config.h"
 #include "sim/netns/command_json.h"
 #include "sim/wait_until.h"
 
@@ -29,37 +30,17 @@ std::string ZebraConfig(const NetnsRouterOptions& options) {
 }
 
 std::string BgpdConfig(const NetnsRouterOptions& options, const std::string& router_id) {
-  std::string config = absl::StrCat(
-      "frr defaults datacenter\n"
-      "hostname ", options.facility_id, "-bgpd\n"
-      "log stdout informational\n"
-      "route-map NOTHING deny 10\n"
-      "exit\n"
-      "router bgp ", options.local_as, "\n",
-      " bgp router-id ", router_id, "\n",
-      " no bgp ebgp-requires-policy\n"
-      " no bgp network import-check\n"
-      // routerd's paths of a prefix come from one peer (ADD-PATH); relaxing
-      // the AS-path check also keeps them multipath should peers differ.
-      " bgp bestpath as-path multipath-relax\n"
-      " bgp graceful-restart\n"
-      " bgp graceful-restart stalepath-time ", options.stalepath_time_s, "\n",
-      " bgp log-neighbor-changes\n");
+  // routerd's paths of a prefix come from one peer (ADD-PATH); relaxing the
+  // AS-path check also keeps them multipath should peers differ.
+  BgpdConfigOptions config{.hostname = options.facility_id + "-bgpd",
+                           .local_as = options.local_as,
+                           .router_id = router_id,
+                           .stalepath_time_s = options.stalepath_time_s,
+                           .multipath_relax = true};
   for (const NetnsRouterPeer& peer : options.peers) {
-    absl::StrAppend(&config, " neighbor ", peer.address, " remote-as ", peer.remote_as, "\n",
-                    " neighbor ", peer.address, " passive\n",
-                    // routerd is on loopback, its next hops on the veths.
-                    " neighbor ", peer.address, " disable-connected-check\n");
+    config.neighbors.push_back({.address = peer.address, .remote_as = peer.remote_as});
   }
-  for (const char* family : {"ipv4", "ipv6"}) {
-    absl::StrAppend(&config, " address-family ", family, " unicast\n  maximum-paths 64\n  maximum-paths ibgp 64\n");
-    for (const NetnsRouterPeer& peer : options.peers) {
-      absl::StrAppend(&config, "  neighbor ", peer.address, " activate\n",
-                      "  neighbor ", peer.address, " route-map NOTHING out\n");
-    }
-    absl::StrAppend(&config, " exit-address-family\n");
-  }
-  return config;
+  return BgpdConfigText(config);
 }
 
 KernelNextHop ParseNextHop(const google::protobuf::Value& hop) {
