@@ -41,7 +41,6 @@ absl::Status ValidateThresholds(const VerdictThresholds& t) {
   if (!std::isfinite(t.lossy_ratio) || t.lossy_ratio <= 0 || t.lossy_ratio > 1) return bad("lossy_ratio", "within (0, 1]");
   if (t.flap_changes < 2 || t.flap_changes > 1000) return bad("flap_changes", "within [2, 1000]");
   if (t.flap_window_ms < 1'000 || t.flap_window_ms > 86'400'000) return bad("flap_window_s", "within [1, 86400]");
-  if (t.report_max_age_ms < 1'000 || t.report_max_age_ms > 3'600'000) return bad("report_max_age_s", "within [1, 3600]");
   if (t.min_bad_paths < 2 || t.min_bad_paths > 1000) return bad("min_bad_paths", "within [2, 1000]");
   if (t.path_max_age_ms < 1'000 || t.path_max_age_ms > 3'600'000) return bad("path_max_age_s", "within [1, 3600]");
   if (t.baseline.window_minutes < 2 || t.baseline.window_minutes > 1440) return bad("baseline_minutes", "within [2, 1440]");
@@ -70,9 +69,8 @@ void LinkJudge::SetLinks(const std::vector<v1::Link>& links) {
 }
 
 v1::LinkVerdict LinkJudge::NearVerdict(const LinkRecord& record, int64_t now_unix_ms, std::string* detail) const {
-  if (!record.reported || now_unix_ms - record.last_at_ms > thresholds_.report_max_age_ms ||
-      record.last.state() == v1::OPER_STATE_UNKNOWN) {
-    *detail = record.reported ? "no recent report" : "not reported yet";
+  if (!record.reported || record.last.state() == v1::OPER_STATE_UNKNOWN) {
+    *detail = record.reported ? "state unknown" : "not reported yet";
     return v1::LINK_VERDICT_UNKNOWN;
   }
   const auto changes = std::count_if(record.state_changes_ms.begin(), record.state_changes_ms.end(),

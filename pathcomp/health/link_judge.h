@@ -9,8 +9,9 @@
 //   lossy     the reported loss ratio is at or over lossy_ratio;
 //   flapping  its oper state changed flap_changes times or more within
 //             flap_window_ms;
-//   healthy   none of these; unknown before the first report, or when the
-//             last one is older than report_max_age_ms.
+//   healthy   none of these; unknown before the first report, or while the
+//             agent reports the state unknown. Agents report changes only
+//             (a delta stream): a link's last report stands until the next.
 // Flapping wins over lossy over slow when several hold.
 //
 // Localization (the idea of NetBouncer and 007): a link is *confirmed* only
@@ -46,7 +47,6 @@ struct VerdictThresholds {
   double lossy_ratio = 0.02;
   uint32_t flap_changes = 4;
   int64_t flap_window_ms = 600'000;
-  int64_t report_max_age_ms = 30'000;
   uint32_t min_bad_paths = 2;
   int64_t path_max_age_ms = 60'000;
   BaselineOptions baseline{};

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "daemon/clock.h"
 #include "daemon/log.h"
 
 namespace geodesic::pathcomp {
@@ -47,6 +48,12 @@ absl::Status AutoDrainer::Load() {
   std::lock_guard lock(mu_);
   SyncLinksLocked();
   for (const v1::RttBaseline& baseline : *stored) judge_.RestoreBaseline(baseline);
+  // What the model holds stands until the agents report a change (a resumed
+  // stream does not repeat what was acknowledged before the restart).
+  const int64_t now = daemon::UnixNowMs();
+  for (const v1::Link& link : model_.Links()) {
+    if (link.health().state() != v1::OPER_STATE_UNKNOWN) judge_.Observe(link.id(), link.health(), now);
+  }
   return absl::OkStatus();
 }
 

@@ -43,8 +43,6 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
     t.lossy_ratio = gray->OptionalDouble("lossy_ratio", t.lossy_ratio, 0.0001, 1);
     t.flap_changes = static_cast<uint32_t>(gray->OptionalUint("flap_changes", t.flap_changes, 2, 1000));
     t.flap_window_ms = static_cast<int64_t>(gray->OptionalUint("flap_window_s", t.flap_window_ms / 1000, 1, 86'400)) * 1000;
-    t.report_max_age_ms =
-        static_cast<int64_t>(gray->OptionalUint("report_max_age_s", t.report_max_age_ms / 1000, 1, 3600)) * 1000;
     t.min_bad_paths = static_cast<uint32_t>(gray->OptionalUint("min_bad_paths", t.min_bad_paths, 2, 1000));
     t.path_max_age_ms = static_cast<int64_t>(gray->OptionalUint("path_max_age_s", t.path_max_age_ms / 1000, 1, 3600)) * 1000;
     t.baseline.window_minutes =

@@ -21,7 +21,6 @@
 //     lossy_ratio: 0.02              # lossy: loss at or over this
 //     flap_changes: 4                # flapping: this many state changes within the window
 //     flap_window_s: 600
-//     report_max_age_s: 30           # an older last report leaves the link unknown
 //     min_bad_paths: 2               # bad end-to-end paths needed to blame a link they share
 //     path_max_age_s: 60
 //     baseline_minutes: 60           # the baseline's window, of per-minute medians

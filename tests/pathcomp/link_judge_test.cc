@@ -168,10 +168,7 @@ TEST(LinkJudgeTest, FlappingCountsStateChangesInTheWindow) {
   EXPECT_EQ(assessment->state_changes(), 8u);
   // No reverse link: one end's evidence never confirms.
   EXPECT_FALSE(assessment->confirmed());
-  // Out of the window, the changes are forgotten.
-  EXPECT_EQ(judge.AssessLink("iad-den", now + 11 * kMinute)->verdict(), v1::LINK_VERDICT_UNKNOWN)
-      << "and the last report expired";
-  judge.Observe("iad-den", Health(10'000), now + 11 * kMinute);
+  // Out of the window, the changes are forgotten; the last report stands.
   EXPECT_EQ(judge.AssessLink("iad-den", now + 11 * kMinute)->verdict(), v1::LINK_VERDICT_HEALTHY);
 }
 
@@ -183,10 +180,13 @@ TEST(LinkJudgeTest, DownIsNotGray) {
   EXPECT_EQ(judge.AssessLink("iad-chi", now)->verdict(), v1::LINK_VERDICT_HEALTHY);
 }
 
-TEST(LinkJudgeTest, StaleReportsAreUnknown) {
+TEST(LinkJudgeTest, TheLastReportStandsUntilTheNext) {
   int64_t now = 0;
   LinkJudge judge = Warmed(&now);
-  EXPECT_EQ(judge.AssessLink("iad-chi", now + 31'000)->verdict(), v1::LINK_VERDICT_UNKNOWN);
+  judge.Observe("iad-chi", Health(10'000, 0.05), now);
+  EXPECT_EQ(judge.AssessLink("iad-chi", now + 3'600'000)->verdict(), v1::LINK_VERDICT_LOSSY);
+  judge.Observe("iad-chi", Health(0, 0, v1::OPER_STATE_UNKNOWN), now + 3'600'000);
+  EXPECT_EQ(judge.AssessLink("iad-chi", now + 3'600'000)->verdict(), v1::LINK_VERDICT_UNKNOWN);
 }
 
 TEST(LinkJudgeTest, PathsBlameTheLinkTheyShareMost) {
@@ -207,7 +207,7 @@ TEST(LinkJudgeTest, PathsBlameTheLinkTheyShareMost) {
   EXPECT_EQ(Find(all, "iad-chi").verdict(), v1::LINK_VERDICT_HEALTHY) << "on one bad path only";
   EXPECT_EQ(Find(all, "den-chi").verdict(), v1::LINK_VERDICT_HEALTHY);
   // The paths' evidence expires.
-  EXPECT_EQ(judge.AssessLink("chi-den", now + 61'000)->verdict(), v1::LINK_VERDICT_UNKNOWN);
+  EXPECT_EQ(judge.AssessLink("chi-den", now + 61'000)->verdict(), v1::LINK_VERDICT_HEALTHY);
 }
 
 TEST(LinkJudgeTest, BaselinesAreStoredWhenAMinuteCloses) {
