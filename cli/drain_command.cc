@@ -69,7 +69,7 @@ absl::StatusOr<std::vector<std::string>> UndrainIntents(const Options& options, 
     }
   }
   if (ids.empty()) {
-    return absl::NotFoundError(absl::StrCat(TargetText(options), " is not drained (no intent ", operator_intent_id,
+    return absl::NotFoundError(absl::StrCat("NOT_FOUND: ", TargetText(options), " is not drained (no intent ", operator_intent_id,
                                             options.kind == EntityKind::kLink ? " and no automatic drain" : "", ")"));
   }
   return ids;
