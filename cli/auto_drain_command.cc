@@ -78,6 +78,10 @@ int Status(const Options& options, v1::Operator::StubInterface& stub) {
             << (status.active_intent_ids().empty() ? "none" : absl::StrJoin(status.active_intent_ids(), ", ")) << "\n"
             << "drains within the last hour: " << status.drains_last_hour() << " (max " << status.max_per_hour()
             << "), at once at most " << status.max_active() << " fibers\n";
+  for (const v1::PlaneAssessment& plane : status.tripped_planes()) {
+    std::cout << "plane " << plane.facility_id() << ":" << plane.plane() << " " << VerdictText(plane.verdict())
+              << " since " << FormatUnixMs(plane.since_unix_ms()) << ": " << plane.detail() << "\n";
+  }
   if (status.tripped().empty()) {
     std::cout << "every link is healthy or not yet judged\n";
     return 0;

@@ -63,14 +63,17 @@ absl::StatusOr<std::vector<std::string>> UndrainIntents(const Options& options, 
   for (const v1::Intent& intent : intents.intents()) {
     if (intent.id() == operator_intent_id) {
       ids.push_back(intent.id());
-    } else if (intent.automatic() && options.kind == EntityKind::kLink && intent.has_drain() &&
+    } else if (intent.automatic() && options.kind == EntityKind::kLink && !options.plane && intent.has_drain() &&
                fiber.count(intent.drain().target().link_id())) {
+      ids.push_back(intent.id());
+    } else if (intent.automatic() && options.plane && intent.has_drain() && intent.drain().plane_set() &&
+               intent.drain().target().facility_id() == options.id && intent.drain().plane() == *options.plane) {
       ids.push_back(intent.id());
     }
   }
   if (ids.empty()) {
     return absl::NotFoundError(absl::StrCat("NOT_FOUND: ", TargetText(options), " is not drained (no intent ", operator_intent_id,
-                                            options.kind == EntityKind::kLink ? " and no automatic drain" : "", ")"));
+                                            options.kind == EntityKind::kLink || options.plane ? " and no automatic drain" : "", ")"));
   }
   return ids;
 }
@@ -204,7 +207,7 @@ const CommandSpec& UndrainCommandSpec() {
   static const auto* spec = new CommandSpec{
       .name = "undrain",
       .command = Command::kUndrain,
-      .usage = "undrain link|node|facility|plane ID\n    removes the drain; of a link, also pathcomp's automatic drains of it and its reverse\n",
+      .usage = "undrain link|node|facility|plane ID\n    removes the drain; of a link or plane, also pathcomp's automatic drains of it (a link's reverse too)\n",
       .parse = ParseDrain,
       .access = ServerOnly,
   };

@@ -41,6 +41,7 @@ std::string EventLine(const v1::Event& event) {
       const auto& drain = event.auto_drain();
       std::string line = absl::StrCat(at, "  auto-drain  ", AutoDrainActionText(drain.action()));
       if (!drain.link_ids().empty()) absl::StrAppend(&line, " ", absl::StrJoin(drain.link_ids(), ","));
+      if (drain.plane_set()) absl::StrAppend(&line, " plane ", drain.facility_id(), ":", drain.plane());
       if (!drain.intent_ids().empty()) absl::StrAppend(&line, " (intents ", absl::StrJoin(drain.intent_ids(), ","), ")");
       if (!drain.reason().empty()) absl::StrAppend(&line, ": ", drain.reason());
       return line;

@@ -39,6 +39,10 @@ std::string Evidence(const v1::LinkAssessment& assessment) {
 
 }  // namespace
 
+std::string PlaneKey(const std::string& facility_id, uint32_t plane) {
+  return absl::StrCat("plane:", facility_id, ":", plane);
+}
+
 std::string FiberKey(const std::string& link_id, const std::string& reverse_link_id) {
   if (reverse_link_id.empty() || reverse_link_id == link_id) return link_id;
   return link_id < reverse_link_id ? absl::StrCat(link_id, "|", reverse_link_id)
@@ -69,18 +73,18 @@ uint32_t AutoDrainPolicy::DrainsWithinHour(int64_t now_unix_ms) const {
       std::count_if(drains_ms_.begin(), drains_ms_.end(), [&](int64_t at) { return now_unix_ms - at < kHourMs; }));
 }
 
-void AutoDrainPolicy::JudgeStorm(const std::vector<v1::LinkAssessment>& assessments, int64_t now_unix_ms,
+void AutoDrainPolicy::JudgeStorm(const std::map<std::string, Subject>& subjects, int64_t now_unix_ms,
                                  AutoDrainDecision& decision) {
-  // Counted by fiber: the two directions of one bad fiber are one event.
+  // Counted by subject: the two directions of one bad fiber are one event.
   std::set<std::string> bad_now;
-  std::vector<std::string> bad_links;
-  for (const v1::LinkAssessment& assessment : assessments) {
-    if (!Bad(assessment.verdict())) continue;
-    bad_now.insert(FiberKey(assessment.link_id(), assessment.reverse_link_id()));
-    bad_links.push_back(assessment.link_id());
+  std::vector<std::string> bad_names;
+  for (const auto& [key, subject] : subjects) {
+    if (!subject.bad) continue;
+    bad_now.insert(key);
+    bad_names.insert(bad_names.end(), subject.bad_names.begin(), subject.bad_names.end());
   }
-  for (const std::string& fiber : bad_now) {
-    if (!bad_links_.count(fiber)) trips_ms_.push_back(now_unix_ms);
+  for (const std::string& key : bad_now) {
+    if (!bad_links_.count(key)) trips_ms_.push_back(now_unix_ms);
   }
   while (!trips_ms_.empty() && now_unix_ms - trips_ms_.front() > options_.fail_open_window_ms) trips_ms_.pop_front();
   bad_links_ = bad_now;
@@ -93,7 +97,7 @@ void AutoDrainPolicy::JudgeStorm(const std::vector<v1::LinkAssessment>& assessme
                                      "): the measurement is suspected; nothing is drained or undrained until it clears");
     v1::AutoDrainEvent& event = decision.events.emplace_back();
     event.set_action(v1::AutoDrainEvent::ACTION_FAIL_OPEN);
-    for (const std::string& link : bad_links) event.add_link_ids(link);
+    for (const std::string& name : bad_names) event.add_link_ids(name);
     event.set_reason(fail_open_reason_);
   } else if (!storm && failed_open_) {
     failed_open_ = false;
@@ -107,40 +111,79 @@ void AutoDrainPolicy::JudgeStorm(const std::vector<v1::LinkAssessment>& assessme
 
 AutoDrainDecision AutoDrainPolicy::Decide(const std::vector<v1::LinkAssessment>& assessments,
                                           const std::vector<v1::Intent>& intents, int64_t now_unix_ms) {
+  return Decide(assessments, {}, intents, now_unix_ms);
+}
+
+AutoDrainDecision AutoDrainPolicy::Decide(const std::vector<v1::LinkAssessment>& assessments,
+                                          const std::vector<v1::PlaneAssessment>& planes,
+                                          const std::vector<v1::Intent>& intents, int64_t now_unix_ms) {
   AutoDrainDecision decision;
-  std::map<std::string, std::vector<const v1::LinkAssessment*>> members;
+  // Fibers from their links; planes on their own.
+  std::map<std::string, Subject> subjects;
   std::map<std::string, std::string> fiber_of;
   for (const v1::LinkAssessment& assessment : assessments) {
     const std::string fiber = FiberKey(assessment.link_id(), assessment.reverse_link_id());
-    members[fiber].push_back(&assessment);
     fiber_of[assessment.link_id()] = fiber;
+    Subject& subject = subjects[fiber];
+    subject.order.fiber = fiber;
+    subject.order.link_ids.push_back(assessment.link_id());
+    subject.healthy = subject.healthy && assessment.verdict() == v1::LINK_VERDICT_HEALTHY;
+    if (!Bad(assessment.verdict())) continue;
+    subject.bad = true;
+    subject.bad_names.push_back(assessment.link_id());
+    subject.confirmed_bad = subject.confirmed_bad || assessment.confirmed();
+    if (Severity(assessment.verdict()) > Severity(subject.order.verdict)) subject.order.verdict = assessment.verdict();
+    subject.evidence.push_back(Evidence(assessment));
+  }
+  for (const v1::PlaneAssessment& plane : planes) {
+    const std::string key = PlaneKey(plane.facility_id(), plane.plane());
+    Subject& subject = subjects[key];
+    subject.order.fiber = key;
+    subject.order.facility_id = plane.facility_id();
+    subject.order.plane = plane.plane();
+    subject.order.plane_set = true;
+    subject.healthy = plane.verdict() == v1::LINK_VERDICT_HEALTHY;
+    if (plane.verdict() != v1::LINK_VERDICT_FLAPPING) continue;
+    // The fabric manager reports the plane's state itself: no inference to confirm.
+    subject.bad = subject.confirmed_bad = true;
+    subject.bad_names.push_back(absl::StrCat("plane ", plane.facility_id(), ":", plane.plane()));
+    subject.order.verdict = v1::LINK_VERDICT_FLAPPING;
+    subject.evidence.push_back(absl::StrCat("plane ", plane.facility_id(), ":", plane.plane(), " flapping (",
+                                            plane.detail(), ")"));
   }
 
-  // What the model holds: automatic drains by fiber, and a pause.
+  // What the model holds: automatic drains by subject, and a pause.
   std::map<std::string, std::vector<std::string>> automatic;
   const v1::Intent* pause = nullptr;
-  std::map<std::string, int64_t> uncounted;  // fiber -> creation of its intents not yet counted
+  std::map<std::string, int64_t> uncounted;  // subject -> creation of its intents not yet counted
   for (const v1::Intent& intent : intents) {
     if (intent.has_auto_drain_pause()) pause = &intent;
-    if (!intent.automatic() || !intent.has_drain() || !intent.drain().target().has_link_id()) continue;
-    auto fiber = fiber_of.find(intent.drain().target().link_id());
-    if (fiber == fiber_of.end()) continue;
-    automatic[fiber->second].push_back(intent.id());
+    if (!intent.automatic() || !intent.has_drain()) continue;
+    const v1::Drain& drain = intent.drain();
+    std::string key;
+    if (drain.plane_set()) {
+      key = PlaneKey(drain.target().facility_id(), drain.plane());
+    } else if (auto fiber = fiber_of.find(drain.target().link_id()); fiber != fiber_of.end()) {
+      key = fiber->second;
+    } else {
+      continue;
+    }
+    automatic[key].push_back(intent.id());
     if (counted_intents_.insert(intent.id()).second) {
-      auto [it, first] = uncounted.emplace(fiber->second, intent.created_at_unix_ms());
+      auto [it, first] = uncounted.emplace(key, intent.created_at_unix_ms());
       if (!first) it->second = std::min(it->second, intent.created_at_unix_ms());
     }
   }
   // Drains taken before a restart, or by the replica that led before, count
-  // against the hourly limit too: once per fiber.
-  for (const auto& [fiber, created_at] : uncounted) {
+  // against the hourly limit too: once per subject.
+  for (const auto& [key, created_at] : uncounted) {
     if (now_unix_ms - created_at < kHourMs) drains_ms_.push_back(created_at);
   }
   while (!drains_ms_.empty() && now_unix_ms - *std::min_element(drains_ms_.begin(), drains_ms_.end()) >= kHourMs) {
     drains_ms_.erase(std::min_element(drains_ms_.begin(), drains_ms_.end()));
   }
 
-  JudgeStorm(assessments, now_unix_ms, decision);
+  JudgeStorm(subjects, now_unix_ms, decision);
   const std::string held_by = pause != nullptr
                                   ? absl::StrCat("paused by ", pause->created_by(), pause->reason().empty() ? "" : ": ",
                                                  pause->reason())
@@ -148,23 +191,19 @@ AutoDrainDecision AutoDrainPolicy::Decide(const std::vector<v1::LinkAssessment>&
 
   struct Candidate {
     int64_t since_ms;
-    std::string fiber;
+    std::string key;
   };
   std::vector<Candidate> candidates;
   size_t active = 0;
-  for (auto& [fiber, links] : members) {
-    FiberRecord& record = fibers_[fiber];
-    const bool confirmed_bad = std::any_of(links.begin(), links.end(), [](const v1::LinkAssessment* a) {
-      return a->confirmed() && Bad(a->verdict());
-    });
-    const bool healthy = std::all_of(links.begin(), links.end(), [](const v1::LinkAssessment* a) {
-      return a->verdict() == v1::LINK_VERDICT_HEALTHY;
-    });
+  for (auto& [key, subject] : subjects) {
+    FiberRecord& record = fibers_[key];
+    const bool confirmed_bad = subject.bad && subject.confirmed_bad;
     record.confirmed_since_ms = confirmed_bad ? (record.confirmed_since_ms < 0 ? now_unix_ms : record.confirmed_since_ms) : -1;
-    record.healthy_since_ms = healthy ? (record.healthy_since_ms < 0 ? now_unix_ms : record.healthy_since_ms) : -1;
+    record.healthy_since_ms =
+        subject.healthy ? (record.healthy_since_ms < 0 ? now_unix_ms : record.healthy_since_ms) : -1;
     if (!confirmed_bad) record.held_reported = false;
 
-    auto drained = automatic.find(fiber);
+    auto drained = automatic.find(key);
     if (drained == automatic.end()) {
       // Ours, and gone without our undrain: an operator took it back.
       if (record.drained) record.released = true;
@@ -173,15 +212,15 @@ AutoDrainDecision AutoDrainPolicy::Decide(const std::vector<v1::LinkAssessment>&
       record.drained = true;
       record.released = false;
     }
-    if (record.released && healthy) record.released = false;
+    if (record.released && subject.healthy) record.released = false;
 
     if (record.drained) {
-      if (healthy && now_unix_ms - record.healthy_since_ms >= options_.undrain_hold_ms && pause == nullptr &&
+      if (subject.healthy && now_unix_ms - record.healthy_since_ms >= options_.undrain_hold_ms && pause == nullptr &&
           !failed_open_) {
         decision.undrain.push_back(
-            {.fiber = fiber,
+            {.fiber = key,
              .intent_ids = drained->second,
-             .reason = absl::StrCat("auto-drain: ", fiber, " healthy for ", (now_unix_ms - record.healthy_since_ms) / 1000,
+             .reason = absl::StrCat("auto-drain: ", key, " healthy for ", (now_unix_ms - record.healthy_since_ms) / 1000,
                                     " s")});
         record.drained = false;  // undone by us, not released by an operator
       } else {
@@ -192,18 +231,18 @@ AutoDrainDecision AutoDrainPolicy::Decide(const std::vector<v1::LinkAssessment>&
     if (!confirmed_bad || record.released) continue;
     if (now_unix_ms - record.confirmed_since_ms < options_.hold_ms) continue;
     if (record.refused_at_ms >= 0 && now_unix_ms - record.refused_at_ms < options_.retry_refused_ms) continue;
-    candidates.push_back({record.confirmed_since_ms, fiber});
+    candidates.push_back({record.confirmed_since_ms, key});
   }
 
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-    return a.since_ms != b.since_ms ? a.since_ms < b.since_ms : a.fiber < b.fiber;
+    return a.since_ms != b.since_ms ? a.since_ms < b.since_ms : a.key < b.key;
   });
   uint32_t taken_this_hour = DrainsWithinHour(now_unix_ms);
   for (const Candidate& candidate : candidates) {
-    FiberRecord& record = fibers_[candidate.fiber];
-    const auto& links = members[candidate.fiber];
+    if (failed_open_) break;  // the fail-open event says it for all of them
+    FiberRecord& record = fibers_[candidate.key];
+    Subject& subject = subjects[candidate.key];
     std::string held;
-    if (failed_open_) continue;  // the fail-open event says it for all of them
     if (!held_by.empty()) {
       held = held_by;
     } else if (active >= options_.max_active) {
@@ -212,21 +251,19 @@ AutoDrainDecision AutoDrainPolicy::Decide(const std::vector<v1::LinkAssessment>&
       held = absl::StrCat(taken_this_hour, " automatic drains within the last hour (max_per_hour ",
                           options_.max_per_hour, ")");
     }
-    DrainOrder order{.fiber = candidate.fiber};
-    std::vector<std::string> evidence;
-    for (const v1::LinkAssessment* link : links) {
-      order.link_ids.push_back(link->link_id());
-      if (!Bad(link->verdict())) continue;
-      if (Severity(link->verdict()) > Severity(order.verdict)) order.verdict = link->verdict();
-      evidence.push_back(Evidence(*link));
-    }
+    DrainOrder order = subject.order;
     std::sort(order.link_ids.begin(), order.link_ids.end());
-    order.evidence = absl::StrJoin(evidence, "; ");
+    order.evidence = absl::StrJoin(subject.evidence, "; ");
     if (!held.empty()) {
       if (!record.held_reported) {
         v1::AutoDrainEvent& event = decision.events.emplace_back();
         event.set_action(v1::AutoDrainEvent::ACTION_HELD);
         for (const std::string& link : order.link_ids) event.add_link_ids(link);
+        if (order.plane_set) {
+          event.set_facility_id(order.facility_id);
+          event.set_plane(order.plane);
+          event.set_plane_set(true);
+        }
         event.set_verdict(order.verdict);
         event.set_reason(absl::StrCat(held, "; ", order.evidence));
         record.held_reported = true;

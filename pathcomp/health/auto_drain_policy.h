@@ -22,6 +22,8 @@
 //             once per fiber and episode;
 //   released  an automatic drain an operator removed is not taken again
 //             until the fiber was healthy in between.
+// A fabric plane that flaps is drained the same way (a plane drain of its
+// facility), and counts as one subject towards the limits and the storm.
 //
 // Pure (time comes in as arguments, Unix ms); thread-compatible.
 #include <cstdint>
@@ -44,7 +46,7 @@ struct AutoDrainOptions {
   int64_t undrain_hold_ms = 300'000;
   uint32_t max_active = 2;
   uint32_t max_per_hour = 4;
-  uint32_t fail_open_links = 4;
+  uint32_t fail_open_links = 3;
   int64_t fail_open_window_ms = 60'000;
   int64_t retry_refused_ms = 300'000;
   double utilization_limit = 1.0;  // the drain pre-check's (operator.proto AddIntentRequest)
@@ -54,8 +56,11 @@ struct AutoDrainOptions {
 [[nodiscard]] absl::Status ValidateAutoDrainOptions(const AutoDrainOptions& options);
 
 struct DrainOrder {
-  std::string fiber;                  // "a|b": the fiber's link ids, sorted
-  std::vector<std::string> link_ids{};  // the links to drain (the fiber's)
+  std::string fiber;                  // "a|b": the fiber's link ids, sorted; "plane:F:N" for a plane
+  std::vector<std::string> link_ids{};  // the links to drain (the fiber's); empty for a plane
+  std::string facility_id{};          // a plane's drain (plane_set): the facility and plane
+  uint32_t plane = 0;
+  bool plane_set = false;
   v1::LinkVerdict verdict = v1::LINK_VERDICT_UNKNOWN;
   std::string evidence{};             // why, for the intent's reason and the audit
 };
@@ -82,6 +87,12 @@ class AutoDrainPolicy {
   // reports back what became of each drain order (Drained / Refused).
   AutoDrainDecision Decide(const std::vector<v1::LinkAssessment>& assessments,
                            const std::vector<v1::Intent>& intents, int64_t now_unix_ms);
+  // The same, with the fabric planes' assessments: a plane flapping (its
+  // fabric manager's own reports, no inference to confirm) is drained like a
+  // fiber, as a plane drain of its facility.
+  AutoDrainDecision Decide(const std::vector<v1::LinkAssessment>& assessments,
+                           const std::vector<v1::PlaneAssessment>& planes, const std::vector<v1::Intent>& intents,
+                           int64_t now_unix_ms);
   // The drain was taken as `intent_ids` (they count against the hourly limit once).
   void Drained(const DrainOrder& order, const std::vector<std::string>& intent_ids, int64_t now_unix_ms);
   // The pre-check refused the drain (or storing it failed).
@@ -101,9 +112,17 @@ class AutoDrainPolicy {
     bool released = false;            // an operator removed it; wait for health
     bool held_reported = false;
   };
-  // Fail open: updates failed_open_ from the links bad now; an event when it changes.
-  void JudgeStorm(const std::vector<v1::LinkAssessment>& assessments, int64_t now_unix_ms,
-                  AutoDrainDecision& decision);
+  // What the policy drains as one: a fiber (a link and its reverse) or a plane.
+  struct Subject {
+    DrainOrder order{};  // fiber, links or plane, worst verdict
+    bool bad = false;            // some part slow, lossy or flapping
+    bool confirmed_bad = false;  // ... with the evidence to act on
+    bool healthy = true;         // every part healthy
+    std::vector<std::string> bad_names{};  // its bad links (or the plane), for events
+    std::vector<std::string> evidence{};
+  };
+  // Fail open: updates failed_open_ from the subjects bad now; an event when it changes.
+  void JudgeStorm(const std::map<std::string, Subject>& subjects, int64_t now_unix_ms, AutoDrainDecision& decision);
 
   AutoDrainOptions options_;
   std::map<std::string, FiberRecord> fibers_;
@@ -115,6 +134,8 @@ class AutoDrainPolicy {
   std::string fail_open_reason_;
 };
 
+// "plane:F:N": a fabric plane as the policy keys it.
+std::string PlaneKey(const std::string& facility_id, uint32_t plane);
 // "a|b": the fiber of `link_id` and its reverse ("" when none), sorted.
 std::string FiberKey(const std::string& link_id, const std::string& reverse_link_id);
 

@@ -134,6 +134,49 @@ void LinkJudge::Observe(const std::string& link_id, const v1::LinkHealth& health
   }
 }
 
+v1::LinkVerdict LinkJudge::PlaneVerdict(const PlaneRecord& record, int64_t now_unix_ms, uint32_t* changes) const {
+  *changes = static_cast<uint32_t>(std::count_if(record.state_changes_ms.begin(), record.state_changes_ms.end(),
+                                                 [&](int64_t at) { return now_unix_ms - at <= thresholds_.flap_window_ms; }));
+  if (record.last == v1::OPER_STATE_UNKNOWN) return v1::LINK_VERDICT_UNKNOWN;
+  return *changes >= thresholds_.flap_changes ? v1::LINK_VERDICT_FLAPPING : v1::LINK_VERDICT_HEALTHY;
+}
+
+void LinkJudge::ObservePlane(const std::string& facility_id, const v1::FabricPlaneHealth& health,
+                             int64_t now_unix_ms) {
+  PlaneRecord& record = planes_[{facility_id, health.plane()}];
+  if (record.last != v1::OPER_STATE_UNKNOWN && health.state() != v1::OPER_STATE_UNKNOWN &&
+      record.last != health.state()) {
+    record.state_changes_ms.push_back(now_unix_ms);
+  }
+  while (!record.state_changes_ms.empty() && now_unix_ms - record.state_changes_ms.front() > thresholds_.flap_window_ms) {
+    record.state_changes_ms.pop_front();
+  }
+  record.last = health.state();
+  uint32_t changes = 0;
+  const v1::LinkVerdict verdict = PlaneVerdict(record, now_unix_ms, &changes);
+  if (verdict != record.verdict) {
+    record.verdict = verdict;
+    record.since_ms = now_unix_ms;
+  }
+}
+
+std::vector<v1::PlaneAssessment> LinkJudge::AssessPlanes(int64_t now_unix_ms) const {
+  std::vector<v1::PlaneAssessment> assessments;
+  for (const auto& [key, record] : planes_) {
+    v1::PlaneAssessment& assessment = assessments.emplace_back();
+    assessment.set_facility_id(key.first);
+    assessment.set_plane(key.second);
+    uint32_t changes = 0;
+    const v1::LinkVerdict verdict = PlaneVerdict(record, now_unix_ms, &changes);
+    assessment.set_verdict(verdict);
+    assessment.set_since_unix_ms(verdict == record.verdict ? record.since_ms : now_unix_ms);
+    assessment.set_state_changes(changes);
+    assessment.set_detail(absl::StrCat("fabric manager of ", key.first, ": ", changes, " state changes of plane ",
+                                       key.second, " in ", thresholds_.flap_window_ms / 1000, " s"));
+  }
+  return assessments;
+}
+
 void LinkJudge::ObservePath(PathObservation path) {
   if (path.id.empty()) return;
   paths_[path.id] = std::move(path);

@@ -81,6 +81,12 @@ class LinkJudge {
   // than path_max_age_ms.
   void ObservePath(PathObservation path);
 
+  // One report of a fabric plane of `facility_id` (its fabric manager's,
+  // relayed by the agent). Planes are judged flapping or healthy.
+  void ObservePlane(const std::string& facility_id, const v1::FabricPlaneHealth& health, int64_t now_unix_ms);
+  // Every reported plane's assessment, by facility and plane.
+  std::vector<v1::PlaneAssessment> AssessPlanes(int64_t now_unix_ms) const;
+
   // Every known link's assessment at `now_unix_ms`, by link id.
   std::vector<v1::LinkAssessment> Assess(int64_t now_unix_ms) const;
   // One link's; nullopt for an unknown link.
@@ -112,8 +118,18 @@ class LinkJudge {
                                   const std::map<std::string, std::vector<std::string>>& blamed,
                                   int64_t now_unix_ms) const;
 
+  struct PlaneRecord {
+    v1::OperState last = v1::OPER_STATE_UNKNOWN;
+    std::deque<int64_t> state_changes_ms{};
+    v1::LinkVerdict verdict = v1::LINK_VERDICT_UNKNOWN;
+    int64_t since_ms = 0;
+  };
+  // The plane's verdict at `now_unix_ms`, with the changes counted.
+  v1::LinkVerdict PlaneVerdict(const PlaneRecord& record, int64_t now_unix_ms, uint32_t* changes) const;
+
   VerdictThresholds thresholds_;
   std::map<std::string, LinkRecord> links_;
+  std::map<std::pair<std::string, uint32_t>, PlaneRecord> planes_;
   std::map<std::string, std::string> link_facility_;  // link -> its source facility (the observer)
   std::map<std::string, PathObservation> paths_;
 };

@@ -66,11 +66,13 @@ void AutoDrainer::SyncLinksLocked() {
   judge_.SetLinks(links);
 }
 
-void AutoDrainer::Observe(const v1::AgentMessage& message, int64_t now_unix_ms) {
+void AutoDrainer::Observe(const std::string& facility_id, const v1::AgentMessage& message, int64_t now_unix_ms) {
   const v1::Update* update = message.has_snapshot() ? &message.snapshot() : message.has_delta() ? &message.delta() : nullptr;
-  if (update == nullptr || update->links().empty()) return;
+  if (update == nullptr || (update->links().empty() && update->planes().empty())) return;
   std::lock_guard lock(mu_);
   for (const v1::LinkReport& report : update->links()) judge_.Observe(report.link_id(), report.health(), now_unix_ms);
+  if (update->planes().empty()) return;
+  for (const v1::FabricPlaneHealth& plane : update->planes()) judge_.ObservePlane(facility_id, plane, now_unix_ms);
 }
 
 void AutoDrainer::ObservePath(health::PathObservation path) {
@@ -117,7 +119,7 @@ void AutoDrainer::Tick(int64_t now_unix_ms) {
       if (assessment.confirmed() && Bad(assessment.verdict())) ++confirmed_bad;
     }
     baselines = judge_.TakeChangedBaselines();
-    if (acting) decision = policy_.Decide(assessments, intents, now_unix_ms);
+    if (acting) decision = policy_.Decide(assessments, judge_.AssessPlanes(now_unix_ms), intents, now_unix_ms);
   }
   if (absl::Status stored = model_.StoreBaselines(baselines); !stored.ok()) {
     daemon::LogWarn("rtt baselines not stored", {{"error", stored.ToString()}});
@@ -138,6 +140,11 @@ void AutoDrainer::Tick(int64_t now_unix_ms) {
   for (const health::DrainOrder& order : decision.drain) {
     v1::AutoDrainEvent event;
     for (const std::string& link : order.link_ids) event.add_link_ids(link);
+    if (order.plane_set) {
+      event.set_facility_id(order.facility_id);
+      event.set_plane(order.plane);
+      event.set_plane_set(true);
+    }
     event.set_verdict(order.verdict);
     auto taken = actions_.drain(order, policy_.options().utilization_limit);
     {
@@ -202,6 +209,9 @@ v1::AutoDrainStatus AutoDrainer::Status(int64_t now_unix_ms) const {
   status.set_drains_last_hour(policy_.DrainsWithinHour(now_unix_ms));
   for (v1::LinkAssessment& assessment : judge_.Assess(now_unix_ms)) {
     if (Bad(assessment.verdict())) *status.add_tripped() = std::move(assessment);
+  }
+  for (v1::PlaneAssessment& plane : judge_.AssessPlanes(now_unix_ms)) {
+    if (Bad(plane.verdict())) *status.add_tripped_planes() = std::move(plane);
   }
   return status;
 }

@@ -53,8 +53,9 @@ class AutoDrainer {
 
   // The inventory's links and the stored baselines (at start).
   [[nodiscard]] absl::Status Load();
-  // One agent message the model applied (not a duplicate), at `now_unix_ms`.
-  void Observe(const v1::AgentMessage& message, int64_t now_unix_ms);
+  // One message of `facility_id`'s agent the model applied (not a
+  // duplicate), at `now_unix_ms`: its links and fabric planes.
+  void Observe(const std::string& facility_id, const v1::AgentMessage& message, int64_t now_unix_ms);
   // An end-to-end measurement of a path (a chain's call).
   void ObservePath(health::PathObservation path);
 

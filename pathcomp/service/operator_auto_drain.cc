@@ -38,10 +38,21 @@ absl::StatusOr<std::vector<std::string>> OperatorService::TakeAutomaticDrain(con
     v1::Intent& intent = intents.emplace_back();
     intent.set_id(AutomaticIntentId(link_id, now));
     intent.mutable_drain()->mutable_target()->set_link_id(link_id);
+  }
+  if (order.plane_set) {
+    v1::Intent& intent = intents.emplace_back();
+    intent.set_id(AutomaticIntentId(absl::StrCat("plane-", order.facility_id, "-", order.plane), now));
+    intent.mutable_drain()->mutable_target()->set_facility_id(order.facility_id);
+    intent.mutable_drain()->set_plane(order.plane);
+    intent.mutable_drain()->set_plane_set(true);
+  }
+  for (v1::Intent& intent : intents) {
     intent.set_reason(reason);
     intent.set_automatic(true);
   }
-  const std::string arguments = absl::StrCat("links ", absl::StrJoin(order.link_ids, ","), ": ", reason);
+  const std::string what = order.plane_set ? absl::StrCat("plane ", order.facility_id, ":", order.plane)
+                                           : absl::StrCat("links ", absl::StrJoin(order.link_ids, ","));
+  const std::string arguments = absl::StrCat(what, ": ", reason);
   absl::Status result = may_mutate_();
   for (const v1::Intent& intent : intents) {
     if (result.ok()) result = model_.CheckIntent(intent);
@@ -87,7 +98,7 @@ absl::StatusOr<std::vector<std::string>> OperatorService::TakeAutomaticDrain(con
     events_.Publish(event);
   }
   auto solved = planner_.SolveNow(SolveCause::kIntent,
-                                  absl::StrCat("automatic drain of ", absl::StrJoin(order.link_ids, ", "), " (",
+                                  absl::StrCat("automatic drain of ", what, " (",
                                                health::VerdictName(order.verdict), ")"));
   if (solved.ok()) generation = *solved;
   Audit(controller, "automatic drain", absl::StrCat(arguments, " -> intents ", absl::StrJoin(taken, ",")),

@@ -66,7 +66,9 @@ class PathcompServerImpl final : public PathcompServer {
             metrics_.scraped(), MetricSources(planner_config.epoch))) {
     operators_.AttachAutoDrainer(&auto_drainer_);
     telemetry_.SetObserver(
-        [this](const v1::AgentMessage& message, int64_t now_unix_ms) { auto_drainer_.Observe(message, now_unix_ms); });
+        [this](const std::string& facility_id, const v1::AgentMessage& message, int64_t now_unix_ms) {
+          auto_drainer_.Observe(facility_id, message, now_unix_ms);
+        });
   }
 
   // The automatic drainer acts through the Operator API's own code, as this replica.

@@ -49,9 +49,11 @@ class TelemetryService final : public v1::Telemetry::Service {
   // their sessions having been reset, send a full snapshot).
   void Resync(const std::vector<std::string>& facility_ids);
 
-  // Called with every message applied (not a duplicate) and the time it was
-  // applied (Unix ms), on the stream's thread; set before serving.
-  using Observer = std::function<void(const v1::AgentMessage& message, int64_t now_unix_ms)>;
+  // Called with every message applied (not a duplicate), the facility of
+  // the agent that sent it and the time it was applied (Unix ms), on the
+  // stream's thread; set before serving.
+  using Observer =
+      std::function<void(const std::string& facility_id, const v1::AgentMessage& message, int64_t now_unix_ms)>;
   void SetObserver(Observer observer) { observer_ = std::move(observer); }
 
   TelemetryCounters counters() const;

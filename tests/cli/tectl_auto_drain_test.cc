@@ -84,6 +84,7 @@ class TectlAutoDrainTest : public ::testing::Test {
     sim::LabOptions options = testing::LabOptionsFor(work_->path());
     // Quick to act, slow to give back: the test undoes drains by hand.
     options.pathcomp_extra_config = "auto_drain: {hold_s: 2, undrain_hold_s: 3600}\n";
+    options.fabric_health_files = true;  // planes from a fabric manager's file (SetPlaneState)
     auto lab = sim::LocalLab::Create(options);
     ASSERT_TRUE(lab.ok()) << lab.status();
     lab_ = lab->release();
@@ -261,6 +262,43 @@ TEST_F(TectlAutoDrainTest, ADrainThatWouldCutAWorkloadIsRefusedAndAlerted) {
   SetFiberLoss("nyc-lon", "lon-nyc", 0);
   SetFiberLoss("iad-ams", "ams-iad", 0);
   ASSERT_EQ(Online({"workload", "remove", "xatl-nyc-lon"}).exit_code, 0);
+}
+
+TEST_F(TectlAutoDrainTest, AFlappingPlaneIsDrainedAsAPlane) {
+  EventLog events(lab_->OperatorClient("viewer"));
+  ASSERT_TRUE(events.subscribed());
+  // iad's fabric manager reports plane 1 down and up twice: four changes.
+  for (const auto& [text, state] : std::vector<std::pair<std::string, v1::OperState>>{
+           {"down", v1::OPER_STATE_DOWN}, {"up", v1::OPER_STATE_UP}, {"down", v1::OPER_STATE_DOWN},
+           {"up", v1::OPER_STATE_UP}}) {
+    ASSERT_TRUE(lab_->SetPlaneState("iad", 1, text).ok());
+    // Each change reaches pathcomp before the next (the agent reports what it reads, not every write).
+    ASSERT_TRUE(sim::WaitUntil("pathcomp to hold iad's plane 1 " + text, seconds(30), [&, want = state] {
+                  auto stub = lab_->OperatorClient("viewer");
+                  grpc::ClientContext context;
+                  context.set_deadline(std::chrono::system_clock::now() + seconds(5));
+                  v1::ListFabricsRequest request;
+                  request.set_facility_id("iad");
+                  v1::ListFabricsResponse fabrics;
+                  if (!stub->ListFabrics(&context, request, &fabrics).ok() || fabrics.fabrics().empty()) return false;
+                  for (const auto& plane : fabrics.fabrics(0).plane_health()) {
+                    if (plane.plane() == 1) return plane.state() == want;
+                  }
+                  return false;
+                }).ok());
+  }
+  auto drained = events.Await(v1::AutoDrainEvent::ACTION_DRAINED, "");
+  ASSERT_TRUE(drained.ok()) << drained.status();
+  EXPECT_TRUE(drained->plane_set());
+  EXPECT_EQ(drained->facility_id(), "iad");
+  EXPECT_EQ(drained->plane(), 1u);
+  EXPECT_EQ(drained->verdict(), v1::LINK_VERDICT_FLAPPING);
+  const std::vector<v1::Intent> intents = AutomaticIntents();
+  ASSERT_EQ(intents.size(), 1u);
+  EXPECT_TRUE(intents[0].drain().plane_set());
+  TectlRun undrain = Online({"undrain", "plane", "iad:1"});
+  ASSERT_EQ(undrain.exit_code, 0) << undrain;
+  EXPECT_TRUE(AutomaticIntents().empty());
 }
 
 TEST_F(TectlAutoDrainTest, AMeasurementStormDrainsNothing) {

@@ -210,6 +210,38 @@ TEST(AutoDrainPolicyTest, ARefusedDrainIsRetriedLater) {
   EXPECT_EQ(policy.Decide(Network(2, {0}), {}, kStart + 300'000).drain.size(), 1u);
 }
 
+TEST(AutoDrainPolicyTest, AFlappingPlaneIsDrainedAsAPlane) {
+  AutoDrainPolicy policy(AutoDrainOptions{.hold_ms = 10'000, .undrain_hold_ms = 60'000});
+  v1::PlaneAssessment plane;
+  plane.set_facility_id("sjc");
+  plane.set_plane(2);
+  plane.set_verdict(v1::LINK_VERDICT_FLAPPING);
+  plane.set_detail("fabric manager of sjc: 5 state changes of plane 2 in 600 s");
+  EXPECT_TRUE(policy.Decide(Network(2, {}), {plane}, {}, kStart).drain.empty());
+  auto decision = policy.Decide(Network(2, {}), {plane}, {}, kStart + 10'000);
+  ASSERT_EQ(decision.drain.size(), 1u);
+  const DrainOrder& order = decision.drain[0];
+  EXPECT_EQ(order.fiber, "plane:sjc:2");
+  EXPECT_TRUE(order.plane_set);
+  EXPECT_EQ(order.facility_id, "sjc");
+  EXPECT_EQ(order.plane, 2u);
+  EXPECT_TRUE(order.link_ids.empty());
+  EXPECT_NE(order.evidence.find("plane sjc:2 flapping"), std::string::npos) << order.evidence;
+  v1::Intent intent;
+  intent.set_id("auto-plane-sjc-2");
+  intent.mutable_drain()->mutable_target()->set_facility_id("sjc");
+  intent.mutable_drain()->set_plane(2);
+  intent.mutable_drain()->set_plane_set(true);
+  intent.set_automatic(true);
+  intent.set_created_at_unix_ms(kStart + 10'000);
+  policy.Drained(order, {intent.id()}, kStart + 10'000);
+  plane.set_verdict(v1::LINK_VERDICT_HEALTHY);
+  EXPECT_TRUE(policy.Decide(Network(2, {}), {plane}, {intent}, kStart + 20'000).undrain.empty());
+  decision = policy.Decide(Network(2, {}), {plane}, {intent}, kStart + 80'000);
+  ASSERT_EQ(decision.undrain.size(), 1u);
+  EXPECT_EQ(decision.undrain[0].intent_ids, std::vector<std::string>{"auto-plane-sjc-2"});
+}
+
 TEST(AutoDrainPolicyTest, OptionsAreValidated) {
   EXPECT_TRUE(ValidateAutoDrainOptions({}).ok());
   EXPECT_FALSE(ValidateAutoDrainOptions({.hold_ms = -1}).ok());

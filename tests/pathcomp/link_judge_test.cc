@@ -224,6 +224,30 @@ TEST(LinkJudgeTest, BaselinesAreStoredWhenAMinuteCloses) {
   EXPECT_EQ(restarted.AssessLink("iad-chi", now)->verdict(), v1::LINK_VERDICT_SLOW) << "judged at once after a restart";
 }
 
+TEST(LinkJudgeTest, APlaneFlapsOnItsFabricManagersReports) {
+  LinkJudge judge;
+  judge.SetLinks(Links());
+  v1::FabricPlaneHealth plane;
+  plane.set_plane(3);
+  int64_t now = kStart;
+  plane.set_state(v1::OPER_STATE_UP);
+  judge.ObservePlane("sjc", plane, now);
+  ASSERT_EQ(judge.AssessPlanes(now).size(), 1u);
+  EXPECT_EQ(judge.AssessPlanes(now)[0].verdict(), v1::LINK_VERDICT_HEALTHY);
+  for (int i = 0; i < 2; ++i) {
+    plane.set_state(v1::OPER_STATE_DOWN);
+    judge.ObservePlane("sjc", plane, now += 1000);
+    plane.set_state(v1::OPER_STATE_UP);
+    judge.ObservePlane("sjc", plane, now += 1000);
+  }
+  const auto planes = judge.AssessPlanes(now);
+  EXPECT_EQ(planes[0].facility_id(), "sjc");
+  EXPECT_EQ(planes[0].plane(), 3u);
+  EXPECT_EQ(planes[0].verdict(), v1::LINK_VERDICT_FLAPPING);
+  EXPECT_EQ(planes[0].state_changes(), 4u);
+  EXPECT_EQ(judge.AssessPlanes(now + 11 * kMinute)[0].verdict(), v1::LINK_VERDICT_HEALTHY);
+}
+
 TEST(LinkJudgeTest, ThresholdsAreValidated) {
   EXPECT_TRUE(ValidateThresholds({}).ok());
   EXPECT_FALSE(ValidateThresholds({.slow_factor = 0.5}).ok());
