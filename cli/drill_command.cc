@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/option_values.h"
+#include "pathcomp/health/link_judge.h"
 #include "sim/drill/drill_charts.h"
 #include "sim/drill/live_drill.h"
 #include "sim/drill/netns_drill.h"
@@ -37,6 +38,49 @@ absl::Status WriteFile(const std::string& path, const std::string& text) {
 }
 
 std::string Ms(uint64_t ms) { return ms == 0 ? "-" : absl::StrCat(ms); }
+
+std::string AutoDrainActionName(v1::AutoDrainEvent::Action action) {
+  switch (action) {
+    case v1::AutoDrainEvent::ACTION_DRAINED: return "drained";
+    case v1::AutoDrainEvent::ACTION_UNDRAINED: return "undrained";
+    case v1::AutoDrainEvent::ACTION_REFUSED: return "REFUSED";
+    case v1::AutoDrainEvent::ACTION_FAIL_OPEN: return "FAIL OPEN";
+    case v1::AutoDrainEvent::ACTION_FAIL_OPEN_CLEARED: return "fail open cleared";
+    case v1::AutoDrainEvent::ACTION_HELD: return "held";
+    default: return v1::AutoDrainEvent::Action_Name(action);
+  }
+}
+
+// The simulated automatic drainer's actions, after the event each followed.
+void PrintAutoDrain(const v1::DrillAutoDrain& auto_drain) {
+  if (!auto_drain.enabled()) {
+    std::cout << "automatic drains: disabled in this drill (auto_drain.enabled: false)\n\n";
+    return;
+  }
+  std::cout << "automatic drains: " << auto_drain.drains() << " drained, " << auto_drain.undrains() << " undrained, "
+            << auto_drain.refusals() << " refused, " << auto_drain.held() << " held, "
+            << (auto_drain.failed_open() ? "failed open" : "never failed open");
+  if (auto_drain.gray_drained_plans() > 0) {
+    std::cout << absl::StrFormat("; load on degraded links once drained: %.1f Gbps%s (%u plans)",
+                                 auto_drain.max_gray_link_load_gbps(),
+                                 auto_drain.max_gray_link().empty() ? "" : absl::StrCat(" on ", auto_drain.max_gray_link()),
+                                 auto_drain.gray_drained_plans());
+  }
+  std::cout << "\n";
+  if (auto_drain.actions().empty()) {
+    std::cout << "\n";
+    return;
+  }
+  text::Table actions({"AT_MS", "AFTER_EVENT", "ACTION", "LINKS", "VERDICT", "REPLANNED_MS", "DETAIL"});
+  for (const auto& action : auto_drain.actions()) {
+    const std::string detail = action.refusals().empty() ? action.reason() : absl::StrJoin(action.refusals(), "; ");
+    actions.Add({absl::StrCat(action.at_ms()), action.after_event().empty() ? "-" : action.after_event(),
+                 AutoDrainActionName(action.action()), absl::StrJoin(action.link_ids(), ","),
+                 action.verdict() == v1::LINK_VERDICT_UNKNOWN ? "-" : pathcomp::health::VerdictName(action.verdict()),
+                 Ms(action.replanned_at_ms()), detail});
+  }
+  std::cout << actions.Render() << "\n";
+}
 
 // Where a live or netns drill finds its daemons and writes: this tectl's
 // build tree (tectl is in its bin/), the checkout for the PKI script
@@ -180,6 +224,7 @@ int RunDrill(const Options& options) {
       }
       std::cout << traffic.Render() << "\n";
     }
+    if (report.has_auto_drain()) PrintAutoDrain(report.auto_drain());
     text::Table expectations({"EXPECTATION", "RESULT", "DETAIL"});
     for (const auto& expectation : report.expectations()) {
       expectations.Add({expectation.name(), expectation.ok() ? "ok" : "FAILED", expectation.detail()});

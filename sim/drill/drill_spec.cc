@@ -102,6 +102,24 @@ void ReadEvent(ConfigReader& entry, DrillSpec& spec) {
   spec.timeline.push_back(std::move(event));
 }
 
+// The keys and ranges of pathcomp's `auto_drain:` (pathcomp_config.cc), which
+// are those ValidateAutoDrainOptions accepts.
+void ReadAutoDrain(ConfigReader& drain, pathcomp::health::AutoDrainOptions& o) {
+  auto seconds = [&](const char* key, int64_t fallback_ms, uint64_t min, uint64_t max) {
+    return static_cast<int64_t>(drain.OptionalUint(key, static_cast<uint64_t>(fallback_ms / 1000), min, max)) * 1000;
+  };
+  o.enabled = drain.OptionalBool("enabled", o.enabled);
+  o.hold_ms = seconds("hold_s", o.hold_ms, 0, 86'400);
+  o.undrain_hold_ms = seconds("undrain_hold_s", o.undrain_hold_ms, 0, 604'800);
+  o.max_active = static_cast<uint32_t>(drain.OptionalUint("max_active", o.max_active, 0, 1000));
+  o.max_per_hour = static_cast<uint32_t>(drain.OptionalUint("max_per_hour", o.max_per_hour, 0, 10'000));
+  o.fail_open_links = static_cast<uint32_t>(drain.OptionalUint("fail_open_links", o.fail_open_links, 0, 100'000));
+  o.fail_open_window_ms = seconds("fail_open_window_s", o.fail_open_window_ms, 1, 86'400);
+  o.retry_refused_ms = seconds("retry_refused_s", o.retry_refused_ms, 1, 86'400);
+  o.utilization_limit = drain.OptionalDouble("utilization_limit", o.utilization_limit, 0.01, 10);
+  drain.RejectUnknownKeys();
+}
+
 }  // namespace
 
 std::string TimelineEvent::Describe() const {
@@ -192,6 +210,7 @@ absl::StatusOr<DrillSpec> LoadDrill(const std::string& path) {
     r.failover_ms = ms("failover_ms", r.failover_ms, 0);
     reaction->RejectUnknownKeys();
   }
+  if (auto drain = root->OptionalMap("auto_drain")) ReadAutoDrain(*drain, spec.auto_drain);
   spec.duration_ms = root->RequiredUint("duration_s", 1, kMaxDurationS) * 1000;
   for (auto& entry : root->RequiredMapList("timeline")) ReadEvent(entry, spec);
   std::stable_sort(spec.timeline.begin(), spec.timeline.end(),
@@ -209,6 +228,18 @@ absl::StatusOr<DrillSpec> LoadDrill(const std::string& path) {
     e.no_new_single_facility_dependencies = expect->OptionalBool("no_new_single_facility_dependencies", false);
     if (expect->Has("max_packet_loss_ms")) e.max_packet_loss_ms = expect->RequiredDouble("max_packet_loss_ms", 0, 3.6e6);
     if (expect->Has("min_delivered_ratio")) e.min_delivered_ratio = expect->RequiredDouble("min_delivered_ratio", 0, 1);
+    if (expect->Has("min_auto_drains")) e.min_auto_drains = expect->RequiredUint("min_auto_drains", 0, UINT32_MAX);
+    if (expect->Has("max_auto_drains")) e.max_auto_drains = expect->RequiredUint("max_auto_drains", 0, UINT32_MAX);
+    if (expect->Has("min_auto_drain_refusals")) {
+      e.min_auto_drain_refusals = expect->RequiredUint("min_auto_drain_refusals", 0, UINT32_MAX);
+    }
+    if (expect->Has("fail_open")) e.fail_open = expect->OptionalBool("fail_open", false);
+    if (expect->Has("max_gray_link_load_gbps")) {
+      e.max_gray_link_load_gbps = expect->RequiredDouble("max_gray_link_load_gbps", 0, 1e9);
+    }
+    if (e.min_auto_drains && e.max_auto_drains && *e.max_auto_drains < *e.min_auto_drains) {
+      expect->AddError("max_auto_drains", "below min_auto_drains");
+    }
     expect->RejectUnknownKeys();
   }
   root->RejectUnknownKeys();

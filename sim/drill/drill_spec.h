@@ -16,6 +16,10 @@
 //   reaction:                                # optional; the defaults shown
 //     {probe_interval_ms: 10, detect_multiplier: 3, gray_detect_ms: 1000, local_repair_ms: 25,
 //      debounce_ms: 50, solve_ms: 200, failover_ms: 2500}
+//   auto_drain:                              # optional: the controller's automatic drainer, on
+//     {enabled: true, hold_s: 30, undrain_hold_s: 300, max_active: 2,   # by default as in pathcomp,
+//      max_per_hour: 4, fail_open_links: 4, fail_open_window_s: 60,     # with pathcomp's defaults
+//      retry_refused_s: 300, utilization_limit: 1.0}                   # (the keys of its auto_drain:)
 //   duration_s: 120
 //   timeline:
 //     - {at_s: 10, fail: link, id: iad-nyc}  # fail: link|srlg|node|facility|plane|partition
@@ -35,6 +39,15 @@
 //     # judged by --netns only, from the packets of its traffic streams
 //     max_packet_loss_ms: 50     # no stream loses a longer run of packets at any event
 //     min_delivered_ratio: 0.99  # received / sent over every stream and the whole drill
+//     # judged by the simulator only (--live and --netns name them not judged)
+//     min_auto_drains: 1         # automatic drains taken (pre-check passed, intents stored)
+//     max_auto_drains: 1
+//     min_auto_drain_refusals: 1 # automatic drains the pre-check refused (each alerted)
+//     fail_open: true            # the drainer failed open at some moment (true), or never (false)
+//     max_gray_link_load_gbps: 0 # once an automatic drain of a degraded link is in force and
+//                                # re-planned: the planned elephant load on any degraded link,
+//                                # in every such plan, at most this (0: traffic moved off);
+//                                # fails when no such plan was made
 //
 // Pure: reading the file aside, no I/O, no clock.
 #include <cstdint>
@@ -44,6 +57,7 @@
 
 #include "absl/status/statusor.h"
 #include "geodesic/v1/plan.pb.h"
+#include "pathcomp/health/auto_drain_policy.h"
 #include "topology/inventory.h"
 
 namespace geodesic::sim {
@@ -84,6 +98,11 @@ struct Expectations {
   bool no_new_single_facility_dependencies = false;
   std::optional<double> max_packet_loss_ms;   // netns
   std::optional<double> min_delivered_ratio;  // netns
+  std::optional<uint64_t> min_auto_drains;          // simulator
+  std::optional<uint64_t> max_auto_drains;          // simulator
+  std::optional<uint64_t> min_auto_drain_refusals;  // simulator
+  std::optional<bool> fail_open;                    // simulator
+  std::optional<double> max_gray_link_load_gbps;    // simulator
   bool packets() const { return max_packet_loss_ms.has_value() || min_delivered_ratio.has_value(); }
 };
 
@@ -106,6 +125,9 @@ struct DrillSpec {
   topology::Topology topology;  // with the generated workloads, fabrics and services added
   uint64_t seed = 1;
   ReactionModel reaction;
+  // The automatic drainer: pathcomp's defaults (on) unless the file's
+  // auto_drain: says otherwise; the judge's thresholds are pathcomp's defaults.
+  pathcomp::health::AutoDrainOptions auto_drain{};
   uint64_t duration_ms = 0;
   std::vector<TimelineEvent> timeline;  // by time, file order within a time
   Expectations expect;
@@ -113,7 +135,8 @@ struct DrillSpec {
 
 // Reads, validates and expands a drill file: every error with its line, the
 // timeline's targets checked against the topology (unknown link, SRLG, node,
-// facility, plane; an event after the end; a restore of nothing).
+// facility, plane; an event after the end; a restore of nothing; auto_drain
+// keys out of pathcomp's ranges).
 [[nodiscard]] absl::StatusOr<DrillSpec> LoadDrill(const std::string& path);
 
 }  // namespace geodesic::sim

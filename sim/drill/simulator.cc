@@ -12,7 +12,9 @@
 #include "pathcomp/solver/impact.h"
 #include "pathcomp/solver/plan_builder.h"
 #include "pathcomp/solver/shortest_paths.h"
+#include "sim/drill/auto_drain_sim.h"
 #include "sim/drill/drill_outcome.h"
+#include "sim/drill/plan_routes.h"
 
 namespace geodesic::sim {
 namespace {
@@ -22,37 +24,19 @@ using pathcomp::BuiltPlan;
 using pathcomp::ModelView;
 using pathcomp::Snapshot;
 using Action = TimelineEvent::Action;
+using pathcomp::health::AutoDrainDecision;
+
+// Who asked for a plan, besides a timeline event (its index).
+constexpr int kFirstPlan = -1;
+constexpr int kAutomaticPlan = -2;  // an automatic drain or undrain
+constexpr double kChainHeadroom = 0.1;  // pathcomp's default chain_headroom
+constexpr uint64_t kTickMs = 1000;      // pathcomp's AutoDrainer ticks once a second
 
 // What a condition (a fail, degrade or drain still in force) is keyed by, so
 // that a restore finds it.
 std::string ConditionKey(const TimelineEvent& event) {
   return absl::StrCat(event.kind, "/", event.id, "/", event.kind == "plane" ? event.plane : 0);
 }
-
-// Where one workload's traffic goes in a plan.
-struct ChainRoute {
-  bool placed = false;
-  std::set<std::string> links;
-  uint64_t latency_us = 0;
-  bool within_budget = false;
-};
-struct ChainBackupRoute {
-  pathcomp::ChainFailure::Kind kind;
-  std::string id;  // link id, SRLG name or facility id
-  ChainRoute route;
-};
-struct ElephantRoute {
-  std::vector<std::pair<std::set<std::string>, double>> paths;  // links, Gbps
-  double carried_gbps = 0;
-  std::string src, dst;  // facilities
-};
-
-struct PlanState {
-  v1::Plan plan;
-  std::map<std::string, ChainRoute> chains;
-  std::map<std::string, std::vector<ChainBackupRoute>> backups;
-  std::map<std::string, ElephantRoute> elephants;
-};
 
 struct Runtime {
   bool chain = false;
@@ -69,12 +53,12 @@ struct Runtime {
 };
 
 // A moment of the simulated clock; at equal times, events first, then
-// repairs, then plans.
+// repairs, then plans, then the automatic drainer's decision.
 struct Moment {
-  enum class Kind { kEvent = 0, kRepair = 1, kPlan = 2 };
+  enum class Kind { kEvent = 0, kRepair = 1, kPlan = 2, kTick = 3 };
   uint64_t at_ms;
   Kind kind;
-  int event;  // timeline index (for plans: the event that asked for it; -1 the first)
+  int event;  // timeline index (for plans: the event that asked for it, or kFirstPlan, kAutomaticPlan)
   bool operator>(const Moment& o) const {
     if (at_ms != o.at_ms) return at_ms > o.at_ms;
     if (kind != o.kind) return kind > o.kind;
@@ -85,7 +69,7 @@ struct Moment {
 
 class Simulation {
  public:
-  explicit Simulation(const DrillSpec& spec) : spec_(spec), allocator_(0.1) {
+  explicit Simulation(const DrillSpec& spec) : spec_(spec), allocator_(kChainHeadroom) {
     const topology::Topology& t = spec.topology;
     base_.facilities = t.facilities;
     base_.nodes = t.nodes;
@@ -107,6 +91,8 @@ class Simulation {
       workload_by_id_[workload.id()] = &workload;
     }
     truth_snapshot_ = Snapshot::Build(base_);
+    if (spec.auto_drain.enabled) drainer_.emplace(spec.auto_drain, base_.links);
+    report_.mutable_auto_drain()->set_enabled(spec.auto_drain.enabled);
   }
 
   v1::DrillReport Run() {
@@ -120,20 +106,19 @@ class Simulation {
       if (workload.has_elephant()) report_.set_elephant_flows(report_.elephant_flows() + 1);
     }
     outcomes_.resize(spec_.timeline.size());
-    Plan(0, -1);
+    Plan(0, kFirstPlan);
     for (const auto& [id, route] : current_->chains) {
       if (route.placed) report_.add_chain_latency_before_us(route.latency_us);
     }
     Sample(0);
 
-    std::priority_queue<Moment, std::vector<Moment>, std::greater<>> moments;
     for (int e = 0; e < static_cast<int>(spec_.timeline.size()); ++e) {
-      moments.push({spec_.timeline[e].at_ms, Moment::Kind::kEvent, e});
+      moments_.push({spec_.timeline[e].at_ms, Moment::Kind::kEvent, e});
     }
-    std::set<uint64_t> planned_at;
-    while (!moments.empty()) {
-      const Moment moment = moments.top();
-      moments.pop();
+    bool sample_due = false;
+    while (!moments_.empty()) {
+      const Moment moment = moments_.top();
+      moments_.pop();
       if (moment.at_ms > spec_.duration_ms) break;
       const TimelineEvent* event = moment.event >= 0 ? &spec_.timeline[moment.event] : nullptr;
       switch (moment.kind) {
@@ -143,7 +128,7 @@ class Simulation {
           outcomes_[moment.event].set_detected_at_ms(detected);
           // Routers repair what takes links down (a plane is inside a facility).
           if (event->action == Action::kFail && event->kind != "plane") {
-            moments.push({detected + spec_.reaction.local_repair_ms, Moment::Kind::kRepair, moment.event});
+            moments_.push({detected + spec_.reaction.local_repair_ms, Moment::Kind::kRepair, moment.event});
           }
           uint64_t plan_at = detected + spec_.reaction.debounce_ms + spec_.reaction.solve_ms;
           if (event->action == Action::kLeaderLoss) {
@@ -152,13 +137,23 @@ class Simulation {
           }
           plan_at = std::max(plan_at, leader_back_at_);
           plan_event_[plan_at].push_back(moment.event);
-          if (planned_at.insert(plan_at).second) moments.push({plan_at, Moment::Kind::kPlan, moment.event});
+          SchedulePlan(plan_at, moment.event);
+          // The agents report the change once detected: the drainer looks
+          // at the first tick from then.
+          ScheduleTick((detected + kTickMs - 1) / kTickMs * kTickMs);
           break;
         }
         case Moment::Kind::kRepair: LocalRepair(moment.event, moment.at_ms); break;
         case Moment::Kind::kPlan: Plan(moment.at_ms, moment.event); break;
+        case Moment::Kind::kTick: Tick(moment.at_ms); break;
       }
-      if (moments.empty() || moments.top().at_ms != moment.at_ms) Sample(moment.at_ms);
+      // One sample per time at which the data plane may have changed (a
+      // tick changes nothing there: its drains take effect at their plan).
+      sample_due = sample_due || moment.kind != Moment::Kind::kTick;
+      if (sample_due && (moments_.empty() || moments_.top().at_ms != moment.at_ms)) {
+        Sample(moment.at_ms);
+        sample_due = false;
+      }
     }
     Finish();
     return report_;
@@ -264,7 +259,9 @@ class Simulation {
     v1::DrillEventOutcome& outcome = outcomes_[index];
     outcome.set_event(event.Describe());
     outcome.set_at_ms(at_ms);
+    last_event_ = index;
     detections_.emplace(DetectedAt(event), index);
+    if (event.action == Action::kLeaderLoss && drainer_) drainer_->NewLeader();
     if (event.action == Action::kRestore) {
       auto it = truth_.find(ConditionKey(event));
       if (it != truth_.end() && it->second.action == Action::kDrain) restored_drain_.insert(it->first);
@@ -311,40 +308,15 @@ class Simulation {
   }
 
   void Plan(uint64_t at_ms, int asking_event) {
-    const ModelView view = ViewWith(KnownAt(at_ms));
+    const ModelView view = ControllerView(at_ms);
     const Snapshot snapshot = Snapshot::Build(view);
     pathcomp::PlanStamp stamp;
     stamp.generation = ++generation_;
-    stamp.reason = asking_event < 0 ? "drill start" : spec_.timeline[asking_event].Describe();
+    stamp.reason = asking_event == kFirstPlan       ? "drill start"
+                   : asking_event == kAutomaticPlan ? "automatic drain"
+                                                    : spec_.timeline[asking_event].Describe();
     BuiltPlan built = BuildPlan(snapshot, stamp, allocator_, current_ ? &current_->plan : nullptr);
-    auto next = std::make_unique<PlanState>();
-    next->plan = std::move(built.plan);
-    const auto& chains = snapshot.chains();
-    for (size_t c = 0; c < chains.size(); ++c) {
-      const std::string& id = snapshot.workload_id(chains[c].workload);
-      next->chains[id] = RouteOf(snapshot, chains[c], built.chains.primary[c]);
-      for (const auto& backup : built.chains.backups[c]) {
-        std::string scope = backup.failure.kind == pathcomp::ChainFailure::Kind::kLink
-                                ? snapshot.link_id(backup.failure.index)
-                                : backup.failure.kind == pathcomp::ChainFailure::Kind::kSrlg
-                                      ? snapshot.srlg_name(backup.failure.index)
-                                      : snapshot.facility_id(backup.failure.index);
-        next->backups[id].push_back({backup.failure.kind, std::move(scope), RouteOf(snapshot, chains[c], backup.placement)});
-      }
-    }
-    const auto& demands = snapshot.demands();
-    for (size_t d = 0; d < demands.size(); ++d) {
-      ElephantRoute& route = next->elephants[snapshot.workload_id(demands[d].workload)];
-      route.src = snapshot.facility_id(demands[d].src);
-      route.dst = snapshot.facility_id(demands[d].dst);
-      if (!built.elephants) continue;
-      route.carried_gbps = built.elephants->allocation.carried_gbps[d];
-      for (const auto& path : built.elephants->allocation.paths[d]) {
-        std::set<std::string> links;
-        for (int arc : path.arcs) links.insert(snapshot.link_id(arc));
-        route.paths.emplace_back(std::move(links), path.gbps);
-      }
-    }
+    auto next = std::make_unique<PlanState>(RoutesOf(snapshot, std::move(built)));
     const std::unique_ptr<PlanState> previous = std::move(current_);
     current_ = std::move(next);
 
@@ -369,7 +341,7 @@ class Simulation {
         runtime.repaired = false;
         if (placed) placed = !ElephantHit(id);
       }
-      if (!placed && asking_event < 0) {
+      if (!placed && asking_event == kFirstPlan) {
         runtime.never_placed = true;
         continue;
       }
@@ -394,6 +366,106 @@ class Simulation {
       DrillOutcomes::FillOutcome(measures, outcome);
     }
     last_latencies_ = std::move(latencies);
+    MeasureGrayLoad();
+  }
+
+  // --- The automatic drainer ---
+  // What the controller plans from at `at_ms`: the conditions it detected,
+  // with the automatic drains in force.
+  ModelView ControllerView(uint64_t at_ms) const {
+    ModelView view = ViewWith(KnownAt(at_ms));
+    if (drainer_) view.intents.insert(view.intents.end(), drainer_->intents().begin(), drainer_->intents().end());
+    return view;
+  }
+
+  void SchedulePlan(uint64_t plan_at, int asking) {
+    if (planned_at_.insert(plan_at).second) moments_.push({plan_at, Moment::Kind::kPlan, asking});
+  }
+
+  void ScheduleTick(uint64_t at_ms) {
+    if (drainer_ && at_ms <= spec_.duration_ms && ticks_.insert(at_ms).second) {
+      moments_.push({at_ms, Moment::Kind::kTick, -1});
+    }
+  }
+
+  // The agents' reports up to `at_ms`: each change of health when the
+  // controller detected it (so the judge counts every state change), then
+  // every link's at `at_ms`.
+  void ReportUntil(uint64_t at_ms) {
+    for (auto it = detections_.upper_bound(reported_until_ms_); it != detections_.end() && it->first < at_ms;
+         it = detections_.upper_bound(it->first)) {
+      drainer_->Report(ViewWith(KnownAt(it->first)).links, it->first);
+    }
+    drainer_->Report(ViewWith(KnownAt(at_ms)).links, at_ms);
+    reported_until_ms_ = at_ms;
+  }
+
+  // One second of pathcomp's AutoDrainer (auto_drainer.cc Tick): judge,
+  // decide, and carry the orders out like an operator's drain.
+  void Tick(uint64_t at_ms) {
+    ReportUntil(at_ms);
+    if (at_ms < leader_back_at_) {  // no leader acts: the replicas only judge
+      ScheduleTick(at_ms + kTickMs);
+      return;
+    }
+    const uint64_t plan_at = std::max(at_ms + spec_.reaction.debounce_ms + spec_.reaction.solve_ms, leader_back_at_);
+    const uint64_t replanned_at = plan_at <= spec_.duration_ms ? plan_at : 0;
+    AutoDrainDecision decision = drainer_->Decide(at_ms);
+    for (const v1::AutoDrainEvent& event : decision.events) {
+      RecordAction(at_ms, event.action(), {event.link_ids().begin(), event.link_ids().end()}, event.verdict(),
+                   event.reason());
+    }
+    for (const pathcomp::health::UndrainOrder& order : decision.undrain) {
+      std::vector<std::string> links;
+      for (const v1::Intent& intent : drainer_->intents()) {
+        if (std::find(order.intent_ids.begin(), order.intent_ids.end(), intent.id()) != order.intent_ids.end()) {
+          links.push_back(intent.drain().target().link_id());
+        }
+      }
+      drainer_->Undrained(order);
+      RecordAction(at_ms, v1::AutoDrainEvent::ACTION_UNDRAINED, links, v1::LINK_VERDICT_HEALTHY, order.reason)
+          .set_replanned_at_ms(replanned_at);
+      SchedulePlan(plan_at, kAutomaticPlan);
+    }
+    for (const pathcomp::health::DrainOrder& order : decision.drain) {
+      // The pre-check against the model as it is now: drains taken by this
+      // decision already in it, as pathcomp stores each before the next.
+      std::vector<v1::Intent> intents = drainer_->IntentsFor(order, at_ms);
+      const std::vector<std::string> refusals = DrainPrecheck(ControllerView(at_ms), intents, kChainHeadroom,
+                                                              drainer_->options().utilization_limit);
+      if (!refusals.empty()) {
+        drainer_->Refused(order, at_ms);
+        v1::DrillAutoDrainAction& refused =
+            RecordAction(at_ms, v1::AutoDrainEvent::ACTION_REFUSED, order.link_ids, order.verdict, order.evidence);
+        for (const std::string& refusal : refusals) refused.add_refusals(refusal);
+        continue;
+      }
+      drainer_->Drained(order, std::move(intents), at_ms);
+      RecordAction(at_ms, v1::AutoDrainEvent::ACTION_DRAINED, order.link_ids, order.verdict, order.evidence)
+          .set_replanned_at_ms(replanned_at);
+      SchedulePlan(plan_at, kAutomaticPlan);
+    }
+    if (!drainer_->quiet()) ScheduleTick(at_ms + kTickMs);
+  }
+
+  v1::DrillAutoDrainAction& RecordAction(uint64_t at_ms, v1::AutoDrainEvent::Action action,
+                                         const std::vector<std::string>& links, v1::LinkVerdict verdict,
+                                         const std::string& reason) {
+    return AddAutoDrainAction({.at_ms = at_ms, .action = action, .link_ids = links, .verdict = verdict, .reason = reason,
+                               .after_event_index = last_event_,
+                               .after_event = last_event_ >= 0 ? spec_.timeline[last_event_].Describe() : ""},
+                              *report_.mutable_auto_drain());
+  }
+
+  // After a plan: the links degraded now, for the gray-load measure.
+  void MeasureGrayLoad() {
+    if (!drainer_ || drainer_->intents().empty()) return;
+    std::set<std::string> degraded;
+    for (const auto& [key, event] : truth_) {
+      if (event.action != Action::kDegrade) continue;
+      for (const std::string& link : pathcomp::LinksTakenDown(spec_.topology.links, event.Scope())) degraded.insert(link);
+    }
+    AddGrayLoad(current_->plan, degraded, drainer_->intents(), *report_.mutable_auto_drain());
   }
 
   void Finish() {
@@ -415,16 +487,6 @@ class Simulation {
   }
 
   // --- Helpers ---
-  ChainRoute RouteOf(const Snapshot& snapshot, const pathcomp::Chain& chain,
-                     const pathcomp::ChainPlacement& placement) const {
-    ChainRoute route;
-    route.placed = placement.placed;
-    route.latency_us = placement.total_us;
-    route.within_budget = placement.placed && placement.total_us <= chain.budget_us;
-    for (int link : placement.Links()) route.links.insert(snapshot.link_id(link));
-    return route;
-  }
-
   // The plan's backup of chain `id` for the failure of `event`.
   const ChainRoute* BackupFor(const std::string& id, const TimelineEvent& event) const {
     auto backups = current_->backups.find(id);
@@ -496,7 +558,9 @@ class Simulation {
   void EndOutage(const std::string& id, Runtime& runtime, uint64_t at_ms) {
     const uint64_t outage = at_ms - runtime.down_since;
     runtime.up = true;
-    const std::string cause = runtime.down_event >= 0 ? spec_.timeline[runtime.down_event].Describe() : "a plan";
+    const std::string cause = runtime.down_event >= 0               ? spec_.timeline[runtime.down_event].Describe()
+                              : runtime.down_event == kAutomaticPlan ? "an automatic drain's plan"
+                                                                     : "a plan";
     if (runtime.down_event >= 0 && runtime.chain && runtime.counted()) {
       v1::DrillEventOutcome& outcome = outcomes_[runtime.down_event];
       outcome.set_max_chain_outage_ms(std::max(outcome.max_chain_outage_ms(), outage));
@@ -526,6 +590,12 @@ class Simulation {
 
   const DrillSpec& spec_;
   ModelView base_;
+  std::optional<SimulatedAutoDrainer> drainer_;  // unset when the drill disables auto_drain
+  std::priority_queue<Moment, std::vector<Moment>, std::greater<>> moments_;
+  std::set<uint64_t> planned_at_;
+  std::set<uint64_t> ticks_;       // ticks scheduled
+  uint64_t reported_until_ms_ = 0;  // the agents' reports reached the judge up to here
+  int last_event_ = -1;            // the latest timeline event that happened
   std::map<std::string, std::string> node_facility_;
   std::map<std::string, const v1::Workload*> workload_by_id_;
   pathcomp::ElephantAllocator allocator_;
@@ -548,81 +618,6 @@ class Simulation {
 };
 
 }  // namespace
-
-void JudgeDrill(const Expectations& e, v1::DrillReport& report) {
-  bool passed = true;
-  auto verdict = [&](std::string name, bool ok, std::string detail) {
-    v1::DrillExpectation& expectation = *report.add_expectations();
-    expectation.set_name(std::move(name));
-    expectation.set_ok(ok);
-    expectation.set_detail(std::move(detail));
-    passed = passed && ok;
-  };
-  if (e.max_chain_outage_ms) {
-    verdict(absl::StrCat("max_chain_outage_ms <= ", *e.max_chain_outage_ms),
-            report.max_chain_outage_ms() <= *e.max_chain_outage_ms,
-            report.max_chain_outage_ms() == 0
-                ? "no chain lost connectivity"
-                : absl::StrCat("longest: ", report.max_chain_outage_ms(), " ms, ", report.worst_chain()));
-  }
-  if (e.min_carried_ratio) {
-    verdict(absl::StrFormat("min_carried_ratio >= %g", *e.min_carried_ratio),
-            report.min_carried_ratio() + 1e-9 >= *e.min_carried_ratio,
-            absl::StrFormat("lowest carried ratio %.4f", report.min_carried_ratio()));
-  }
-  if (e.min_settled_carried_ratio) {
-    verdict(absl::StrFormat("min_settled_carried_ratio >= %g", *e.min_settled_carried_ratio),
-            report.min_settled_carried_ratio() + 1e-9 >= *e.min_settled_carried_ratio,
-            absl::StrFormat("lowest carried ratio of a plan %.4f", report.min_settled_carried_ratio()));
-  }
-  if (e.max_mlu) {
-    verdict(absl::StrFormat("max_mlu <= %g", *e.max_mlu), report.max_mlu() <= *e.max_mlu + 1e-9,
-            absl::StrFormat("highest MLU of any plan %.4f", report.max_mlu()));
-  }
-  if (e.max_budget_violations) {
-    verdict(absl::StrCat("max_budget_violations <= ", *e.max_budget_violations),
-            report.max_budget_violations() <= *e.max_budget_violations,
-            absl::StrCat("at most ", report.max_budget_violations(), " chains over budget in a plan"));
-  }
-  if (e.max_cut_workloads) {
-    verdict(absl::StrCat("max_cut_workloads <= ", *e.max_cut_workloads),
-            static_cast<uint64_t>(report.cut_workload_ids_size()) <= *e.max_cut_workloads,
-            absl::StrCat(report.cut_workload_ids_size(), " workloads without a path at the end"));
-  }
-  if (e.no_new_single_facility_dependencies) {
-    verdict("no_new_single_facility_dependencies", report.new_dependencies().empty(),
-            report.new_dependencies().empty()
-                ? "none"
-                : absl::StrCat(report.new_dependencies_size(), " new, first ", report.new_dependencies(0)));
-  }
-  // Packets are only sent in the netns lab: elsewhere these are named as not
-  // judged, and pass (the simulator's and --live's verdicts stand alone).
-  const bool sent = report.has_packets() && report.packets().streams() > 0;
-  if (e.max_packet_loss_ms) {
-    const std::string name = absl::StrFormat("max_packet_loss_ms <= %g", *e.max_packet_loss_ms);
-    if (!sent) {
-      verdict(name, true, "not judged: packets are sent in --netns only");
-    } else {
-      verdict(name, report.packets().max_loss_ms() <= *e.max_packet_loss_ms + 1e-9,
-              report.packets().max_loss_ms() == 0
-                  ? "no stream lost a packet"
-                  : absl::StrFormat("longest: %.1f ms, %s", report.packets().max_loss_ms(), report.packets().worst()));
-    }
-  }
-  if (e.min_delivered_ratio) {
-    const std::string name = absl::StrFormat("min_delivered_ratio >= %g", *e.min_delivered_ratio);
-    if (!sent) {
-      verdict(name, true, "not judged: packets are sent in --netns only");
-    } else {
-      verdict(name, report.packets().delivered_ratio() + 1e-9 >= *e.min_delivered_ratio,
-              absl::StrFormat("%llu of %llu packets delivered (%.4f)",
-                              static_cast<unsigned long long>(report.packets().received()),
-                              static_cast<unsigned long long>(report.packets().sent()),
-                              report.packets().delivered_ratio()));
-    }
-  }
-  report.set_passed(passed);
-}
 
 v1::DrillReport RunDrill(const DrillSpec& spec) { return Simulation(spec).Run(); }
 

@@ -15,19 +15,22 @@
 //  - a new plan is installed debounce_ms + solve_ms after detection (or when
 //    a new leader is up, failover_ms after a leader loss), computed from what
 //    the controller knew: every workload it places is back.
+//  - the controller's automatic drainer (sim/drill/auto_drain_sim.h) judges
+//    the links and decides once a simulated second while anything is bad or
+//    drained (a quiet network skips to the next change: the same decisions);
+//    a drain passes the pre-check or is refused, becomes automatic drain
+//    intents at once and a plan debounce_ms + solve_ms later; an undrain
+//    likewise. Its actions go into the report (DrillReport.auto_drain).
 // Outage is measured per workload from losing connectivity to getting it
 // back. Workloads whose own facility failed are reported apart (they are
 // lost with it) and leave the carried ratio's demand.
 // Deterministic: same spec, same report. No I/O, no clock, no threads.
 #include "geodesic/v1/drill.pb.h"
+#include "sim/drill/drill_judge.h"
 #include "sim/drill/drill_spec.h"
 
 namespace geodesic::sim {
 
 v1::DrillReport RunDrill(const DrillSpec& spec);
-
-// Adds every expectation's verdict to `report` (from what it measured) and
-// sets `passed`. The simulator and the live runner judge alike.
-void JudgeDrill(const Expectations& expect, v1::DrillReport& report);
 
 }  // namespace geodesic::sim

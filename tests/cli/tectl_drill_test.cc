@@ -41,6 +41,16 @@ TEST(TectlDrillTest, AFailedExpectationExitsFourSayingWhichAndWhy) {
   EXPECT_THAT(run.err, HasSubstr("tectl: drill impossible failed: max_chain_outage_ms <= 0 (longest: "));
 }
 
+TEST(TectlDrillTest, PrintsTheAutomaticDrainersActionsAfterTheirEvents) {
+  const TectlRun run = Tectl({"drill", "run", SourceDir() + "/sim/drills/backbone-auto-drain-refused.yaml"});
+  ASSERT_EQ(run.exit_code, 0) << run;
+  EXPECT_THAT(run.out, HasSubstr("automatic drains: 1 drained, 0 undrained, 1 refused, 0 held, never failed open"));
+  EXPECT_THAT(run.out, HasSubstr("AT_MS  AFTER_EVENT"));
+  EXPECT_THAT(run.out, HasSubstr("REFUSED  lon-nyc,nyc-lon  lossy"));
+  EXPECT_THAT(run.out, HasSubstr("would lose its last path"));
+  EXPECT_THAT(run.out, HasSubstr("min_auto_drain_refusals >= 1  ok"));
+}
+
 TEST(TectlDrillTest, BadInput) {
   TempDir scratch{"tectl"};
   std::ofstream(scratch.path() + "/bad.yaml") << "name: bad\ntopology: nowhere.yaml\nduration_s: 0\n";

@@ -1,13 +1,16 @@
 // The drill simulator on the shipped drills (sim/drills/*.yaml, the example
 // backbone and the REPETITA networks of ../shared/data) and on drills that
-// must fail or must be refused.
+// must fail or must be refused; its automatic drainer on the auto-drain drills.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "sim/drill/drill_charts.h"
 #include "sim/drill/simulator.h"
 #include "tests/support/test_dirs.h"
@@ -15,7 +18,9 @@
 namespace geodesic::sim {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 namespace fs = std::filesystem;
 
 std::string SourceDir() {
@@ -139,6 +144,143 @@ TEST(DrillTest, PacketExpectationsAreJudgedOnTheNetnsDrillsPackets) {
   EXPECT_THAT(report.expectations(0).detail(), HasSubstr("75.0 ms, elephant-1 iad>lon at fail link iad-chi"));
   EXPECT_FALSE(report.expectations(1).ok());
   EXPECT_THAT(report.expectations(1).detail(), HasSubstr("980 of 1000"));
+}
+
+// --- The automatic drainer (issue 22 §2) ---
+
+v1::DrillReport RunShipped(const std::string& name, const std::function<void(DrillSpec&)>& change = nullptr) {
+  auto spec = LoadDrill(SourceDir() + "/sim/drills/" + name + ".yaml");
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  if (!spec.ok()) return {};
+  if (change) change(*spec);
+  return RunDrill(*spec);
+}
+
+std::vector<std::string> Actions(const v1::DrillReport& report) {
+  std::vector<std::string> actions;
+  for (const auto& action : report.auto_drain().actions()) {
+    actions.push_back(absl::StrCat(action.at_ms(), " ", v1::AutoDrainEvent::Action_Name(action.action()), " ",
+                                   absl::StrJoin(action.link_ids(), ",")));
+  }
+  return actions;
+}
+
+TEST(DrillAutoDrainTest, AGrayLinkIsDrainedAfterTheHoldAndGivenBackAfterTheUndrainHold) {
+  const v1::DrillReport report = RunShipped("backbone-gray-auto-drain");
+  EXPECT_TRUE(report.passed());
+  EXPECT_THAT(Actions(report), ElementsAre("41000 ACTION_DRAINED lon-nyc,nyc-lon", "121000 ACTION_UNDRAINED lon-nyc,nyc-lon"));
+  const auto& drained = report.auto_drain().actions(0);
+  EXPECT_EQ(drained.verdict(), v1::LINK_VERDICT_LOSSY);
+  EXPECT_EQ(drained.replanned_at_ms(), 41'250u);  // debounce + solve
+  EXPECT_EQ(drained.after_event_index(), 0);
+  EXPECT_THAT(drained.reason(), HasSubstr("reverse link"));  // confirmed from both ends
+  EXPECT_EQ(report.auto_drain().actions(1).after_event(), "restore link nyc-lon");
+  EXPECT_EQ(report.auto_drain().actions(1).replanned_at_ms(), 121'250u);
+  EXPECT_GE(report.auto_drain().gray_drained_plans(), 1u);
+  EXPECT_EQ(report.auto_drain().max_gray_link_load_gbps(), 0);
+  EXPECT_EQ(report.plans(), 5u);  // start, degrade, drain, restore, undrain
+  EXPECT_EQ(RunShipped("backbone-gray-auto-drain").SerializeAsString(), report.SerializeAsString());
+}
+
+TEST(DrillAutoDrainTest, AddedLatencyAloneIsDrainedAsSlow) {
+  const v1::DrillReport report = RunShipped("backbone-gray-auto-drain", [](DrillSpec& spec) {
+    spec.timeline[0].loss = 0;
+    spec.timeline[0].added_latency_us = 30'000;
+  });
+  ASSERT_GE(report.auto_drain().actions_size(), 1);
+  EXPECT_EQ(report.auto_drain().actions(0).action(), v1::AutoDrainEvent::ACTION_DRAINED);
+  EXPECT_EQ(report.auto_drain().actions(0).verdict(), v1::LINK_VERDICT_SLOW);
+}
+
+TEST(DrillAutoDrainTest, WithoutAutoDrainTheGrayFailureStaysOnThePlannerAndTheExpectationsFail) {
+  const v1::DrillReport report = RunShipped("backbone-gray-auto-drain", [](DrillSpec& spec) { spec.auto_drain.enabled = false; });
+  EXPECT_FALSE(report.auto_drain().enabled());
+  EXPECT_THAT(Actions(report), IsEmpty());
+  EXPECT_EQ(report.plans(), 3u);
+  EXPECT_FALSE(report.passed());
+  std::vector<std::string> failed;
+  for (const auto& expectation : report.expectations()) {
+    if (!expectation.ok()) failed.push_back(expectation.name());
+  }
+  EXPECT_THAT(failed, ElementsAre("min_auto_drains >= 1", "max_gray_link_load_gbps <= 0"));
+}
+
+TEST(DrillAutoDrainTest, ALeaderLossDuringTheHoldStartsItAgainAtTheNewLeader) {
+  const v1::DrillReport report = RunShipped("backbone-gray-auto-drain", [](DrillSpec& spec) {
+    TimelineEvent loss;
+    loss.at_ms = 20'000;
+    loss.action = TimelineEvent::Action::kLeaderLoss;
+    spec.timeline.insert(spec.timeline.begin() + 1, loss);
+  });
+  ASSERT_GE(report.auto_drain().actions_size(), 1);
+  // The new leader publishes at 22.5 s, first decides at 23 s, holds 30 s.
+  EXPECT_EQ(report.auto_drain().actions(0).at_ms(), 53'000u);
+  EXPECT_EQ(report.auto_drain().actions(0).after_event(), "leader loss");
+}
+
+TEST(DrillAutoDrainTest, AMeasurementStormFailsOpenAndDrainsNothing) {
+  const v1::DrillReport report = RunShipped("backbone-measurement-storm");
+  EXPECT_TRUE(report.passed());
+  ASSERT_EQ(report.auto_drain().actions_size(), 2);
+  EXPECT_EQ(report.auto_drain().actions(0).action(), v1::AutoDrainEvent::ACTION_FAIL_OPEN);
+  EXPECT_EQ(report.auto_drain().actions(0).at_ms(), 11'000u);  // the first second the reports show it
+  EXPECT_EQ(report.auto_drain().actions(0).link_ids_size(), 20);
+  EXPECT_EQ(report.auto_drain().actions(1).action(), v1::AutoDrainEvent::ACTION_FAIL_OPEN_CLEARED);
+  EXPECT_EQ(report.auto_drain().actions(1).at_ms(), 72'000u);  // the trips left the 60 s window
+  EXPECT_EQ(report.auto_drain().drains(), 0u);
+  // Under the limit, the same reports are drained (two at most at once, the rest held).
+  const v1::DrillReport trusting =
+      RunShipped("backbone-measurement-storm", [](DrillSpec& spec) { spec.auto_drain.fail_open_links = 20; });
+  EXPECT_FALSE(trusting.auto_drain().failed_open());
+  EXPECT_EQ(trusting.auto_drain().drains(), 2u);
+  EXPECT_GT(trusting.auto_drain().held(), 0u);
+  EXPECT_FALSE(trusting.passed());
+}
+
+TEST(DrillAutoDrainTest, ADrainThatWouldCutWorkloadsIsRefusedAndRetriedLater) {
+  const v1::DrillReport report = RunShipped("backbone-auto-drain-refused");
+  EXPECT_TRUE(report.passed());
+  EXPECT_THAT(Actions(report), ElementsAre("41000 ACTION_DRAINED ams-iad,iad-ams", "41000 ACTION_REFUSED lon-nyc,nyc-lon"));
+  const auto& refused = report.auto_drain().actions(1);
+  ASSERT_GT(refused.refusals_size(), 0);
+  EXPECT_THAT(refused.refusals(0), HasSubstr("would lose its last path"));
+  EXPECT_EQ(refused.replanned_at_ms(), 0u);
+  EXPECT_GT(report.auto_drain().max_gray_link_load_gbps(), 0);  // the refused cable still carries them
+  EXPECT_EQ(report.auto_drain().max_gray_link(), "lon-nyc");
+  const v1::DrillReport retried =
+      RunShipped("backbone-auto-drain-refused", [](DrillSpec& spec) { spec.auto_drain.retry_refused_ms = 20'000; });
+  EXPECT_EQ(retried.auto_drain().refusals(), 3u);  // at 41 s, 61 s and 81 s
+  EXPECT_EQ(retried.auto_drain().drains(), 1u);
+}
+
+TEST(DrillAutoDrainTest, AutoDrainExpectationsAreNotJudgedWithoutTheSimulator) {
+  Expectations expect;
+  expect.min_auto_drains = 1;
+  expect.fail_open = true;
+  v1::DrillReport report;  // as --live and --netns make it: no auto_drain
+  JudgeDrill(expect, report);
+  EXPECT_TRUE(report.passed());
+  ASSERT_EQ(report.expectations_size(), 2);
+  EXPECT_THAT(report.expectations(1).detail(), HasSubstr("not judged"));
+}
+
+TEST(DrillAutoDrainTest, BadAutoDrainKeysAreRefusedWithTheirLines) {
+  const testing::TempDir dir("bad-auto-drain");
+  const fs::path file = dir.Join("bad-auto-drain.yaml");
+  std::ofstream(file) << "name: bad\ntopology: " << SourceDir() << "/deploy/examples/backbone.yaml\nduration_s: 30\n"
+                      << "auto_drain: {hold_s: -1, max_active: 5000, utilization_limit: 0, surprise: 1}\n"
+                      << "timeline:\n  - {at_s: 5, fail: link, id: iad-nyc}\n"
+                      << "expect: {min_auto_drains: 2, max_auto_drains: 1, fail_open: maybe, max_gray_link_load_gbps: -1}\n";
+  auto spec = LoadDrill(file.string());
+  ASSERT_FALSE(spec.ok());
+  const std::string message(spec.status().message());
+  EXPECT_THAT(message, HasSubstr(":4: auto_drain.hold_s"));
+  EXPECT_THAT(message, HasSubstr("auto_drain.max_active"));
+  EXPECT_THAT(message, HasSubstr("auto_drain.utilization_limit"));
+  EXPECT_THAT(message, HasSubstr("auto_drain.surprise"));
+  EXPECT_THAT(message, HasSubstr("expect.max_auto_drains: below min_auto_drains"));
+  EXPECT_THAT(message, HasSubstr("expect.fail_open"));
+  EXPECT_THAT(message, HasSubstr("expect.max_gray_link_load_gbps"));
 }
 
 }  // namespace

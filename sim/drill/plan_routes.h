@@ -1,0 +1,45 @@
+#pragma once
+// Where every workload's traffic goes in one plan, by link id, as the drill
+// simulator follows it (sim/drill/simulator.cc): each chain's route and its
+// precomputed backups per failure, each elephant flow's paths and rates.
+// Pure: no I/O, no clock. Thread-compatible.
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "geodesic/v1/plan.pb.h"
+#include "pathcomp/solver/plan_builder.h"
+
+namespace geodesic::sim {
+
+struct ChainRoute {
+  bool placed = false;
+  std::set<std::string> links{};
+  uint64_t latency_us = 0;
+  bool within_budget = false;
+};
+struct ChainBackupRoute {
+  pathcomp::ChainFailure::Kind kind = pathcomp::ChainFailure::Kind::kLink;
+  std::string id{};  // link id, SRLG name or facility id
+  ChainRoute route{};
+};
+struct ElephantRoute {
+  std::vector<std::pair<std::set<std::string>, double>> paths{};  // links, Gbps
+  double carried_gbps = 0;
+  std::string src{}, dst{};  // facilities
+};
+
+struct PlanState {
+  v1::Plan plan{};
+  std::map<std::string, ChainRoute> chains{};                      // by workload id
+  std::map<std::string, std::vector<ChainBackupRoute>> backups{};  // by workload id
+  std::map<std::string, ElephantRoute> elephants{};                // by workload id
+};
+
+// The routes of `built`, planned from `snapshot`; its plan is moved in.
+PlanState RoutesOf(const pathcomp::Snapshot& snapshot, pathcomp::BuiltPlan built);
+
+}  // namespace geodesic::sim
