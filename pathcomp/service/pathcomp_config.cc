@@ -35,6 +35,13 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
     }
     entry.RejectUnknownKeys();
   }
+  if (auto straggler = reader->OptionalMap("straggler")) {
+    StragglerRules& rules = config.straggler;
+    rules.report_max_age_ms = static_cast<int64_t>(straggler->OptionalUint("report_max_age_s", 60, 1, 3600)) * 1000;
+    rules.min_deviation_us = straggler->OptionalUint("min_deviation_us", rules.min_deviation_us, 0, 10'000'000);
+    rules.min_deviation_ratio = straggler->OptionalDouble("min_deviation_ratio", rules.min_deviation_ratio, 0, 10);
+    straggler->RejectUnknownKeys();
+  }
   if (auto replication = reader->OptionalMap("replication")) {
     ReplicationConfig& replicated = config.replication.emplace();
     replicated.etcd_endpoints = replication->OptionalStringList("etcd");

@@ -14,6 +14,10 @@
 //   elephant_objectives:             # optional, per priority class (default mlu):
 //     - {priority: 0, objective: mlu}         # route all, minimize max link utilization
 //     - {priority: 1, objective: total-flow}  # carry the most that fits, fairly
+//   straggler:                       # optional: planned vs measured per chain hop (docs/stragglers.md)
+//     report_max_age_s: 60           #   1..3600: older service latency reports are not used
+//     min_deviation_us: 1000         #   0..10000000: the noise floor, absolute ...
+//     min_deviation_ratio: 0.1       #   0..10: ... and relative to the planned value (the larger counts)
 //   tls: {ca: ca.crt, cert: pathcomp-pc1.crt, key: pathcomp-pc1.key}
 //   health: {listen: 127.0.0.1:7480}  # optional: GET /healthz, /readyz (daemon/admin_server.h)
 //   metrics: {listen: 127.0.0.1:9480}  # optional: the admin listener: /metrics, /healthz, /readyz
@@ -32,6 +36,7 @@
 
 #include "absl/status/statusor.h"
 #include "daemon/admin_server.h"
+#include "pathcomp/solver/chain_stragglers.h"
 #include "pathcomp/solver/mcf_problem.h"
 #include "tls/credentials.h"
 
@@ -54,6 +59,7 @@ struct PathcompConfig {
   std::chrono::milliseconds solve_debounce{50};
   double chain_headroom = 0.1;
   std::map<uint32_t, McfObjective> elephant_objectives;  // priority -> objective
+  StragglerRules straggler;
   tls::TlsFiles tls;
   std::string health_listen;  // empty: no health endpoint
   std::optional<daemon::AdminServerOptions> metrics;  // nullopt: no admin listener

@@ -44,7 +44,8 @@ class PathcompServerImpl final : public PathcompServer {
   // `store` is the store `model` owns (for backups).
   PathcompServerImpl(std::unique_ptr<Model> model, const state::Store& store, const std::string& backup_dir,
                      const std::string& replica_id, PlannerConfig planner_config,
-                     std::optional<ReplicationConfig> replication, metrics::Registry& registry)
+                     std::optional<ReplicationConfig> replication, metrics::Registry& registry,
+                     StragglerRules stragglers)
       : replication_(std::move(replication)),
         model_(std::move(model)),
         metrics_(registry),
@@ -56,7 +57,7 @@ class PathcompServerImpl final : public PathcompServer {
                      telemetry_.Resync(facilities);
                    },
                    [this] { return MayMutate(); },
-                   ReplicationHooksFor()),
+                   ReplicationHooksFor(), stragglers),
         backups_(store, *model_, backup_dir, replica_id,
                  [this](v1::AuditRecord record) { RecordAudit(std::move(record)); }),
         metrics_binding_(std::make_unique<PathcompMetricsBinding>(
@@ -521,7 +522,7 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(const Path
   planner_config.elephant_objectives = config.elephant_objectives;
   auto server = std::make_unique<PathcompServerImpl>(*std::move(model), store_ref, config.backup_dir,
                                                      config.replica_id, planner_config, config.replication,
-                                                     registry);
+                                                     registry, config.straggler);
   if (auto status = server->PrepareReplication(); !status.ok()) return status;
   if (auto status = server->LoadInventory(*inventory, config.topology_path); !status.ok()) return status;
   server->StartInventoryWatch();
