@@ -26,21 +26,25 @@ ChainLatencyExplainer ChainLatencyView::Explainer() const {
   return ChainLatencyExplainer(links, rules_);
 }
 
-absl::StatusOr<v1::ChainExplanation> ChainLatencyView::Explain(const std::string& workload_id) const {
+absl::StatusOr<v1::ExplainChainResponse> ChainLatencyView::Explain(const std::string& workload_id) const {
   if (!entity::IsValidEntityId(workload_id)) {
     return absl::InvalidArgumentError(
         absl::StrCat("workload_id \"", workload_id, "\" must match ", entity::kEntityIdRule));
   }
   const std::optional<v1::Workload> workload = model_.FindWorkload(workload_id);
-  if (!workload) return absl::NotFoundError(absl::StrCat("no workload ", workload_id));
-  if (!workload->has_chain()) return absl::NotFoundError(absl::StrCat("workload ", workload_id, " is not an agent chain"));
+  if (!workload) return absl::NotFoundError(absl::StrCat("no agent chain ", workload_id, ": no such workload"));
+  if (!workload->has_chain()) {
+    return absl::NotFoundError(absl::StrCat("no agent chain ", workload_id, ": it is an elephant flow"));
+  }
   const std::shared_ptr<const v1::Plan> plan = planner_.CurrentPlan();
   if (!plan) return absl::UnavailableError("no plan yet");
   for (const v1::ChainPlan& chain : plan->chains()) {
     if (chain.workload_id() != workload_id) continue;
-    v1::ChainExplanation explained = Explainer().Explain(chain, model_.ServiceReports(workload_id), clock_());
-    explained.set_plan_generation(plan->generation());
-    return explained;
+    v1::ExplainChainResponse response;
+    *response.mutable_chain() = Explainer().Explain(chain, model_.ServiceReports(workload_id), clock_());
+    response.mutable_chain()->set_plan_generation(plan->generation());
+    *response.mutable_plan() = chain;
+    return response;
   }
   return absl::UnavailableError(
       absl::StrCat("plan generation ", plan->generation(), " does not hold chain ", workload_id, " yet"));

@@ -25,11 +25,11 @@ class ChainLatencyView {
   using Clock = std::function<int64_t()>;  // now, in Unix ms
   ChainLatencyView(Model& model, Planner& planner, StragglerRules rules, Clock clock);
 
-  // One chain of the current plan, planned vs measured. InvalidArgument for a
+  // One chain of the current plan, planned vs measured, with its plan. InvalidArgument for a
   // malformed id; NotFound for a workload that is not an agent chain of the
   // model; Unavailable before the first plan (or when the plan does not hold
   // the chain yet: a chain just added, not yet planned).
-  [[nodiscard]] absl::StatusOr<v1::ChainExplanation> Explain(const std::string& workload_id) const;
+  [[nodiscard]] absl::StatusOr<v1::ExplainChainResponse> Explain(const std::string& workload_id) const;
   // The worst deviating hops across the current plan's chains;
   // InvalidArgument for a limit above kMaxStragglerLimit (0: the default).
   [[nodiscard]] absl::StatusOr<v1::ListStragglersResponse> Stragglers(uint32_t limit) const;

@@ -10,7 +10,7 @@ grpc::Status OperatorService::ExplainChain(grpc::ServerContext* context, const v
   if (auto identity = Authorize(context, tls::Role::kViewer); !identity.ok()) return ToGrpcStatus(identity.status());
   auto explained = chains_.Explain(request->workload_id());
   if (!explained.ok()) return ToGrpcStatus(explained.status());
-  *response->mutable_chain() = *std::move(explained);
+  *response = *std::move(explained);
   return grpc::Status::OK;
 }
 
