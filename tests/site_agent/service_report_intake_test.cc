@@ -6,6 +6,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "site_agent/agent_config.h"
+#include "tests/support/test_dirs.h"
+
 namespace geodesic::site_agent {
 namespace {
 
@@ -131,6 +136,40 @@ TEST(ServiceReportBufferTest, IsBoundedAndSnapshotsLeaveOutOldReports) {
   const auto latest = buffer.Latest(200 + ServiceReportBuffer::kKeepMs + 1);
   ASSERT_EQ(latest.size(), 1u);
   EXPECT_EQ(latest[0].workload_id(), "c");
+}
+
+absl::StatusOr<AgentConfig> LoadWith(const std::string& service_reports) {
+  const geodesic::testing::TempDir dir("service_reports_config");
+  const std::string path = dir.Join("agent.yaml");
+  std::ofstream(path) << "facility: iad\npathcomp: [{address: 127.0.0.1:7443}]\n"
+                         "tls: {ca: ca.crt, cert: a.crt, key: a.key}\n"
+                      << service_reports << "links: [{id: iad-chi}]\n";
+  return LoadAgentConfig(path);
+}
+
+TEST(ServiceReportsConfigTest, IsOptionalLoopbackByDefaultAndChecked) {
+  auto config = LoadWith("");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_FALSE(config->service_reports.has_value());
+
+  config = LoadWith("service_reports: {listen: \"127.0.0.1:0\", max_reports: 50}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_TRUE(config->service_reports.has_value());
+  EXPECT_EQ(config->service_reports->listen, "127.0.0.1:0");
+  EXPECT_EQ(config->service_reports->max_reports, 50u);
+
+  config = LoadWith("service_reports: {listen: \"0.0.0.0:7490\"}\n");
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(std::string(config.status().message()), HasSubstr("service_reports.listen"));
+  EXPECT_THAT(std::string(config.status().message()), HasSubstr("allow_remote: true"));
+  EXPECT_TRUE(LoadWith("service_reports: {listen: \"0.0.0.0:7490\", allow_remote: true}\n").ok());
+
+  config = LoadWith("service_reports: {listen: nowhere, max_reports: 0, colour: red}\n");
+  ASSERT_FALSE(config.ok());
+  const std::string message(config.status().message());
+  EXPECT_THAT(message, HasSubstr("service_reports.listen"));
+  EXPECT_THAT(message, HasSubstr("service_reports.max_reports"));
+  EXPECT_THAT(message, HasSubstr("colour"));
 }
 
 }  // namespace
