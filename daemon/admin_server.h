@@ -41,7 +41,7 @@ namespace geodesic::daemon {
 
 struct HttpRequest {
   std::string path;                          // "/api/v1/route", without the query
-  std::map<std::string, std::string> query;  // decoded ?a=b&c=d (a repeated key keeps the last)
+  std::map<std::string, std::string> query = {};  // decoded ?a=b&c=d (a repeated key keeps the last)
   std::string body = {};                     // POST only (at most max_request_bytes in all)
 };
 
