@@ -19,6 +19,7 @@
 #include "sim/process.h"
 #include "sim/wait_until.h"
 #include "tests/support/lab_testing.h"
+#include "tests/support/metrics_testing.h"
 #include "tests/support/test_dirs.h"
 
 namespace geodesic {
@@ -149,6 +150,18 @@ TEST_F(StragglerTest, AServiceReportAndASlowLinkEachNameTheirHop) {
   EXPECT_EQ(explained.chain().hops(1).measured_service_latency_us(), slow_us);
   EXPECT_EQ(explained.chain().hops(1).report_calls(), 40u);
   EXPECT_EQ(explained.chain().hops(0).measured_service_latency_us(), retriever.planned_service_time_us());
+  // pathcomp counted the report about no chain as dropped, and kept the others
+  // (at least: an agent that reconnects sends its latest reports again).
+  auto admin = lab_->AdminUrl("pathcomp");
+  ASSERT_TRUE(admin.ok()) << admin.status();
+  auto scraped = sim::HttpGet(*admin + "/metrics");
+  ASSERT_TRUE(scraped.ok()) << scraped.status();
+  auto counted = [&](const std::string& result) {
+    return testing::SeriesValue(scraped->body, "geodesic_pathcomp_service_reports_total", {{"result", result}})
+        .value_or(0);
+  };
+  EXPECT_GE(counted("dropped"), 1.0);
+  EXPECT_GE(counted("kept"), 2.0);
 
   sim::RunResult run = Tectl({"explain", "chain", kChain});
   EXPECT_EQ(run.exit_code, 0) << run.output;
