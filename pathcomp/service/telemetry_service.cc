@@ -102,6 +102,7 @@ grpc::Status TelemetryService::Report(
                        {"count", std::to_string(result->service_reports_dropped.size())},
                        {"first", result->service_reports_dropped.front()}});
     }
+    if (!result->duplicate && observer_) observer_(message, daemon::UnixNowMs());
     if (!result->plane_changes.empty()) {
       std::string reason;
       for (const PlaneChange& change : result->plane_changes) {

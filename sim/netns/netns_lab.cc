@@ -31,7 +31,8 @@ absl::StatusOr<std::unique_ptr<NetnsLab>> NetnsLab::Start(NetnsLabOptions option
                                .probe_interval_ms = opts.probe_interval_ms,
                                // plane failures through the agents' fabric source, as drills make them
                                .fabric_health_files = true,
-                               .pathcomp_listen_host = "0.0.0.0"});
+                               .pathcomp_listen_host = "0.0.0.0",
+                               .pathcomp_extra_config = opts.pathcomp_extra_config});
   if (!lab.ok()) return lab.status();
   netns_lab->lab_ = *std::move(lab);
   NetnsOptions backbone_options = opts.backbone;

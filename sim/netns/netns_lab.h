@@ -73,6 +73,8 @@ struct NetnsLabOptions {
   // so it does not switch to its precomputed backups on its agent's link
   // events and waits for pathcomp's new plan.
   bool local_repair = true;
+  // Appended to pathcomp's config (LabOptions::pathcomp_extra_config).
+  std::string pathcomp_extra_config = {};
 };
 
 class NetnsLab {

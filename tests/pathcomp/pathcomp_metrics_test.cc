@@ -38,6 +38,10 @@ using ::testing::Optional;
 const std::set<std::string> kFamilies = {
     "geodesic_pathcomp_agent_session_resets_total",
     "geodesic_pathcomp_agent_sessions_connected",
+    "geodesic_pathcomp_auto_drain_actions_total",
+    "geodesic_pathcomp_auto_drain_active",
+    "geodesic_pathcomp_auto_drain_failed_open",
+    "geodesic_pathcomp_auto_drain_paused",
     "geodesic_pathcomp_chain_budget_used_max_ratio",
     "geodesic_pathcomp_chain_planned_latency_max_seconds",
     "geodesic_pathcomp_chain_planned_latency_sum_seconds",
@@ -61,6 +65,8 @@ const std::set<std::string> kFamilies = {
     "geodesic_pathcomp_link_state_changes_total",
     "geodesic_pathcomp_link_usable",
     "geodesic_pathcomp_link_utilization_ratio",
+    "geodesic_pathcomp_link_verdicts",
+    "geodesic_pathcomp_links_confirmed_bad",
     "geodesic_pathcomp_model_revision",
     "geodesic_pathcomp_plan_generation",
     "geodesic_pathcomp_plan_model_revision",
@@ -99,7 +105,7 @@ TEST(PathcompMetricsTest, DeclaresEveryFamilyWithoutAController) {
     // Bounded cardinality: links, facilities and small fixed sets; never a workload.
     for (const std::string& label : doc.labels) {
       EXPECT_THAT((std::set<std::string>{"link", "src", "dst", "state", "facility", "cause", "result", "reason",
-                                         "budget", "version", "replica"}),
+                                         "budget", "version", "replica", "action", "verdict"}),
                   Contains(label));
     }
   }

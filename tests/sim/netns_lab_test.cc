@@ -276,5 +276,59 @@ TEST_F(NetnsLabTest, AgentsProbingThroughTheNamespacesSeeAFiberCutAndAGrayFailur
   ASSERT_TRUE(healed.ok()) << healed.status();
 }
 
+// The automatic drainer with real packets (issue 22): nftables drops 10% of
+// what enters either end of iad-chi's veth; both agents' probes see the loss,
+// pathcomp confirms it from both ends and drains the fiber by itself, and
+// every kernel follows the plan without it. Repaired, the fiber is healthy
+// again and pathcomp gives it back after the undrain hold.
+TEST_F(NetnsLabTest, ALossyFiberIsDrainedByPathcompAndTheKernelsLeaveIt) {
+  ASSERT_NO_FATAL_FAILURE(StartLab({.probe_interval_ms = 10,
+                                    .probe_detect_multiplier = 20,
+                                    .pathcomp_extra_config = "auto_drain: {hold_s: 1, undrain_hold_s: 2}\n"}));
+  LabClient client(lab_->lab());
+  absl::StatusOr<v1::GetPlanResponse> converged = client.WaitConverged({.timeout = 120s});
+  ASSERT_TRUE(converged.ok()) << converged.status();
+  ASSERT_TRUE(client.WaitLinksIn(v1::OPER_STATE_UP, 60s).ok());
+  ASSERT_TRUE(PlanUses(converged->plan(), "iad-chi")) << "draining it would change nothing";
+
+  auto automatic_drains = [&] {
+    std::set<std::string> links;
+    auto stub = lab_->lab().OperatorClient("admin");
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 10s);
+    v1::ListIntentsResponse intents;
+    if (!stub->ListIntents(&context, v1::ListIntentsRequest(), &intents).ok()) return links;
+    for (const v1::Intent& intent : intents.intents()) {
+      if (intent.automatic()) links.insert(intent.drain().target().link_id());
+    }
+    return links;
+  };
+  ASSERT_TRUE(lab_->SetLinkLoss("iad-chi", 10).ok());
+  const std::set<std::string> fiber = {"chi-iad", "iad-chi"};
+  const absl::Status drained =
+      WaitUntil("pathcomp to drain the lossy fiber iad-chi by itself", 60s, [&] { return automatic_drains() == fiber; });
+  ASSERT_TRUE(drained.ok()) << drained;
+  absl::StatusOr<v1::GetPlanResponse> now = client.Plan();
+  ASSERT_TRUE(now.ok()) << now.status();
+  absl::StatusOr<v1::GetPlanResponse> without =
+      client.WaitConverged({.timeout = 120s, .min_model_revision = now->model_revision()});
+  ASSERT_TRUE(without.ok()) << without.status();
+  EXPECT_FALSE(PlanUses(without->plan(), "iad-chi"));
+  EXPECT_FALSE(PlanUses(without->plan(), "chi-iad"));
+  ExpectKernelsFollow(without->plan());
+
+  ASSERT_TRUE(lab_->SetLinkLoss("iad-chi", 0).ok());
+  const absl::Status undrained = WaitUntil("pathcomp to give the repaired fiber back", 60s,
+                                           [&] { return automatic_drains().empty(); });
+  ASSERT_TRUE(undrained.ok()) << undrained;
+  now = client.Plan();
+  ASSERT_TRUE(now.ok()) << now.status();
+  absl::StatusOr<v1::GetPlanResponse> back =
+      client.WaitConverged({.timeout = 120s, .min_model_revision = now->model_revision()});
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(PlanUses(back->plan(), "iad-chi"));
+  ExpectKernelsFollow(back->plan());
+}
+
 }  // namespace
 }  // namespace geodesic::sim
