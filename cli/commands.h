@@ -12,6 +12,8 @@ namespace geodesic::cli {
 // get KIND [ID]: a table of the kind's entities, or one of them; JSON/YAML of
 // the list response or of the one entity.
 int RunGet(const Options& options, ModelSource& source);
+// get stragglers: the worst deviating chain hops (ListStragglers).
+int RunGetStragglers(const Options& options, v1::Operator::StubInterface& stub);
 
 // describe KIND ID: every field of one entity and what follows from it (a
 // link's reverse, a facility's nodes, links and fabric...), as YAML or JSON.

@@ -16,7 +16,7 @@ namespace {
 // Fixed words a command's operands take.
 const std::map<std::string, std::string>& OperandWords() {
   static const auto* words = new std::map<std::string, std::string>{
-      {"get", "facilities nodes links fabrics services workloads intents plan"},
+      {"get", "facilities nodes links fabrics services workloads intents plan stragglers"},
       {"describe", "facility node link fabric service workload intent plan"},
       {"drain", "link node facility plane"},
       {"undrain", "link node facility plane"},

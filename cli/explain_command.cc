@@ -1,5 +1,5 @@
 // tectl audit and tectl explain chain: what the current plan says about
-// single-facility dependencies and about one agent chain.
+// single-facility dependencies and about one agent chain, planned vs measured.
 #include <algorithm>
 #include <iostream>
 
@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
+#include "cli/straggler_text.h"
 #include "cli/option_values.h"
 #include "text/table.h"
 
@@ -74,39 +75,75 @@ int RunAudit(const Options& options, v1::Operator::StubInterface& stub) {
   return found == 0 ? 0 : kExitDependencies;
 }
 
-int RunExplain(const Options& options, v1::Operator::StubInterface& stub) {
+namespace {
+
+// The chain planned vs measured (ExplainChain); from a pathcomp without that
+// call (UNIMPLEMENTED), the plan's part alone (GetPlan).
+absl::StatusOr<v1::ExplainChainResponse> ExplainChain(v1::Operator::StubInterface& stub, const std::string& id) {
+  grpc::ClientContext context;
+  SetTimeout(context, std::chrono::seconds(60));
+  v1::ExplainChainRequest request;
+  request.set_workload_id(id);
+  v1::ExplainChainResponse response;
+  const grpc::Status status = stub.ExplainChain(&context, request, &response);
+  if (status.ok()) return response;
+  if (status.error_code() != grpc::StatusCode::UNIMPLEMENTED) return FromGrpc(status);
   auto plan = CurrentPlan(stub);
-  if (!plan.ok()) return PrintError(plan.status());
-  const v1::ChainPlan* chain = nullptr;
-  for (const auto& candidate : plan->chains()) {
-    if (candidate.workload_id() == options.id) chain = &candidate;
+  if (!plan.ok()) return plan.status();
+  for (const auto& chain : plan->chains()) {
+    if (chain.workload_id() != id) continue;
+    *response.mutable_plan() = chain;
+    response.mutable_chain()->set_plan_generation(plan->generation());
+    return response;
   }
-  if (chain == nullptr) {
-    return PrintError(absl::NotFoundError(absl::StrCat("no agent chain ", options.id, " in plan generation ",
-                                                       plan->generation(), " (tectl get workloads lists them)")));
+  return absl::NotFoundError(absl::StrCat("no agent chain ", id, " in plan generation ", plan->generation(),
+                                          " (tectl get workloads lists them)"));
+}
+
+// A measured value in ms, or "-" when not measured.
+std::string MeasuredMs(bool measured, uint64_t us) { return measured ? Ms(us) : "-"; }
+
+}  // namespace
+
+int RunExplain(const Options& options, v1::Operator::StubInterface& stub) {
+  auto explained = ExplainChain(stub, options.id);
+  if (!explained.ok()) {
+    if (explained.status().code() == absl::StatusCode::kNotFound) {
+      return PrintError(absl::NotFoundError(absl::StrCat(explained.status().message(), " (tectl get workloads lists them)")));
+    }
+    return PrintError(explained.status());
   }
   if (options.output != OutputFormat::kTable) {
-    PrintStructured(*chain, options.output);
+    PrintStructured(*explained, options.output);
     return 0;
   }
-  const v1::ChainAssignment& primary = chain->primary();
-  std::cout << "chain " << chain->workload_id() << ", plan generation " << plan->generation() << ": "
+  const v1::ChainPlan& chain = explained->plan();
+  const v1::ChainExplanation& measured = explained->chain();
+  const v1::ChainAssignment& primary = chain.primary();
+  std::cout << "chain " << chain.workload_id() << ", plan generation " << measured.plan_generation() << ": "
             << (primary.placed() ? absl::StrCat(Ms(primary.total_latency_us()), " ms of a ",
-                                                Ms(chain->latency_budget_us()), " ms budget",
+                                                Ms(chain.latency_budget_us()), " ms budget",
                                                 primary.within_budget() ? "" : " (OVER BUDGET)")
                                  : absl::StrCat("cannot be placed: ", primary.reason()))
             << "\n";
   if (primary.placed()) {
-    text::Table table({"HOP", "SERVICE", "REPLICA", "PATH_THERE", "PATH_BACK", "NETWORK_MS", "SERVICE_MS", "HOP_MS", "SHARE"});
+    text::Table table({"HOP", "SERVICE", "REPLICA", "PATH_THERE", "PATH_BACK", "NETWORK_MS", "MEASURED_NET_MS",
+                       "SERVICE_MS", "MEASURED_SVC_MS", "HOP_MS", "SHARE"});
     int slowest = -1;
     uint64_t slowest_us = 0;
     for (int i = 0; i < primary.hops_size(); ++i) {
       const auto& hop = primary.hops(i);
+      const v1::HopLatency* latency = i < measured.hops_size() ? &measured.hops(i) : nullptr;
       const uint64_t hop_us = hop.network_rtt_us() + hop.service_time_us();
       if (slowest < 0 || hop_us > slowest_us) slowest = i, slowest_us = hop_us;
       const double share = primary.total_latency_us() == 0 ? 0 : 100.0 * hop_us / primary.total_latency_us();
+      const bool net_measured = latency != nullptr && latency->network_source() != v1::NETWORK_SOURCE_NONE;
+      const bool svc_measured = latency != nullptr && latency->service_measured();
       table.Add({absl::StrCat(i + 1), hop.service_id(), hop.replica_facility_id(), Path(hop.path_there_facility_ids()),
-                 Path(hop.path_back_facility_ids()), Ms(hop.network_rtt_us()), Ms(hop.service_time_us()), Ms(hop_us),
+                 Path(hop.path_back_facility_ids()), Ms(hop.network_rtt_us()),
+                 MeasuredMs(net_measured, net_measured ? latency->measured_network_rtt_us() : 0),
+                 Ms(hop.service_time_us()),
+                 MeasuredMs(svc_measured, svc_measured ? latency->measured_service_latency_us() : 0), Ms(hop_us),
                  absl::StrFormat("%.1f%%", share)});
     }
     std::cout << table.Render();
@@ -114,10 +151,18 @@ int RunExplain(const Options& options, v1::Operator::StubInterface& stub) {
       std::cout << "slowest hop: " << slowest + 1 << " (" << primary.hops(slowest).service_id() << " at "
                 << primary.hops(slowest).replica_facility_id() << ", " << Ms(slowest_us) << " ms)\n";
     }
+    if (!measured.hops().empty()) {
+      std::cout << "measured: " << Ms(measured.measured_total_us()) << " ms"
+                << (measured.fully_measured() ? "" : " (planned where not measured)")
+                << (measured.measured_within_budget() ? "" : ", OVER BUDGET") << "\n";
+      std::cout << "straggler: "
+                << (measured.has_straggler() ? StragglerText(measured.straggler()) : "none (every hop within its plan)")
+                << "\n";
+    }
   }
-  if (!chain->backups().empty()) {
+  if (!chain.backups().empty()) {
     text::Table backups({"IF THIS FAILS", "BACKUP"});
-    for (const auto& backup : chain->backups()) {
+    for (const auto& backup : chain.backups()) {
       std::vector<std::string> scopes;
       for (const auto& scope : backup.protects()) scopes.push_back(Scope(scope));
       backups.Add({absl::StrJoin(scopes, ", "), Assignment(backup.assignment())});
@@ -161,8 +206,9 @@ const CommandSpec& ExplainCommandSpec() {
       .command = Command::kExplain,
       .outputs = {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kYaml},
       .usage = "explain chain ID [-o table|json|yaml]\n"
-               "    each hop's replica, path, latency and share of the total; the slowest hop;\n"
-               "    the backup for each facility the chain touches\n",
+               "    each hop's replica, path, planned and measured latency and share of the total;\n"
+               "    the slowest hop; the straggler (the hop furthest over its plan); the backup for\n"
+               "    each facility the chain touches\n",
       .parse = ParseExplain,
       .access = ServerOnly,
   };

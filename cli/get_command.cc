@@ -7,12 +7,15 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/entity_text.h"
+#include "cli/operator_client.h"
 #include "cli/output.h"
 #include "cli/option_values.h"
+#include "cli/straggler_text.h"
 #include "entity/oper_state_name.h"
 #include "fabric/usable_capacity.h"
 #include "text/table.h"
@@ -347,9 +350,60 @@ int RunGet(const Options& options, ModelSource& source) {
   return 1;
 }
 
+int RunGetStragglers(const Options& options, v1::Operator::StubInterface& stub) {
+  grpc::ClientContext context;
+  SetTimeout(context, std::chrono::seconds(60));
+  v1::ListStragglersRequest request;
+  request.set_limit(options.limit);
+  v1::ListStragglersResponse response;
+  if (const grpc::Status status = stub.ListStragglers(&context, request, &response); !status.ok()) {
+    return PrintError(FromGrpc(status));
+  }
+  if (Structured(options.output)) {
+    PrintStructured(response, options.output);
+    return 0;
+  }
+  if (response.stragglers().empty()) {
+    std::cout << "no hop of any chain is over its plan (plan generation " << response.plan_generation() << ")\n";
+    return 0;
+  }
+  text::Table table({"WORKLOAD", "HOP", "SERVICE", "REPLICA", "COMPONENT", "OVER_PLAN_MS", "OVER_PLAN", "MEASURED_BY",
+                     "CHAIN_STRAGGLER"});
+  for (const v1::Straggler& straggler : response.stragglers()) {
+    const bool network = straggler.component() == v1::LATENCY_COMPONENT_NETWORK;
+    table.Add({straggler.workload_id(), absl::StrCat(straggler.hop() + 1), straggler.service_id(),
+               straggler.replica_facility_id(), network ? "network" : "service",
+               absl::StrFormat("%+.3f", straggler.deviation_us() / 1000.0),
+               straggler.deviation_ratio() == 0 ? "-" : absl::StrFormat("%+.0f%%", 100 * straggler.deviation_ratio()),
+               network ? NetworkSourceText(straggler.network_source()) : "service report",
+               straggler.chain_straggler() ? "yes" : "no"});
+  }
+  std::cout << table.Render() << "worst first; plan generation " << response.plan_generation() << "\n";
+  return 0;
+}
+
 namespace {
 
+bool IsStragglers(const std::string& word) { return word == "stragglers" || word == "straggler"; }
+
+absl::Status ParseGetStragglers(const CommandArgs& args, Options& options) {
+  if (args.operands.size() != 1) return Usage("get stragglers takes no id");
+  if (args.flag("--facility") != nullptr || args.flag("--state") != nullptr) {
+    return Usage("--facility and --state do not apply to stragglers");
+  }
+  options.subcommand = "stragglers";
+  options.limit = 0;  // the server's default
+  if (const std::string* limit = args.flag("--limit")) {
+    auto n = ParseNumber(*limit, 1, 1000);
+    if (!n) return Usage(absl::StrCat("--limit must be a whole number from 1 to 1000, not ", Quoted(*limit)));
+    options.limit = static_cast<uint32_t>(*n);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseGet(const CommandArgs& args, Options& options) {
+  if (!args.operands.empty() && IsStragglers(args.operands[0])) return ParseGetStragglers(args, options);
+  if (args.flag("--limit") != nullptr) return Usage("--limit is for get stragglers");
   if (auto status = ParseKindAndId(args.name, args.operands, options); !status.ok()) return status;
   if (!options.id.empty()) {
     const std::string what(options.kind == EntityKind::kPlan ? "site" : EntityKindName(options.kind));
@@ -384,14 +438,19 @@ const CommandSpec& GetCommandSpec() {
   static const auto* spec = new CommandSpec{
       .name = "get",
       .command = Command::kGet,
-      .flags = {"--facility", "--state"},
+      .flags = {"--facility", "--state", "--limit"},
       .outputs = {OutputFormat::kTable, OutputFormat::kWide, OutputFormat::kJson, OutputFormat::kYaml},
       .usage = "get KIND [ID] [--facility F] [--state S] [-o table|wide|json|yaml]\n"
                "    KIND: facilities nodes links fabrics services workloads intents plan (singular\n"
                "    or plural; a fabric's ID is its facility, plan's is a site). --state (links):\n"
-               "    up, degraded, down, unknown or drained\n",
+               "    up, degraded, down, unknown or drained\n"
+               "get stragglers [--limit N] [-o table|json|yaml]  (wide: as table)\n"
+               "    the chain hops furthest over their plan (measured network or service latency),\n"
+               "    worst first (default 20, at most 1000); needs a running pathcomp\n",
       .parse = ParseGet,
-      .access = ServerOrStore,
+      .access = [](const Options& parsed) {
+        return parsed.subcommand == "stragglers" ? ModelAccess::kServer : ModelAccess::kServerOrStore;
+      },
   };
   return *spec;
 }

@@ -2,7 +2,7 @@
 //
 //   tectl [where] COMMAND ...   (tectl help lists every command; tectl COMMAND --help one)
 //
-//   reads:    get, describe, export, journal, plan history|diff, explain chain,
+//   reads:    get (and get stragglers), describe, export, journal, plan history|diff, explain chain,
 //             audit, events watch, audit-log, whatif fail (changes nothing)
 //   changes:  drain/undrain (pre-checked), workload add|remove, pin/unpin,
 //             override, import
@@ -104,6 +104,9 @@ int Main(int argc, char** argv) {
     case Command::kPlan: return RunPlan(*options, *stub);
     case Command::kEvents: return RunEvents(*options, *stub);
     case Command::kAuditLog: return RunAuditLog(*options, *stub);
+    case Command::kGet:
+      if (options->subcommand == "stragglers") return RunGetStragglers(*options, *stub);
+      break;
     default: break;
   }
   if (source == nullptr) {

@@ -251,6 +251,10 @@ class AdminServerImpl final : public AdminServer {
     std::lock_guard lock(mu_);
     routes_[path] = std::move(handler);
   }
+  void AddPostRoute(const std::string& path, HttpHandler handler) override {
+    std::lock_guard lock(mu_);
+    post_routes_[path] = std::move(handler);
+  }
   std::string address() const override { return address_; }
   std::string url() const override { return (options_.tls ? "https://" : "http://") + address_; }
 
@@ -269,6 +273,29 @@ class AdminServerImpl final : public AdminServer {
       handler = it->second;
     }
     return handler(request);
+  }
+
+  // The answer to POST `target` with `body`; nullopt: no POST route there.
+  std::optional<HttpResponse> HandlePost(std::string_view target, std::string body) {
+    HttpRequest request = ParseTarget(target);
+    request.body = std::move(body);
+    HttpHandler handler;
+    {
+      std::lock_guard lock(mu_);
+      auto it = post_routes_.find(request.path);
+      if (it == post_routes_.end()) return std::nullopt;
+      handler = it->second;
+    }
+    return handler(request);
+  }
+
+  // The methods `target`'s path is served with ("GET", "POST", "GET, POST"); empty: none.
+  std::string Allowed(std::string_view target) {
+    const std::string path = ParseTarget(target).path;
+    std::lock_guard lock(mu_);
+    const bool get = path == "/healthz" || path == "/readyz" || routes_.count(path) > 0;
+    const bool post = post_routes_.count(path) > 0;
+    return get && post ? "GET, POST" : get ? "GET" : post ? "POST" : "";
   }
 
  private:
@@ -308,6 +335,7 @@ class AdminServerImpl final : public AdminServer {
   std::mutex mu_;
   HealthChecks checks_;                        // guarded by mu_
   std::map<std::string, HttpHandler> routes_;  // guarded by mu_
+  std::map<std::string, HttpHandler> post_routes_;  // guarded by mu_
   std::string address_;
   asio::io_context io_{kThreads};
   tcp::acceptor acceptor_;  // after io_, which it runs on
@@ -364,11 +392,13 @@ void Connection<Stream>::OnRead(beast::error_code error) {
   const std::string_view target(request.target().data(), request.target().size());
   std::optional<HttpResponse> answer;
   if (request.method() == http::verb::get) answer = server_.Handle(target);
-  if (request.method() != http::verb::get) {
-    response_.set(http::field::allow, "GET");
-    return Answer(http::status::method_not_allowed, "text/plain; charset=utf-8", "only GET\n");
+  if (request.method() == http::verb::post) answer = server_.HandlePost(target, request.body());
+  if (!answer) {
+    const std::string allowed = server_.Allowed(target);
+    if (allowed.empty()) return Answer(http::status::not_found, "text/plain; charset=utf-8", "unknown path\n");
+    response_.set(http::field::allow, allowed);
+    return Answer(http::status::method_not_allowed, "text/plain; charset=utf-8", "only " + allowed + "\n");
   }
-  if (!answer) return Answer(http::status::not_found, "text/plain; charset=utf-8", "unknown path\n");
   Answer(static_cast<http::status>(answer->status), std::move(answer->content_type), std::move(answer->body));
 }
 

@@ -5,9 +5,10 @@
 //   GET /healthz  200 while HealthChecks::live says the main loop is alive, else 503
 //   GET /readyz   200 while HealthChecks::ready says the daemon does its job, else 503
 //   GET <route>   what the daemon added with AddRoute (/metrics, pathcomp's console)
+//   POST <route>  what the daemon added with AddPostRoute (the agent's service reports)
 //
 // Health bodies are one line: the verdict's reason. Unknown paths answer 404,
-// other methods than GET 405, malformed requests 400, requests larger than
+// a method the path does not serve 405, malformed requests 400, requests larger than
 // max_request_bytes 431, and a request that has not fully arrived within
 // read_timeout is dropped. One request per connection (Connection: close); at
 // most max_connections at once, more are closed on accept.
@@ -40,7 +41,8 @@ namespace geodesic::daemon {
 
 struct HttpRequest {
   std::string path;                          // "/api/v1/route", without the query
-  std::map<std::string, std::string> query;  // decoded ?a=b&c=d (a repeated key keeps the last)
+  std::map<std::string, std::string> query = {};  // decoded ?a=b&c=d (a repeated key keeps the last)
+  std::string body = {};                     // POST only (at most max_request_bytes in all)
 };
 
 struct HttpResponse {
@@ -80,6 +82,8 @@ class AdminServer {
   // Serves GET `path` (exact match; "/" is the root only) with `handler`.
   // A later route for the same path replaces the earlier one.
   virtual void AddRoute(const std::string& path, HttpHandler handler) = 0;
+  // Serves POST `path` (exact match) with `handler`, which gets the body.
+  virtual void AddPostRoute(const std::string& path, HttpHandler handler) = 0;
   // The bound "IP:PORT" (the real port when 0 was asked).
   virtual std::string address() const = 0;
   // "http://IP:PORT" or "https://IP:PORT".

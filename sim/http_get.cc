@@ -13,7 +13,11 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 
-absl::StatusOr<HttpAnswer> HttpGet(const std::string& url, std::chrono::milliseconds timeout) {
+namespace {
+
+// One request of `verb` with `body` (GET: none).
+absl::StatusOr<HttpAnswer> Request(http::verb verb, const std::string& url, const std::string& body,
+                                   std::chrono::milliseconds timeout) {
   constexpr std::string_view kScheme = "http://";
   if (url.rfind(kScheme, 0) != 0) return absl::InvalidArgumentError("not an http:// URL: " + url);
   const std::string rest = url.substr(kScheme.size());
@@ -34,8 +38,13 @@ absl::StatusOr<HttpAnswer> HttpGet(const std::string& url, std::chrono::millisec
   asio::io_context io;
   beast::tcp_stream stream(io);
   stream.expires_after(timeout);
-  http::request<http::empty_body> request(http::verb::get, target, 11);
+  http::request<http::string_body> request(verb, target, 11);
   request.set(http::field::host, authority);
+  if (verb == http::verb::post) {
+    request.set(http::field::content_type, "application/json");
+    request.body() = body;
+    request.prepare_payload();
+  }
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
   parser.body_limit(64 << 20);
@@ -53,11 +62,22 @@ absl::StatusOr<HttpAnswer> HttpGet(const std::string& url, std::chrono::millisec
     });
   });
   io.run();
-  if (error) return absl::UnavailableError("GET " + url + ": " + error.message());
+  if (error) return absl::UnavailableError(std::string(http::to_string(verb)) + " " + url + ": " + error.message());
   const auto& response = parser.get();
   return HttpAnswer{.status = response.result_int(),
                     .content_type = std::string(response[http::field::content_type]),
                     .body = response.body()};
+}
+
+}  // namespace
+
+absl::StatusOr<HttpAnswer> HttpGet(const std::string& url, std::chrono::milliseconds timeout) {
+  return Request(http::verb::get, url, "", timeout);
+}
+
+absl::StatusOr<HttpAnswer> HttpPost(const std::string& url, const std::string& body,
+                                    std::chrono::milliseconds timeout) {
+  return Request(http::verb::post, url, body, timeout);
 }
 
 }  // namespace geodesic::sim

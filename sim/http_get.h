@@ -1,6 +1,7 @@
 #pragma once
-// One plain-HTTP GET, for the labs and tests that ask a daemon's admin
-// listener (/metrics, /healthz, pathcomp's console and its JSON).
+// One plain-HTTP GET (or POST), for the labs and tests that ask a daemon's
+// admin listener (/metrics, /healthz, pathcomp's console and its JSON) or
+// post to an agent's service report endpoint.
 #include <chrono>
 #include <string>
 
@@ -19,5 +20,9 @@ struct HttpAnswer {
 // server cannot be reached or does not answer in time.
 [[nodiscard]] absl::StatusOr<HttpAnswer> HttpGet(const std::string& url,
                                                  std::chrono::milliseconds timeout = std::chrono::seconds(5));
+
+// POSTs `body` (as application/json) to `url`; as HttpGet otherwise.
+[[nodiscard]] absl::StatusOr<HttpAnswer> HttpPost(const std::string& url, const std::string& body,
+                                                  std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
 }  // namespace geodesic::sim

@@ -142,11 +142,31 @@ absl::StatusOr<std::string> LocalLab::AdminUrl(const std::string& name) {
   return "http://" + address;
 }
 
+std::string LocalLab::ServiceReportsAddressFile(const std::string& facility_id) const {
+  return absl::StrCat(options_.work_dir, "/agent-", facility_id, ".reports.addr");
+}
+
+absl::StatusOr<std::string> LocalLab::ServiceReportsUrl(const std::string& facility_id) {
+  const std::string name = "agent/" + facility_id;
+  ChildProcess* child = process(name);
+  if (child == nullptr) return absl::NotFoundError(absl::StrCat("never started: ", name));
+  std::string address;
+  const absl::Status listening =
+      WaitUntil(absl::StrCat(name, " to write its service report endpoint's address"), std::chrono::seconds(30), [&] {
+        std::ifstream in(ServiceReportsAddressFile(facility_id));
+        return (in >> address && !address.empty()) || !child->running();
+      });
+  if (!listening.ok()) return listening;
+  if (address.empty()) return absl::UnavailableError(absl::StrCat(name, " exited before its report endpoint was up"));
+  return absl::StrCat("http://", address, "/v1/service-reports");
+}
+
 absl::Status LocalLab::Spawn(const std::string& name, const std::string& binary,
                              const std::string& config) {
   std::string log_name = name;
   std::replace(log_name.begin(), log_name.end(), '/', '-');
   fs::remove(AdminAddressFile(name));  // AdminUrl waits for this run's
+  if (name.rfind("agent/", 0) == 0) fs::remove(ServiceReportsAddressFile(name.substr(6)));
   auto process = ChildProcess::Spawn({options_.binary_dir + "/" + binary, "--config", config},
                                      options_.work_dir + "/logs/" + log_name + ".log");
   if (!process.ok()) return process.status();
@@ -263,7 +283,9 @@ absl::StatusOr<std::string> LocalLab::WriteAgentConfig(const std::string& facili
       "\nreport_interval_ms: ", options_.agent_report_interval_ms, "\nhealth_file: ",
       options_.work_dir, "/health-", facility_id, ".yaml\n",
       TlsBlock(pki_dir(), "site-" + facility_id + "-agent"), MetricsBlock("agent/" + facility_id), probe_block,
-      fabric_health, "routerd_socket: ", LocalSocket(facility_id), "\n", links_block);
+      fabric_health, "routerd_socket: ", LocalSocket(facility_id), "\n",
+      "service_reports: {listen: \"127.0.0.1:0\", address_file: ", ServiceReportsAddressFile(facility_id), "}\n",
+      links_block);
   const std::string path = config_path("agent/" + facility_id);
   if (auto status = files::AtomicWriteFile(path, config); !status.ok()) return status;
   return path;

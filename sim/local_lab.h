@@ -113,6 +113,10 @@ class LocalLab {
   // pathcomp's console), "http://127.0.0.1:PORT" on an ephemeral port; waits
   // until the (current run of the) process listens.
   [[nodiscard]] absl::StatusOr<std::string> AdminUrl(const std::string& name);
+  // Where services of a facility post their latency reports to its agent
+  // ("http://127.0.0.1:PORT/v1/service-reports", an ephemeral port); waits
+  // until the (current run of the) agent listens.
+  [[nodiscard]] absl::StatusOr<std::string> ServiceReportsUrl(const std::string& facility_id);
 
   // The facility's FRR router (bgp_facilities only; started with its routerd).
   FrrRouter* frr(const std::string& facility_id);
@@ -169,6 +173,7 @@ class LocalLab {
   // The `metrics:` block of a process's config, and where it writes its address.
   std::string MetricsBlock(const std::string& name) const;
   std::string AdminAddressFile(const std::string& name) const;
+  std::string ServiceReportsAddressFile(const std::string& facility_id) const;
 
   LabOptions options_;
   topology::Topology topology_;

@@ -55,6 +55,23 @@ FabricHealthConfig ReadFabricHealth(config::ConfigReader& reader) {
   return fabric;
 }
 
+ServiceReportsConfig ReadServiceReports(config::ConfigReader& reader) {
+  ServiceReportsConfig reports;
+  reports.listen = reader.RequiredString("listen");
+  reports.address_file = reader.OptionalPath("address_file", "");
+  reports.max_reports = reader.OptionalUint("max_reports", reports.max_reports, 1, 1'000'000);
+  const bool allow_remote = reader.OptionalBool("allow_remote", false);
+  if (!reports.listen.empty()) {
+    if (absl::Status valid = daemon::ValidateListenAddress(reports.listen, /*allow_port_zero=*/true); !valid.ok()) {
+      reader.AddError("listen", std::string(valid.message()));
+    } else if (!allow_remote && !daemon::IsLoopbackListenAddress(reports.listen)) {
+      reader.AddError("listen", "the endpoint has no authentication: use a loopback address, or allow_remote: true");
+    }
+  }
+  reader.RejectUnknownKeys();
+  return reports;
+}
+
 LinkConfig ReadLink(config::ConfigReader& entry) {
   LinkConfig link;
   link.id = entry.RequiredId("id");
@@ -119,6 +136,7 @@ absl::StatusOr<AgentConfig> LoadAgentConfig(const std::string& path) {
   config.interfaces_root = reader->OptionalPath("interfaces_root", config.interfaces_root);
   if (auto fabric = reader->OptionalMap("fabric_health")) config.fabric_health = ReadFabricHealth(*fabric);
   config.routerd_socket = reader->OptionalPath("routerd_socket", "");
+  if (auto reports = reader->OptionalMap("service_reports")) config.service_reports = ReadServiceReports(*reports);
   config.health_listen = config::ReadHealthListen(*reader);
   config.metrics = config::ReadMetricsListen(*reader, config.tls);
   std::set<std::string> seen;

@@ -26,6 +26,11 @@
 //     planes: 2
 //     rails: 8
 //   routerd_socket: /run/geodesic/iad-routerd.sock  # optional: local events to routerd
+//   service_reports:                 # optional: services post their chain-call latencies here
+//     listen: 127.0.0.1:7490         #   plain HTTP, POST /v1/service-reports (service_report_intake.h);
+//                                    #   loopback only unless allow_remote: true (no authentication)
+//     address_file: run/iad-reports.addr  # optional: written with the bound IP:PORT (port 0)
+//     max_reports: 10000             #   optional: (workload, hop) pairs buffered for relaying
 //   health: {listen: 127.0.0.1:7481} # optional: GET /healthz, /readyz (daemon/admin_server.h)
 //   metrics: {listen: 127.0.0.1:9481}  # optional: the admin listener: /metrics, /healthz, /readyz
 //                                    # (config/shared_keys.h: tls, address_file)
@@ -69,6 +74,12 @@ struct LinkConfig {
   double capacity_gbps = 0;      // 0: the interface's speed
 };
 
+struct ServiceReportsConfig {
+  std::string listen;        // IP:PORT
+  std::string address_file;  // empty: none
+  size_t max_reports = 10'000;
+};
+
 struct FabricHealthConfig {
   std::string source;  // a file or a local http:// URL
   FabricShape shape;
@@ -87,6 +98,7 @@ struct AgentConfig {
   std::string interfaces_root = "/sys/class/net";
   std::optional<FabricHealthConfig> fabric_health;
   std::string routerd_socket;  // empty: no local events
+  std::optional<ServiceReportsConfig> service_reports;  // nullopt: no report endpoint
   std::string health_listen;   // empty: no health endpoint
   std::optional<daemon::AdminServerOptions> metrics;  // nullopt: no admin listener
   std::vector<LinkConfig> links;

@@ -1,7 +1,9 @@
 #include "site_agent/report_stream.h"
 
 #include <algorithm>
+#include <map>
 #include <random>
+#include <utility>
 
 #include "daemon/log.h"
 
@@ -73,30 +75,56 @@ void ReportStream::EnqueueSnapshotLocked(uint64_t first_seq) {
   ++stats_.snapshots;
   const v1::Update state = full_state_();
   const auto& links = state.links();
+  const auto& reports = state.service_reports();
   int index = 0;
-  do {  // at least one batch, even for no links; the planes ride in the first
+  int report_index = 0;
+  do {  // at least one batch, even for no links; the planes ride in the first, service reports after the links
     v1::AgentMessage message;
     v1::Update& update = *message.mutable_snapshot();
     update.set_seq(next_seq_++);
     if (index == 0) *update.mutable_planes() = state.planes();
-    for (size_t n = 0; n < options_.snapshot_batch_links && index < links.size(); ++n) {
-      *update.add_links() = links[index++];
+    size_t n = 0;
+    for (; n < options_.snapshot_batch_links && index < links.size(); ++n) *update.add_links() = links[index++];
+    for (; n < options_.snapshot_batch_links && report_index < reports.size(); ++n) {
+      *update.add_service_reports() = reports[report_index++];
     }
     outbox_.push_back(std::make_shared<const v1::AgentMessage>(std::move(message)));
-  } while (index < links.size());
+  } while (index < links.size() || report_index < reports.size());
   v1::AgentMessage sync;
   sync.mutable_sync()->set_seq(next_seq_++);
   outbox_.push_back(std::make_shared<const v1::AgentMessage>(std::move(sync)));
   needs_snapshot_ = false;
 }
 
+bool ReportStream::CoalesceLocked(const std::vector<v1::ServiceLatencyReport>& reports) {
+  if (outbox_.empty() || !outbox_.back()->has_delta() || SeqOf(outbox_.back()) <= highest_written_seq_) return false;
+  // Not handed to any stream: it may still change (a copy replaces it).
+  v1::AgentMessage merged = *outbox_.back();
+  std::map<std::pair<std::string, uint32_t>, int> at;  // (workload, hop) -> index in the delta
+  auto& queued = *merged.mutable_delta()->mutable_service_reports();
+  for (int i = 0; i < queued.size(); ++i) at[{queued[i].workload_id(), queued[i].hop()}] = i;
+  for (const v1::ServiceLatencyReport& report : reports) {
+    auto [it, added] = at.try_emplace({report.workload_id(), report.hop()}, queued.size());
+    if (added) {
+      *queued.Add() = report;
+    } else {
+      queued[it->second] = report;
+    }
+  }
+  outbox_.back() = std::make_shared<const v1::AgentMessage>(std::move(merged));
+  ++stats_.service_reports_coalesced;
+  return true;
+}
+
 uint64_t ReportStream::Publish(const std::vector<v1::LinkReport>& links,
-                               const std::vector<v1::FabricPlaneHealth>& planes) {
-  if (links.empty() && planes.empty()) return 0;
+                               const std::vector<v1::FabricPlaneHealth>& planes,
+                               const std::vector<v1::ServiceLatencyReport>& service_reports) {
+  if (links.empty() && planes.empty() && service_reports.empty()) return 0;
   uint64_t seq = 0;
   {
     std::lock_guard lock(mu_);
     if (needs_snapshot_) return 0;  // the coming snapshot will carry this state
+    if (links.empty() && planes.empty() && CoalesceLocked(service_reports)) return SeqOf(outbox_.back());
     if (outbox_.size() >= options_.outbox_limit) {
       // Too far behind to replay: collapse into a snapshot at the next session.
       daemon::LogWarn("outbox full, collapsing into a snapshot",
@@ -111,6 +139,7 @@ uint64_t ReportStream::Publish(const std::vector<v1::LinkReport>& links,
       message.mutable_delta()->set_seq(seq);
       for (const auto& link : links) *message.mutable_delta()->add_links() = link;
       for (const auto& plane : planes) *message.mutable_delta()->add_planes() = plane;
+      for (const auto& report : service_reports) *message.mutable_delta()->add_service_reports() = report;
       outbox_.push_back(std::make_shared<const v1::AgentMessage>(std::move(message)));
     }
   }

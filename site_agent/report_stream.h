@@ -6,7 +6,10 @@
 //  - after any disconnect the stream reconnects (exponential backoff with
 //    jitter), learns the last sequence the replica applied, and resends the rest;
 //  - when the outbox passes its bound, or the replica holds nothing of this
-//    incarnation, the outbox collapses into a fresh snapshot of the current state.
+//    incarnation, the outbox collapses into a fresh snapshot of the current state;
+//  - service latency reports published alone join the newest delta no stream
+//    has been handed yet, the latest per (workload, hop) winning, so a
+//    disconnected agent buffers one set of them rather than one message per post.
 // Thread-safe. Owns one connection thread (plus a reader per live stream)
 // between Start() and Stop().
 #include <condition_variable>
@@ -43,6 +46,7 @@ struct ReportStreamStats {
   uint64_t messages_resent = 0;   // of those, written again after a reconnect (not acknowledged before)
   uint64_t messages_acked = 0;    // acknowledged by the replica (or found applied at a reconnect)
   uint64_t snapshots = 0;         // full-state snapshots queued (first session, outbox overflow, replica lost state)
+  uint64_t service_reports_coalesced = 0;  // publications of service reports that joined a queued delta
   uint64_t sessions_opened = 0;   // sessions the replica accepted (hello answered): the first and every reconnect
   size_t outbox_messages = 0;     // unacknowledged now
   bool connected = false;
@@ -50,8 +54,8 @@ struct ReportStreamStats {
 
 class ReportStream {
  public:
-  // `full_state` returns every link's and fabric plane's current health
-  // (seq unset), for snapshots.
+  // `full_state` returns every link's and fabric plane's current health and
+  // the latest service reports (seq unset), for snapshots.
   using FullState = std::function<v1::Update()>;
 
   ReportStream(ReportStreamOptions options, std::shared_ptr<grpc::ChannelCredentials> credentials,
@@ -61,10 +65,12 @@ class ReportStream {
   void Start();
   void Stop();
 
-  // Queues a delta with these links' and planes' health; returns its seq, or
-  // 0 when a coming snapshot carries this state instead.
+  // Queues a delta with these links' and planes' health and these service
+  // reports; returns its seq, or 0 when a coming snapshot carries this state
+  // instead. Service reports alone may join a queued delta (its seq).
   uint64_t Publish(const std::vector<v1::LinkReport>& links,
-                   const std::vector<v1::FabricPlaneHealth>& planes = {});
+                   const std::vector<v1::FabricPlaneHealth>& planes = {},
+                   const std::vector<v1::ServiceLatencyReport>& service_reports = {});
 
   uint64_t last_acked_seq() const;
   bool connected() const;
@@ -76,6 +82,9 @@ class ReportStream {
   // True when the replica answered hello (the backoff resets).
   bool Session();
   void EnqueueSnapshotLocked(uint64_t first_seq);  // requires mu_
+  // Merges `reports` into the newest queued delta when no stream has been
+  // handed it yet; false when there is none such. Requires mu_.
+  bool CoalesceLocked(const std::vector<v1::ServiceLatencyReport>& reports);
   // Drops acknowledged messages (seq <= `seq`) from the outbox. Requires mu_.
   void PopAckedLocked(uint64_t seq);
 

@@ -18,6 +18,7 @@
 #include "site_agent/link_health_source.h"
 #include "site_agent/probe/probe_engine.h"
 #include "site_agent/report_stream.h"
+#include "site_agent/service_report_intake.h"
 #include "tls/credentials.h"
 
 namespace geodesic::site_agent {
@@ -39,7 +40,8 @@ class SiteAgentImpl final : public SiteAgent {
         metrics_(registry),
         links_(config_.StaticHealth(), config_.health_file),
         fabric_(std::move(fabric)),
-        counters_(config_.interfaces_root) {
+        counters_(config_.interfaces_root),
+        service_reports_(config_.service_reports ? config_.service_reports->max_reports : 1) {
     for (const LinkConfig& link : config_.links) {
       if (link.capacity_gbps > 0) capacity_gbps_[link.id] = link.capacity_gbps;
     }
@@ -80,6 +82,12 @@ class SiteAgentImpl final : public SiteAgent {
         return;
       }
     }
+    if (config_.service_reports) {
+      if (absl::Status started = StartServiceReportIntake(); !started.ok()) {
+        start_status_ = started;
+        return;
+      }
+    }
     Measure(/*measurements_due=*/true);
     BindMetrics();
     daemon::LogInfo("site agent ready", {{"facility", config_.facility_id},
@@ -87,6 +95,7 @@ class SiteAgentImpl final : public SiteAgent {
                                          {"replicas", std::to_string(streams_.size())},
                                          {"fabric_health", fabric_ ? config_.fabric_health->source : "none"},
                                          {"routerd_socket", config_.routerd_socket.empty() ? "none" : config_.routerd_socket},
+                                         {"service_reports", intake_ ? intake_->url() + kServiceReportsPath : "off"},
                                          {"probe", probes_ ? absl::StrCat(probes_->local_endpoint().address().to_string(), ":",
                                                                           probes_->local_endpoint().port())
                                                            : "off"},
@@ -100,9 +109,11 @@ class SiteAgentImpl final : public SiteAgent {
     std::unique_lock lock(mu_);
     while (!stopping_) {
       // A probe verdict is sent at once; everything else at the poll interval.
-      cv_.wait_for(lock, config_.poll_interval, [this] { return stopping_ || probe_changed_; });
+      cv_.wait_for(lock, config_.poll_interval,
+                   [this] { return stopping_ || probe_changed_ || service_reports_queued_; });
       if (stopping_) break;
       probe_changed_ = false;
+      service_reports_queued_ = false;
       lock.unlock();
       heartbeat_.Beat();
       const auto now = std::chrono::steady_clock::now();
@@ -120,8 +131,12 @@ class SiteAgentImpl final : public SiteAgent {
     if (routerd_) routerd_->Stop();
   }
 
-  // The scraped families read the members below: unbound before they go.
-  ~SiteAgentImpl() override { metrics_.Unbind(); }
+  // The scraped families read the members below: unbound before they go;
+  // the intake calls back into the loop's state.
+  ~SiteAgentImpl() override {
+    intake_.reset();
+    metrics_.Unbind();
+  }
 
   const absl::Status& start_status() const { return start_status_; }
 
@@ -164,7 +179,13 @@ class SiteAgentImpl final : public SiteAgent {
       changed = links_.Poll(daemon::UnixNowMs(), measurements_due);
       if (fabric_) planes = fabric_->Poll(daemon::UnixNowMs());
     }
-    if (changed.empty() && planes.empty()) return;
+    const std::vector<v1::ServiceLatencyReport> service_reports = service_reports_.TakePending();
+    if (changed.empty() && planes.empty()) {
+      if (!service_reports.empty()) {
+        for (auto& stream : streams_) stream->Publish({}, {}, service_reports);
+      }
+      return;
+    }
     for (const auto& report : changed) {
       if (report.health().state() == LastState(report.link_id())) continue;
       daemon::LogInfo("link health changed",
@@ -177,7 +198,30 @@ class SiteAgentImpl final : public SiteAgent {
                                                       {"failed_rails", std::to_string(plane.failed_rails_size())}});
     }
     if (routerd_ && !changed.empty()) routerd_->Publish(changed);
-    for (auto& stream : streams_) stream->Publish(changed, planes);
+    for (auto& stream : streams_) stream->Publish(changed, planes, service_reports);
+  }
+
+  // The local endpoint services post their latency reports to
+  // (service_report_intake.h); each accepted post wakes the loop to relay it.
+  absl::Status StartServiceReportIntake() {
+    const ServiceReportsConfig& settings = *config_.service_reports;
+    auto server = daemon::AdminServer::Start({.listen = settings.listen,
+                                              .address_file = settings.address_file,
+                                              .max_request_bytes = kMaxServiceReportRequestBytes});
+    if (!server.ok()) {
+      return absl::Status(server.status().code(), "service_reports." + std::string(server.status().message()));
+    }
+    intake_ = *std::move(server);
+    intake_->AddPostRoute(kServiceReportsPath, [this](const daemon::HttpRequest& request) {
+      return AcceptServiceReports(request, daemon::UnixNowMs(), service_reports_, [this] {
+        {
+          std::lock_guard lock(mu_);
+          service_reports_queued_ = true;
+        }
+        cv_.notify_all();
+      });
+    });
+    return absl::OkStatus();
   }
 
   // Every scraped family of metrics_ to the state it reports.
@@ -268,6 +312,7 @@ class SiteAgentImpl final : public SiteAgent {
     if (fabric_) {
       for (auto& plane : fabric_->Current()) *state.add_planes() = std::move(plane);
     }
+    for (auto& report : service_reports_.Latest(daemon::UnixNowMs())) *state.add_service_reports() = std::move(report);
     return state;
   }
 
@@ -285,14 +330,17 @@ class SiteAgentImpl final : public SiteAgent {
   static constexpr std::chrono::seconds kCountersLogInterval{60};
   std::chrono::steady_clock::time_point next_counters_log_ = std::chrono::steady_clock::now() + kCountersLogInterval;
   probe::ProbeCounters logged_;  // as of the last refusal log
+  ServiceReportBuffer service_reports_;  // thread-safe
   std::vector<std::unique_ptr<ReportStream>> streams_;
   std::unique_ptr<local_events::LocalEventSender> routerd_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
   bool probe_changed_ = false;
+  bool service_reports_queued_ = false;  // guarded by mu_
   daemon::Heartbeat heartbeat_;  // beaten by Run's loop
   absl::Status start_status_;
+  std::unique_ptr<daemon::AdminServer> intake_;  // service reports; null without service_reports:
   // Last: its thread calls back into the members above until it is destroyed.
   std::unique_ptr<probe::ProbeEngine> probes_;
 };

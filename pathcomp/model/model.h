@@ -29,6 +29,7 @@
 #include "pathcomp/model/audit_log.h"
 #include "pathcomp/model/entities.h"
 #include "pathcomp/model/plan_history.h"
+#include "pathcomp/model/service_report_book.h"
 #include "pathcomp/solver/snapshot.h"
 #include "state/change_set.h"
 #include "state/store.h"
@@ -57,6 +58,12 @@ struct ReportResult {
   bool duplicate = false;  // already applied earlier; acknowledged, not re-applied
   std::vector<HealthChange> changes{};
   std::vector<PlaneChange> plane_changes{};
+  // Service latency reports kept, and those left out (why, one line each):
+  // a report about a chain, hop, service or replica the model does not have
+  // (now) is left out rather than refusing the message, because its agent
+  // cannot know, and would resend the refused message forever.
+  uint32_t service_reports_kept = 0;
+  std::vector<std::string> service_reports_dropped{};
 };
 
 struct ImportOptions {
@@ -133,6 +140,9 @@ class Model {
   // Validates and applies one snapshot batch, sync marker or delta of a session
   // opened with OpenSession; `reporter` is the agent's identity, for the journal.
   // InvalidArgument / PermissionDenied / FailedPrecondition (sequence gap) change nothing.
+  // Service latency reports must have valid values (entity/service_report_rules.h,
+  // and received_at_unix_ms > 0: InvalidArgument otherwise); those about no hop
+  // of the model are left out (ReportResult::service_reports_dropped).
   // Reports of several agents arriving together are committed together (one
   // store commit, one journal entry naming each); each still succeeds or
   // fails on its own, and returns once it is stored. A session's messages
@@ -143,6 +153,10 @@ class Model {
                                                          const v1::AgentMessage& message,
                                                          const std::string& reporter);
 
+  // The service latency reports kept (perishable: in memory only; see
+  // service_report_book.h): of one chain, or of every chain when `workload_id`
+  // is empty.
+  std::vector<HopReport> ServiceReports(const std::string& workload_id = "") const;
   // --- Link RTT baselines (pathcomp/health/rtt_baseline.h) ---
   // Measurements, not state: written without a sync (a crash loses at most
   // the last minutes, which the next reports rebuild) and journaled as one
@@ -215,6 +229,10 @@ class Model {
   // Validates a report and says what it would change; changes nothing (the
   // link pointers it returns are for applying it, under the same lock).
   absl::StatusOr<PreparedReport> PrepareReportLocked(const PendingReport& report);
+  // The service reports of `update` (model_telemetry.cc): InvalidArgument for
+  // a malformed one; the others into `prepared`, kept or dropped. Requires mu_.
+  absl::Status PrepareServiceReports(const std::string& facility_id, const v1::Update& update,
+                                     PreparedReport& prepared) const;
   // Prepares, commits (not yet synced) and applies a group; true when some
   // report's answer rests on the store (written, or a duplicate of what an
   // earlier group wrote), so the group must sync before it answers.
@@ -230,6 +248,7 @@ class Model {
   std::map<std::string, v1::AgentSession> sessions_;  // key: facility/agent
   std::shared_ptr<const Snapshot> snapshot_;  // null: rebuild on next use
   std::map<std::string, v1::LinkHealth> pending_health_;  // reported since snapshot_
+  ServiceReportBook service_reports_;  // perishable: never written to the store
   uint64_t revision_ = 0;  // see Revision(); guarded by mu_
 
   // Group commit of telemetry: the reports that arrive while one group is

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/log.h"
+#include "entity/service_report_rules.h"
 #include "fabric/fabric_validation.h"
 #include "pathcomp/model/entity_key.h"
 #include "pathcomp/model/model.h"
@@ -69,7 +70,39 @@ struct Model::PreparedReport {
   std::vector<std::pair<v1::Link*, v1::LinkHealth>> updated;
   std::optional<v1::Fabric> fabric;
   std::vector<PlaneChange> plane_changes;
+  // Service reports to keep (about a hop the model has), and why others are not.
+  std::vector<const v1::ServiceLatencyReport*> service_reports;
+  std::vector<std::string> service_reports_dropped;
 };
+
+std::vector<HopReport> Model::ServiceReports(const std::string& workload_id) const {
+  std::lock_guard lock(mu_);
+  return workload_id.empty() ? service_reports_.All() : service_reports_.ForChain(workload_id);
+}
+
+absl::Status Model::PrepareServiceReports(const std::string& facility_id, const v1::Update& update,
+                                          PreparedReport& prepared) const {
+  constexpr int kMaxServiceReportsPerUpdate = 100'000;
+  if (update.service_reports_size() > kMaxServiceReportsPerUpdate) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("too many service reports in one update (", update.service_reports_size(), ")"));
+  }
+  for (const v1::ServiceLatencyReport& report : update.service_reports()) {
+    if (absl::Status valid = entity::ValidateServiceReportFields(report); !valid.ok()) return valid;
+    if (report.received_at_unix_ms() <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat("service report (workload \"", report.workload_id(), "\", hop ",
+                                                     report.hop(), "): received_at_unix_ms must be set by the agent"));
+    }
+  }
+  for (const v1::ServiceLatencyReport& report : update.service_reports()) {
+    if (absl::Status target = CheckServiceReportTarget(entities_, facility_id, report); !target.ok()) {
+      prepared.service_reports_dropped.emplace_back(target.message());
+    } else {
+      prepared.service_reports.push_back(&report);
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<ReportResult> Model::ApplyReport(const std::string& facility_id, const std::string& agent_id,
                                                 uint64_t incarnation, const v1::AgentMessage& message,
@@ -162,7 +195,13 @@ bool Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
   for (size_t i = 0; i < group.size(); ++i) {
     if (!prepared[i]) continue;
     PreparedReport& report = *prepared[i];
-    ReportResult result{.seq = report.seq, .plane_changes = std::move(report.plane_changes)};
+    ReportResult result{.seq = report.seq,
+                        .plane_changes = std::move(report.plane_changes),
+                        .service_reports_kept = static_cast<uint32_t>(report.service_reports.size()),
+                        .service_reports_dropped = std::move(report.service_reports_dropped)};
+    for (const v1::ServiceLatencyReport* service_report : report.service_reports) {
+      service_reports_.Put(group[i]->facility_id, *service_report);
+    }
     if (report.fabric) {
       entities_.fabrics[group[i]->facility_id] = *std::move(report.fabric);
       // What a facility can exchange with the backbone follows its planes.
@@ -279,6 +318,10 @@ absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingRe
     if (absl::Status valid = fabric::ValidateFabric(fabric); !valid.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("fabric of ", facility_id, ": ", valid.message()));
     }
+  }
+
+  if (update != nullptr) {
+    if (absl::Status checked = PrepareServiceReports(facility_id, *update, prepared); !checked.ok()) return checked;
   }
 
   if (message.has_snapshot()) {

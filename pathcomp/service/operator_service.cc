@@ -27,13 +27,15 @@ v1::ImportTopologyRequest ImportSummary(const v1::ImportTopologyRequest& request
 }  // namespace
 
 OperatorService::OperatorService(Model& model, Planner& planner, EventBus& events,
-                                 ResyncAgents resync_agents, MayMutate may_mutate, ReplicationHooks replication)
+                                 ResyncAgents resync_agents, MayMutate may_mutate, ReplicationHooks replication,
+                                 StragglerRules stragglers)
     : model_(model),
       planner_(planner),
       events_(events),
       resync_agents_(std::move(resync_agents)),
       may_mutate_(std::move(may_mutate)),
-      replication_(std::move(replication)) {}
+      replication_(std::move(replication)),
+      chains_(model, planner, stragglers, daemon::UnixNowMs) {}
 
 absl::StatusOr<tls::Identity> OperatorService::Authorize(grpc::ServerContext* context,
                                                          tls::Role role) const {

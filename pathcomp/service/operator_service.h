@@ -13,6 +13,7 @@
 #include "geodesic/v1/operator.grpc.pb.h"
 #include "pathcomp/health/auto_drain_policy.h"
 #include "pathcomp/model/model.h"
+#include "pathcomp/service/chain_latency_view.h"
 #include "pathcomp/service/event_bus.h"
 #include "pathcomp/service/planner.h"
 #include "tls/identity.h"
@@ -51,8 +52,10 @@ class OperatorService final : public v1::Operator::Service {
     std::function<absl::StatusOr<uint64_t>(v1::AuditRecord)> append_audit;
     std::function<absl::StatusOr<v1::ListAuditLogResponse>(const v1::ListAuditLogRequest&)> list_audit;
   };
+  // `stragglers`: what ExplainChain and ListStragglers count as deviating.
   OperatorService(Model& model, Planner& planner, EventBus& events, ResyncAgents resync_agents,
-                  MayMutate may_mutate = [] { return absl::OkStatus(); }, ReplicationHooks replication = {});
+                  MayMutate may_mutate = [] { return absl::OkStatus(); }, ReplicationHooks replication = {},
+                  StragglerRules stragglers = {});
 
   grpc::Status ListFacilities(grpc::ServerContext*, const v1::ListFacilitiesRequest*,
                               v1::ListFacilitiesResponse*) override;
@@ -92,6 +95,11 @@ class OperatorService final : public v1::Operator::Service {
   grpc::Status ListPlans(grpc::ServerContext*, const v1::ListPlansRequest*, v1::ListPlansResponse*) override;
   grpc::Status ListAuditLog(grpc::ServerContext*, const v1::ListAuditLogRequest*,
                             v1::ListAuditLogResponse*) override;
+  // Agent chains as measured (operator_chains.cc; chain_latency_view.h).
+  grpc::Status ExplainChain(grpc::ServerContext*, const v1::ExplainChainRequest*,
+                            v1::ExplainChainResponse*) override;
+  grpc::Status ListStragglers(grpc::ServerContext*, const v1::ListStragglersRequest*,
+                              v1::ListStragglersResponse*) override;
   grpc::Status ListLinkAssessments(grpc::ServerContext*, const v1::ListLinkAssessmentsRequest*,
                                    v1::ListLinkAssessmentsResponse*) override;
   grpc::Status GetAutoDrainStatus(grpc::ServerContext*, const v1::GetAutoDrainStatusRequest*,
@@ -147,6 +155,7 @@ class OperatorService final : public v1::Operator::Service {
   ResyncAgents resync_agents_;
   MayMutate may_mutate_;
   ReplicationHooks replication_;
+  ChainLatencyView chains_;
   const AutoDrainer* auto_drainer_ = nullptr;
 };
 

@@ -35,6 +35,13 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
     }
     entry.RejectUnknownKeys();
   }
+  if (auto straggler = reader->OptionalMap("straggler")) {
+    StragglerRules& rules = config.straggler;
+    rules.report_max_age_ms = static_cast<int64_t>(straggler->OptionalUint("report_max_age_s", 60, 1, 3600)) * 1000;
+    rules.min_deviation_us = straggler->OptionalUint("min_deviation_us", rules.min_deviation_us, 0, 10'000'000);
+    rules.min_deviation_ratio = straggler->OptionalDouble("min_deviation_ratio", rules.min_deviation_ratio, 0, 10);
+    straggler->RejectUnknownKeys();
+  }
   if (auto gray = reader->OptionalMap("gray_failures")) {
     health::VerdictThresholds& t = config.gray_failures;
     t.slow_factor = gray->OptionalDouble("slow_factor", t.slow_factor, 1, 100);

@@ -14,6 +14,10 @@
 //   elephant_objectives:             # optional, per priority class (default mlu):
 //     - {priority: 0, objective: mlu}         # route all, minimize max link utilization
 //     - {priority: 1, objective: total-flow}  # carry the most that fits, fairly
+//   straggler:                       # optional: planned vs measured per chain hop (docs/stragglers.md)
+//     report_max_age_s: 60           #   1..3600: older service latency reports are not used
+//     min_deviation_us: 1000         #   0..10000000: the noise floor, absolute ...
+//     min_deviation_ratio: 0.1       #   0..10: ... and relative to the planned value (the larger counts)
 //   gray_failures:                   # optional: how links are judged (pathcomp/health/link_judge.h);
 //     slow_factor: 1.5               # the defaults shown. slow: RTT over baseline x factor,
 //     slow_floor_ms: 2               #   and over baseline + floor, and over baseline + N MADs
@@ -53,6 +57,7 @@
 
 #include "absl/status/statusor.h"
 #include "daemon/admin_server.h"
+#include "pathcomp/solver/chain_stragglers.h"
 #include "pathcomp/health/auto_drain_policy.h"
 #include "pathcomp/health/link_judge.h"
 #include "pathcomp/solver/mcf_problem.h"
@@ -77,6 +82,7 @@ struct PathcompConfig {
   std::chrono::milliseconds solve_debounce{50};
   double chain_headroom = 0.1;
   std::map<uint32_t, McfObjective> elephant_objectives;  // priority -> objective
+  StragglerRules straggler;
   health::VerdictThresholds gray_failures;
   health::AutoDrainOptions auto_drain;
   tls::TlsFiles tls;

@@ -51,6 +51,12 @@ PathcompScrapedFamilies DeclareScraped(Registry& registry) {
           "invalid (malformed, unknown link or plane), not_permitted (another facility's link, a wrong "
           "certificate), out_of_order (a sequence gap, no open session), oversized",
           {"reason"}),
+      .service_reports_total = registry.ScrapedCounter(
+          "service_reports_total",
+          "Service latency reports site agents relayed (docs/stragglers.md), by result: kept (the latest of its "
+          "chain, hop and replica facility, in memory) or dropped (about no chain hop of the model; the rest of "
+          "its message applies)",
+          {"result"}),
       .agent_sessions_connected = registry.ScrapedGauge(
           "agent_sessions_connected",
           "Open telemetry streams of the facility's site agents; every facility of the model has a sample (0: "

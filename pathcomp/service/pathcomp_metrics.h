@@ -110,6 +110,7 @@ struct PathcompScrapedFamilies {
   // Telemetry.
   metrics::ScrapedFamily& telemetry_messages_total;  // result
   metrics::ScrapedFamily& telemetry_refused_total;   // reason
+  metrics::ScrapedFamily& service_reports_total;     // result
   metrics::ScrapedFamily& agent_sessions_connected;  // facility
   // The plan and the model.
   metrics::ScrapedFamily& plan_generation;

@@ -223,6 +223,11 @@ PathcompMetricsBinding::PathcompMetricsBinding(const PathcompScrapedFamilies& fa
                    {{{"reason", "out_of_order"}}, static_cast<double>(counters.refused_out_of_order)},
                    {{{"reason", "oversized"}}, static_cast<double>(counters.refused_oversized)}};
   });
+  bind(families.service_reports_total, [](S s) {
+    const TelemetryCounters counters = s.telemetry.counters();
+    return Samples{{{{"result", "kept"}}, static_cast<double>(counters.service_reports_kept)},
+                   {{{"result", "dropped"}}, static_cast<double>(counters.service_reports_dropped)}};
+  });
   bind(families.agent_sessions_connected, [](S s) {
     const std::map<std::string, size_t> connected = s.telemetry.ConnectedStreams();
     Samples samples;

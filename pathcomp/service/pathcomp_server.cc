@@ -46,7 +46,8 @@ class PathcompServerImpl final : public PathcompServer {
   PathcompServerImpl(std::unique_ptr<Model> model, const state::Store& store, const std::string& backup_dir,
                      const std::string& replica_id, PlannerConfig planner_config,
                      std::optional<ReplicationConfig> replication, const health::VerdictThresholds& gray_failures,
-                     const health::AutoDrainOptions& auto_drain, metrics::Registry& registry)
+                     const health::AutoDrainOptions& auto_drain, metrics::Registry& registry,
+                     StragglerRules stragglers)
       : replication_(std::move(replication)),
         model_(std::move(model)),
         metrics_(registry),
@@ -58,7 +59,7 @@ class PathcompServerImpl final : public PathcompServer {
                      telemetry_.Resync(facilities);
                    },
                    [this] { return MayMutate(); },
-                   ReplicationHooksFor()),
+                   ReplicationHooksFor(), stragglers),
         auto_drainer_(*model_, events_, gray_failures, auto_drain, AutoDrainActions(replica_id), metrics_.auto_drain()),
         backups_(store, *model_, backup_dir, replica_id,
                  [this](v1::AuditRecord record) { RecordAudit(std::move(record)); }),
@@ -550,7 +551,8 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(const Path
   planner_config.elephant_objectives = config.elephant_objectives;
   auto server = std::make_unique<PathcompServerImpl>(*std::move(model), store_ref, config.backup_dir,
                                                      config.replica_id, planner_config, config.replication,
-                                                     config.gray_failures, config.auto_drain, registry);
+                                                     config.gray_failures, config.auto_drain, registry,
+                                                     config.straggler);
   if (auto status = server->PrepareReplication(); !status.ok()) return status;
   if (auto status = server->LoadInventory(*inventory, config.topology_path); !status.ok()) return status;
   server->StartInventoryWatch();

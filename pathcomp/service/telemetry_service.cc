@@ -94,6 +94,14 @@ grpc::Status TelemetryService::Report(
       return ToGrpcStatus(result.status());
     }
     ++(result->duplicate ? duplicates_ : applied_);
+    service_reports_kept_ += result->service_reports_kept;
+    if (!result->service_reports_dropped.empty()) {
+      service_reports_dropped_ += result->service_reports_dropped.size();
+      daemon::LogWarn("service latency reports left out",
+                      {{"agent", identity->spiffe_id},
+                       {"count", std::to_string(result->service_reports_dropped.size())},
+                       {"first", result->service_reports_dropped.front()}});
+    }
     if (!result->duplicate && observer_) observer_(hello.facility_id(), message, daemon::UnixNowMs());
     if (!result->plane_changes.empty()) {
       std::string reason;
@@ -152,7 +160,9 @@ TelemetryCounters TelemetryService::counters() const {
                            .refused_invalid = refused_invalid_,
                            .refused_not_permitted = refused_not_permitted_,
                            .refused_out_of_order = refused_out_of_order_,
-                           .refused_oversized = refused_oversized_};
+                           .refused_oversized = refused_oversized_,
+                           .service_reports_kept = service_reports_kept_,
+                           .service_reports_dropped = service_reports_dropped_};
 }
 
 std::map<std::string, size_t> TelemetryService::ConnectedStreams() const {

@@ -30,6 +30,9 @@ struct TelemetryCounters {
   uint64_t refused_not_permitted = 0;  // another facility's link, a wrong certificate
   uint64_t refused_out_of_order = 0;   // a sequence gap, no open session
   uint64_t refused_oversized = 0;      // above kMaxReportBytes
+  // Service latency reports kept, and left out (about no hop of the model).
+  uint64_t service_reports_kept = 0;
+  uint64_t service_reports_dropped = 0;
 };
 
 // One agent message may not exceed this (a 500-link snapshot batch is ~40 KB).
@@ -72,7 +75,7 @@ class TelemetryService final : public v1::Telemetry::Service {
   TelemetryMetrics& metrics_;
   Observer observer_;
   std::atomic<uint64_t> applied_{0}, duplicates_{0}, refused_invalid_{0}, refused_not_permitted_{0},
-      refused_out_of_order_{0}, refused_oversized_{0};
+      refused_out_of_order_{0}, refused_oversized_{0}, service_reports_kept_{0}, service_reports_dropped_{0};
 
   mutable std::mutex streams_mu_;
   std::map<std::string, std::set<grpc::ServerContext*>> streams_;  // by facility

@@ -243,6 +243,24 @@ TEST(OptionsTest, TrafficEngineeringCommands) {
   EXPECT_TRUE(options.ok()) << options.status();
 }
 
+TEST(OptionsTest, GetStragglersNeedsAServerAndTakesALimit) {
+  auto options = Parse({"--server", "pc:7000", "get", "stragglers", "--limit", "5", "-o", "json"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->command, Command::kGet);
+  EXPECT_EQ(options->subcommand, "stragglers");
+  EXPECT_EQ(options->limit, 5u);
+  options = Parse({"--server", "pc:7000", "get", "straggler"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->limit, 0u);  // the server's default
+  EXPECT_THAT(Error({"--store", "/tmp/x", "get", "stragglers"}), HasSubstr("use --server"));
+  EXPECT_THAT(Error({"--server", "pc:7000", "get", "stragglers", "rag"}), HasSubstr("takes no id"));
+  EXPECT_THAT(Error({"--server", "pc:7000", "get", "stragglers", "--limit", "0"}), HasSubstr("--limit"));
+  EXPECT_THAT(Error({"--server", "pc:7000", "get", "stragglers", "--state", "up"}), HasSubstr("do not apply"));
+  EXPECT_THAT(Error({"--server", "pc:7000", "get", "links", "--limit", "3"}), HasSubstr("--limit is for get stragglers"));
+  // Other kinds still read a store.
+  EXPECT_TRUE(Parse({"--store", "/tmp/x", "get", "links"}).ok());
+}
+
 // Flags are split from words before the command is known: a flag must take
 // a value for every command that has it, or for none.
 TEST(OptionsTest, EveryCommandAgreesWhetherAFlagTakesAValue) {

@@ -338,7 +338,7 @@ TEST_F(TectlTrafficTest, PinsExplainAndTheAudit) {
   ASSERT_EQ(run.exit_code, 0) << run;
   run = Online({"explain", "chain", "rag-nyc", "-o", "json"}, "viewer");
   ASSERT_EQ(run.exit_code, 0) << run;
-  const auto chain = ParseJson<v1::ChainPlan>(run.out);
+  const v1::ChainPlan chain = ParseJson<v1::ExplainChainResponse>(run.out).plan();
   ASSERT_EQ(chain.primary().hops_size(), 3);
   EXPECT_EQ(chain.primary().hops(0).replica_facility_id(), "ams");
   EXPECT_EQ(chain.primary().hops(1).replica_facility_id(), "sjc");
@@ -364,7 +364,7 @@ TEST_F(TectlTrafficTest, PinsExplainAndTheAudit) {
   run = Online({"pin", "rag-nyc", "--facilities", "nyc,iad,dfw"}, "ops");
   ASSERT_EQ(run.exit_code, 0) << run;
   run = Online({"explain", "chain", "rag-nyc", "-o", "json"}, "viewer");
-  const auto kept = ParseJson<v1::ChainPlan>(run.out);
+  const v1::ChainPlan kept = ParseJson<v1::ExplainChainResponse>(run.out).plan();
   ASSERT_TRUE(kept.primary().placed()) << run;
   for (const auto& hop : kept.primary().hops()) {
     for (const auto& facility : hop.path_there_facility_ids()) EXPECT_THAT(facility, ::testing::AnyOf("nyc", "iad", "dfw"));

@@ -146,6 +146,36 @@ TEST(AdminServerTest, ServesRoutesWithTheirDecodedQuery) {
   EXPECT_EQ(Get(server->address(), "/healthz?verbose=1").status, 200u);  // a query does not change the path
 }
 
+Answer Post(const std::string& address, const std::string& target, const std::string& body) {
+  asio::io_context io;
+  beast::tcp_stream stream = Connect(io, address);
+  http::request<http::string_body> request(http::verb::post, target, 11);
+  request.set(http::field::host, address);
+  request.body() = body;
+  request.prepare_payload();
+  stream.expires_after(kDeadline);
+  http::write(stream, request);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> response;
+  http::read(stream, buffer, response);
+  return {response.result_int(), response.body()};
+}
+
+TEST(AdminServerTest, ServesPostRoutesWithTheirBody) {
+  auto server = StartOnLoopback();
+  ASSERT_NE(server, nullptr);
+  EXPECT_EQ(Post(server->address(), "/reports", "x").status, 404u);
+  server->AddPostRoute("/reports", [](const HttpRequest& request) {
+    return HttpResponse{.status = 202, .body = request.path + "|" + request.body};
+  });
+  const Answer posted = Post(server->address(), "/reports?a=1", "{\"n\": 1}");
+  EXPECT_EQ(posted.status, 202u);
+  EXPECT_EQ(posted.body, "/reports|{\"n\": 1}");
+  EXPECT_EQ(Get(server->address(), "/reports").status, 405u);  // POST only
+  EXPECT_EQ(Post(server->address(), "/healthz", "").status, 405u);
+  EXPECT_EQ(Post(server->address(), "/reports", std::string(2048, 'x')).status, 431u);  // over max_request_bytes
+}
+
 TEST(AdminServerTest, WritesItsAddressFile) {
   const geodesic::testing::TempDir dir("admin_server_test");
   const std::string file = dir.Join("admin.addr");

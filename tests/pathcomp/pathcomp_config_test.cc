@@ -87,6 +87,36 @@ TEST(PathcompConfigTest, SolverKnobs) {
   std::remove(path.c_str());
 }
 
+TEST(PathcompConfigTest, StragglerRules) {
+  const std::string base =
+      "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"
+      "tls: {ca: ca.crt, cert: c.crt, key: c.key}\n";
+  std::string path = WriteTemp(base);
+  auto config = LoadPathcompConfig(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->straggler.report_max_age_ms, 60'000);  // the defaults
+  EXPECT_EQ(config->straggler.min_deviation_us, 1'000u);
+  EXPECT_DOUBLE_EQ(config->straggler.min_deviation_ratio, 0.1);
+  std::remove(path.c_str());
+
+  path = WriteTemp(base + "straggler: {report_max_age_s: 30, min_deviation_us: 5000, min_deviation_ratio: 0.25}\n");
+  config = LoadPathcompConfig(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->straggler.report_max_age_ms, 30'000);
+  EXPECT_EQ(config->straggler.min_deviation_us, 5'000u);
+  EXPECT_DOUBLE_EQ(config->straggler.min_deviation_ratio, 0.25);
+  std::remove(path.c_str());
+
+  path = WriteTemp(base + "straggler: {report_max_age_s: 0, min_deviation_ratio: -1, floor: 3}\n");
+  config = LoadPathcompConfig(path);
+  ASSERT_FALSE(config.ok());
+  const std::string message(config.status().message());
+  EXPECT_THAT(message, HasSubstr("straggler.report_max_age_s"));
+  EXPECT_THAT(message, HasSubstr("straggler.min_deviation_ratio"));
+  EXPECT_THAT(message, HasSubstr("floor"));
+  std::remove(path.c_str());
+}
+
 TEST(PathcompConfigTest, Replication) {
   const std::string base =
       "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"

@@ -71,6 +71,7 @@ const std::set<std::string> kFamilies = {
     "geodesic_pathcomp_plan_generation",
     "geodesic_pathcomp_plan_model_revision",
     "geodesic_pathcomp_replan_pending",
+    "geodesic_pathcomp_service_reports_total",
     "geodesic_pathcomp_single_facility_dependencies",
     "geodesic_pathcomp_site_install_failing",
     "geodesic_pathcomp_site_install_lag_generations",
@@ -387,6 +388,7 @@ TEST_F(BoundMetricsTest, TelemetryCountersAreExportedFromTheStart) {
               Optional(0.0));
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_agent_sessions_connected", {{"facility", "iad"}}),
               Optional(0.0));
+  EXPECT_THAT(Value(registry_, "geodesic_pathcomp_service_reports_total", {{"result", "dropped"}}), Optional(0.0));
   metrics_.telemetry().RecordSessionReset("iad");
   metrics_.telemetry().RecordCommit(std::chrono::milliseconds(3));
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_agent_session_resets_total", {{"facility", "iad"}}),

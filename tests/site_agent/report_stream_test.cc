@@ -133,15 +133,27 @@ v1::LinkReport Link(const std::string& id, v1::OperState state) {
   return report;
 }
 
+v1::ServiceLatencyReport ServiceReport(const std::string& workload, uint32_t hop, uint64_t latency_us) {
+  v1::ServiceLatencyReport report;
+  report.set_workload_id(workload);
+  report.set_hop(hop);
+  report.set_service_id("retriever");
+  report.set_service_latency_us(latency_us);
+  report.set_calls(1);
+  report.set_window_ms(1000);
+  report.set_received_at_unix_ms(1);
+  return report;
+}
+
 class ReportStreamTest : public ::testing::Test {
  protected:
   void SetUp() override {
     grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
     builder.RegisterService(&replica_);
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
+    const int port = port_;
     ReportStreamOptions options;
     options.address = "127.0.0.1:" + std::to_string(port);
     options.hello.set_facility_id("iad");
@@ -159,9 +171,24 @@ class ReportStreamTest : public ::testing::Test {
   void TearDown() override {
     metrics_.Unbind();
     stream_->Stop();
-    server_->Shutdown(std::chrono::system_clock::now() + 1s);
+    if (server_) server_->Shutdown(std::chrono::system_clock::now() + 1s);
   }
 
+  // The replica goes away (the stream then has no session) and comes back
+  // on the same port, remembering what it applied.
+  void StopReplica() {
+    server_->Shutdown(std::chrono::system_clock::now() + 1s);
+    server_.reset();
+  }
+  void RestartReplica() {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:" + std::to_string(port_), grpc::InsecureServerCredentials());
+    builder.RegisterService(&replica_);
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+  }
+
+  int port_ = 0;
   FakeReplica replica_;
   std::unique_ptr<grpc::Server> server_;
   std::mutex state_mu_;
@@ -275,6 +302,62 @@ TEST_F(ReportStreamTest, MetricsCountAResendAndTheReconnect) {
   EXPECT_EQ(Scraped("report_sessions_total"), 2.0);
   EXPECT_EQ(Scraped("report_snapshots_total"), 1.0) << "the replica kept its state: no new snapshot";
   EXPECT_EQ(Scraped("report_outbox_messages"), 0.0);
+}
+
+TEST_F(ReportStreamTest, ServiceReportsPublishedWhileDisconnectedJoinOneQueuedDelta) {
+  stream_->Start();
+  ASSERT_TRUE(replica_.WaitApplied(2));
+  StopReplica();
+  ASSERT_TRUE(sim::WaitUntil("the stream to notice", 10s, [&] { return !stream_->connected(); }, 1ms).ok());
+  EXPECT_EQ(stream_->Publish({Link("iad-ord", v1::OPER_STATE_DOWN)}), 3u);
+  EXPECT_EQ(stream_->Publish({}, {}, {ServiceReport("rag", 0, 100), ServiceReport("rag", 1, 200)}), 3u);
+  EXPECT_EQ(stream_->Publish({}, {}, {ServiceReport("rag", 0, 300)}), 3u);  // latest per (workload, hop) wins
+  EXPECT_EQ(stream_->Publish({}, {}, {ServiceReport("agent", 0, 400)}), 3u);
+  EXPECT_EQ(stream_->stats().outbox_messages, 1u);
+  EXPECT_EQ(stream_->stats().service_reports_coalesced, 3u);
+  RestartReplica();
+  ASSERT_TRUE(replica_.WaitApplied(3)) << "no resume within 10 s";
+  const auto applied = replica_.Applied();
+  ASSERT_EQ(applied.size(), 3u);
+  const v1::Update& delta = applied[2].delta();
+  EXPECT_EQ(delta.links_size(), 1);
+  ASSERT_EQ(delta.service_reports_size(), 3);
+  EXPECT_EQ(delta.service_reports(0).service_latency_us(), 300u);
+  EXPECT_EQ(delta.service_reports(1).service_latency_us(), 200u);
+  EXPECT_EQ(delta.service_reports(2).workload_id(), "agent");
+  // Written once: later reports make a delta of their own.
+  EXPECT_EQ(stream_->Publish({}, {}, {ServiceReport("rag", 0, 500)}), 4u);
+  ASSERT_TRUE(replica_.WaitApplied(4));
+}
+
+TEST_F(ReportStreamTest, SnapshotsCarryTheLatestServiceReportsInBatches) {
+  {
+    std::lock_guard lock(state_mu_);
+    for (uint32_t hop = 0; hop < 3; ++hop) *state_.add_service_reports() = ServiceReport("rag", hop, 100 + hop);
+  }
+  ReportStreamOptions options;
+  options.address = "127.0.0.1:" + std::to_string(port_);
+  options.hello.set_facility_id("iad");
+  options.hello.set_agent_id("agent");
+  options.hello.set_incarnation(43);
+  options.snapshot_batch_links = 2;
+  options.min_backoff = 1ms;
+  options.max_backoff = 20ms;
+  stream_->Stop();
+  stream_ = std::make_unique<ReportStream>(options, grpc::InsecureChannelCredentials(), [this] {
+    std::lock_guard lock(state_mu_);
+    return state_;
+  });
+  stream_->Start();
+  ASSERT_TRUE(replica_.WaitApplied(4)) << "no snapshot within 10 s";
+  const auto applied = replica_.Applied();
+  ASSERT_EQ(applied.size(), 4u);  // two links, two reports, one report, the sync marker
+  EXPECT_EQ(applied[0].snapshot().links_size(), 2);
+  EXPECT_EQ(applied[0].snapshot().service_reports_size(), 0);
+  EXPECT_EQ(applied[1].snapshot().service_reports_size(), 2);
+  EXPECT_EQ(applied[2].snapshot().service_reports_size(), 1);
+  EXPECT_EQ(applied[2].snapshot().service_reports(0).hop(), 2u);
+  EXPECT_TRUE(applied[3].has_sync());
 }
 
 }  // namespace
