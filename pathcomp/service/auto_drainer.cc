@@ -102,6 +102,8 @@ void AutoDrainer::Publish(v1::AutoDrainEvent event, int64_t now_unix_ms) {
 void AutoDrainer::Tick(int64_t now_unix_ms) {
   const std::vector<v1::Intent> intents = model_.Intents();
   const bool acting = policy_.options().enabled && actions_.may_act().ok();
+  std::vector<health::PathObservation> paths;
+  if (actions_.paths) paths = actions_.paths();
   health::AutoDrainDecision decision;
   std::vector<v1::RttBaseline> baselines;
   std::map<std::string, size_t> verdicts;
@@ -109,6 +111,7 @@ void AutoDrainer::Tick(int64_t now_unix_ms) {
   {
     std::lock_guard lock(mu_);
     SyncLinksLocked();
+    for (health::PathObservation& path : paths) judge_.ObservePath(std::move(path));
     const std::vector<v1::LinkAssessment> assessments = judge_.Assess(now_unix_ms);
     for (v1::LinkVerdict verdict : {v1::LINK_VERDICT_UNKNOWN, v1::LINK_VERDICT_HEALTHY, v1::LINK_VERDICT_SLOW,
                                     v1::LINK_VERDICT_LOSSY, v1::LINK_VERDICT_FLAPPING}) {

@@ -46,6 +46,8 @@ class AutoDrainer {
     std::function<absl::Status(const health::UndrainOrder& order)> undrain;
     // OK when this replica may change the model now.
     std::function<absl::Status()> may_act;
+    // End-to-end paths measured since (ChainLatencyView::PathEvidence); may be empty.
+    std::function<std::vector<health::PathObservation>()> paths = {};
   };
 
   AutoDrainer(Model& model, EventBus& events, health::VerdictThresholds thresholds,

@@ -1,6 +1,7 @@
 #include "pathcomp/service/chain_latency_view.h"
 
 #include <map>
+#include <set>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -75,6 +76,37 @@ absl::StatusOr<v1::ListStragglersResponse> ChainLatencyView::Stragglers(uint32_t
   }
   for (v1::Straggler& straggler : WorstHops(chains, limit)) *response.add_stragglers() = std::move(straggler);
   return response;
+}
+
+std::vector<health::PathObservation> ChainLatencyView::PathEvidence() const {
+  std::vector<health::PathObservation> paths;
+  const std::shared_ptr<const v1::Plan> plan = planner_.CurrentPlan();
+  if (!plan) return paths;
+  std::map<std::string, std::vector<HopReport>> reports;  // by chain
+  for (HopReport& report : model_.ServiceReports()) {
+    const std::string workload_id = report.report.workload_id();
+    if (report.report.network_rtt_us() > 0) reports[workload_id].push_back(std::move(report));
+  }
+  if (reports.empty()) return paths;
+  const ChainLatencyExplainer explainer = Explainer();
+  const int64_t now = clock_();
+  for (const v1::ChainPlan& chain : plan->chains()) {
+    auto it = reports.find(chain.workload_id());
+    if (it == reports.end()) continue;
+    const v1::ChainExplanation explained = explainer.Explain(chain, it->second, now);
+    std::set<uint32_t> slow_hops;
+    for (const v1::Straggler& deviating : explained.deviating()) {
+      if (deviating.component() == v1::LATENCY_COMPONENT_NETWORK) slow_hops.insert(deviating.hop());
+    }
+    for (const v1::HopLatency& hop : explained.hops()) {
+      if (hop.network_source() != v1::NETWORK_SOURCE_SERVICE_REPORT || hop.network_link_ids().empty()) continue;
+      paths.push_back({.id = absl::StrCat("chain ", chain.workload_id(), " hop ", hop.hop()),
+                       .link_ids = {hop.network_link_ids().begin(), hop.network_link_ids().end()},
+                       .bad = slow_hops.count(hop.hop()) > 0,
+                       .at_unix_ms = now - hop.report_age_ms()});
+    }
+  }
+  return paths;
 }
 
 }  // namespace geodesic::pathcomp

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "geodesic/v1/operator.pb.h"
+#include "pathcomp/health/link_judge.h"
 #include "pathcomp/model/model.h"
 #include "pathcomp/service/planner.h"
 #include "pathcomp/solver/chain_stragglers.h"
@@ -33,6 +34,11 @@ class ChainLatencyView {
   // The worst deviating hops across the current plan's chains;
   // InvalidArgument for a limit above kMaxStragglerLimit (0: the default).
   [[nodiscard]] absl::StatusOr<v1::ListStragglersResponse> Stragglers(uint32_t limit) const;
+  // End-to-end evidence for the gray-failure judge (pathcomp/health/link_judge.h):
+  // every hop of the current plan's chains whose caller measured the network
+  // (a fresh service report), as a path over its planned links there and
+  // back, bad when that network deviates from the plan above the noise floor.
+  std::vector<health::PathObservation> PathEvidence() const;
 
  private:
   ChainLatencyExplainer Explainer() const;

@@ -120,6 +120,9 @@ class OperatorService final : public v1::Operator::Service {
                                                               const health::DrainOrder& order,
                                                               double utilization_limit);
   absl::Status UndoAutomaticDrain(const tls::Identity& controller, const health::UndrainOrder& order);
+  // The chains' caller-measured hops as end-to-end evidence for the
+  // gray-failure judge (ChainLatencyView::PathEvidence).
+  std::vector<health::PathObservation> ChainPathEvidence() const { return chains_.PathEvidence(); }
 
  private:
   // The caller's identity when it is an operator with at least `role`.

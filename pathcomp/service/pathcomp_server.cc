@@ -84,7 +84,8 @@ class PathcompServerImpl final : public PathcompServer {
             .undrain = [this, controller](const health::UndrainOrder& order) {
               return operators_.UndoAutomaticDrain(controller, order);
             },
-            .may_act = [this] { return MayMutate(); }};
+            .may_act = [this] { return MayMutate(); },
+            .paths = [this] { return operators_.ChainPathEvidence(); }};
   }
 
   // The judge's links and the baselines stored before a restart.

@@ -120,6 +120,13 @@ v1::ChainExplanation ChainLatencyExplainer::Explain(const v1::ChainPlan& chain, 
     if (report != nullptr && report->network_rtt_us() > 0) {
       hop.set_network_source(v1::NETWORK_SOURCE_SERVICE_REPORT);
       hop.set_measured_network_rtt_us(report->network_rtt_us());
+      // The links the caller's measurement crossed, as the planner would take
+      // them: end-to-end evidence about them (pathcomp/health/link_judge.h).
+      uint64_t unused_us = 0;
+      if (!MeasurePath(planned.path_there_facility_ids(), unused_us, hop) ||
+          !MeasurePath(planned.path_back_facility_ids(), unused_us, hop)) {
+        hop.clear_network_link_ids();
+      }
     } else if (planned.path_there_facility_ids().empty() && planned.path_back_facility_ids().empty()) {
       hop.set_network_source(v1::NETWORK_SOURCE_LOCAL);
       hop.set_measured_network_rtt_us(0);

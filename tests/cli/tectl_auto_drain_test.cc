@@ -183,7 +183,9 @@ TEST_F(TectlAutoDrainTest, ALossyFiberIsDrainedByPathcompAndUndoneByUndrain) {
   auto converged = client_->WaitConverged({.timeout = seconds(30), .at_routers = false});
   ASSERT_TRUE(converged.ok()) << converged.status();
   for (const v1::LinkLoad& load : converged->plan().elephants().links()) {
-    if (load.link_id() == "nyc-lon" || load.link_id() == "lon-nyc") EXPECT_EQ(load.load_gbps(), 0) << load.link_id();
+    if (load.link_id() == "nyc-lon" || load.link_id() == "lon-nyc") {
+      EXPECT_EQ(load.load_gbps(), 0) << load.link_id();
+    }
   }
 
   // tectl shows the verdict with the evidence of both ends.

@@ -108,7 +108,9 @@ TEST(ChainStragglersTest, AServiceReportMeasuresServiceAndCallerRtt) {
   const v1::HopLatency& tool = explained.hops(2);
   EXPECT_EQ(tool.network_source(), v1::NETWORK_SOURCE_SERVICE_REPORT);  // preferred over link probes
   EXPECT_EQ(tool.measured_network_rtt_us(), 26'000u);
-  EXPECT_EQ(tool.network_link_ids_size(), 0);
+  // The links the caller's measurement crossed, for the gray-failure judge's path evidence.
+  EXPECT_EQ(std::vector<std::string>(tool.network_link_ids().begin(), tool.network_link_ids().end()),
+            (std::vector<std::string>{"chi-iad", "iad-nyc", "nyc-chi"}));
   EXPECT_EQ(tool.report_calls(), 10u);
   EXPECT_EQ(tool.report_age_ms(), 1000);
   // +1 ms on a 25 ms plan is under the floor (10 %: 2.5 ms), as is the tool's +0.1 ms.
