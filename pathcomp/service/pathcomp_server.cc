@@ -26,6 +26,7 @@
 #include "pathcomp/service/pathcomp_metrics_binding.h"
 #include "pathcomp/service/plan_service.h"
 #include "pathcomp/service/planner.h"
+#include "pathcomp/service/relay_service.h"
 #include "pathcomp/service/telemetry_service.h"
 #include "state/rocks_store.h"
 #include "tls/credentials.h"
@@ -59,6 +60,7 @@ class PathcompServerImpl final : public PathcompServer {
                    ReplicationHooksFor()),
         backups_(store, *model_, backup_dir, replica_id,
                  [this](v1::AuditRecord record) { RecordAudit(std::move(record)); }),
+        relay_(*model_, planner_, events_),
         metrics_binding_(std::make_unique<PathcompMetricsBinding>(
             metrics_.scraped(), MetricSources(planner_config.epoch))) {}
 
@@ -391,6 +393,7 @@ class PathcompServerImpl final : public PathcompServer {
     builder.RegisterService(&plans_);
     builder.RegisterService(&operators_);
     builder.RegisterService(&backups_);
+    builder.RegisterService(&relay_);
     server_ = builder.BuildAndStart();
     if (!server_ || port == 0) {
       return absl::UnavailableError(
@@ -470,6 +473,7 @@ class PathcompServerImpl final : public PathcompServer {
   PlanService plans_;
   OperatorService operators_;
   BackupService backups_;
+  RelayService relay_;
   std::unique_ptr<PathcompMetricsBinding> metrics_binding_;  // reset by Shutdown
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
