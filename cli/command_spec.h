@@ -71,6 +71,7 @@ const CommandSpec& GetCommandSpec();          // get_command.cc
 const CommandSpec& DescribeCommandSpec();     // describe_command.cc
 const CommandSpec& DrainCommandSpec();        // drain_command.cc
 const CommandSpec& UndrainCommandSpec();      // drain_command.cc
+const CommandSpec& AutoDrainCommandSpec();    // auto_drain_command.cc
 const CommandSpec& WorkloadCommandSpec();     // workload_command.cc
 const CommandSpec& PinCommandSpec();          // workload_command.cc
 const CommandSpec& UnpinCommandSpec();        // workload_command.cc

@@ -10,7 +10,7 @@ namespace geodesic::cli {
 
 const std::vector<const CommandSpec*>& CommandTable() {
   static const auto* table = new std::vector<const CommandSpec*>{
-      &GetCommandSpec(),      &DescribeCommandSpec(), &DrainCommandSpec(),   &UndrainCommandSpec(),
+      &GetCommandSpec(),      &DescribeCommandSpec(), &DrainCommandSpec(),   &UndrainCommandSpec(),   &AutoDrainCommandSpec(),
       &WorkloadCommandSpec(), &PinCommandSpec(),      &UnpinCommandSpec(),   &OverrideCommandSpec(),
       &WhatIfCommandSpec(),   &AuditCommandSpec(),    &ExplainCommandSpec(), &PlanCommandSpec(),
       &EventsCommandSpec(),   &AuditLogCommandSpec(), &ImportCommandSpec(),  &ExportCommandSpec(),

@@ -45,6 +45,8 @@ int RunSolve(const Options& options);
 // drain / undrain: adds (after a pre-check it shows) or removes the drain
 // intent of a link, node, facility or fabric plane.
 int RunDrain(const Options& options, v1::Operator::StubInterface& stub);
+// tectl auto-drain pause|resume|status.
+int RunAutoDrain(const Options& options, v1::Operator::StubInterface& stub);
 
 // workload add|remove: one workload from flags, or every one of a file.
 int RunWorkload(const Options& options, v1::Operator::StubInterface& stub);

@@ -140,6 +140,28 @@ int DescribeNode(const Options& options, ModelSource& source) {
   return Print(options, *node, derived);
 }
 
+// A link's gray-failure verdict and the evidence it rests on.
+YAML::Node AssessmentNode(const v1::LinkAssessment& assessment) {
+  YAML::Node node(YAML::NodeType::Map);
+  node["verdict"] = StringNode(VerdictText(assessment.verdict()));
+  node["confirmed"] = BoolNode(assessment.confirmed());
+  if (assessment.since_unix_ms() > 0) node["since"] = StringNode(FormatUnixMs(assessment.since_unix_ms()));
+  node["baseline"] = StringNode(
+      assessment.baseline_minutes() == 0
+          ? "none yet"
+          : absl::StrCat(FormatNumber(assessment.baseline_rtt_us() / 1000.0), " ms (MAD ",
+                         FormatNumber(assessment.baseline_mad_us() / 1000.0), " ms, ", assessment.baseline_minutes(),
+                         " min)"));
+  node["state_changes"] = NumberNode(assessment.state_changes());
+  YAML::Node evidence(YAML::NodeType::Sequence);
+  for (const v1::VerdictEvidence& item : assessment.evidence()) {
+    evidence.push_back(StringNode(absl::StrCat(EvidenceSourceText(item.source()), " (", item.observer(), "): ",
+                                               VerdictText(item.verdict()), ", ", item.detail())));
+  }
+  node["evidence"] = evidence;
+  return node;
+}
+
 std::string LinkStateText(const v1::Link& link) {
   return absl::StrCat(entity::OperStateName(link.health().state()), ", ", AdminStateName(link.admin_state()));
 }
@@ -170,6 +192,13 @@ int DescribeLink(const Options& options, ModelSource& source) {
   derived["reverse_link"] = StringNode(reverse ? reverse->id() : "none");
   if (reverse) derived["reverse_state"] = StringNode(LinkStateText(*reverse));
   derived["shares_srlg_with"] = StringsNode(shared_risk);
+  if (source.live()) {
+    v1::ListLinkAssessmentsRequest request;
+    request.set_link_id(link->id());
+    auto assessments = source.ListLinkAssessments(request);
+    if (!assessments.ok()) return PrintError(assessments.status());
+    if (!assessments->assessments().empty()) derived["gray_failure"] = AssessmentNode(assessments->assessments(0));
+  }
   return Print(options, *link, derived);
 }
 

@@ -4,6 +4,8 @@
 // drain goes ahead only when the pre-check passes or --force is given; the
 // server checks again when it applies it.
 #include <iostream>
+#include <set>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -27,6 +29,52 @@ std::string TargetText(const Options& options) {
   return absl::StrCat(EntityKindName(options.kind), " ", options.id);
 }
 
+// What `undrain` removes: the operator's drain intent of the target and, for
+// a link, pathcomp's automatic drains of its fiber (the link and its
+// reverse). NotFound when there is none.
+absl::StatusOr<std::vector<std::string>> UndrainIntents(const Options& options, v1::Operator::StubInterface& stub,
+                                                        const std::string& operator_intent_id) {
+  v1::ListIntentsResponse intents;
+  grpc::ClientContext context;
+  SetTimeout(context, std::chrono::seconds(30));
+  if (grpc::Status status = stub.ListIntents(&context, v1::ListIntentsRequest(), &intents); !status.ok()) {
+    return FromGrpc(status);
+  }
+  std::set<std::string> fiber = {options.id};
+  if (options.kind == EntityKind::kLink && !options.plane) {
+    v1::ListLinksResponse links;
+    grpc::ClientContext links_context;
+    SetTimeout(links_context, std::chrono::seconds(30));
+    if (grpc::Status status = stub.ListLinks(&links_context, v1::ListLinksRequest(), &links); !status.ok()) {
+      return FromGrpc(status);
+    }
+    const v1::Link* link = nullptr;
+    for (const v1::Link& candidate : links.links()) {
+      if (candidate.id() == options.id) link = &candidate;
+    }
+    for (const v1::Link& candidate : links.links()) {
+      if (link != nullptr && candidate.src_node_id() == link->dst_node_id() &&
+          candidate.dst_node_id() == link->src_node_id()) {
+        fiber.insert(candidate.id());
+      }
+    }
+  }
+  std::vector<std::string> ids;
+  for (const v1::Intent& intent : intents.intents()) {
+    if (intent.id() == operator_intent_id) {
+      ids.push_back(intent.id());
+    } else if (intent.automatic() && options.kind == EntityKind::kLink && intent.has_drain() &&
+               fiber.count(intent.drain().target().link_id())) {
+      ids.push_back(intent.id());
+    }
+  }
+  if (ids.empty()) {
+    return absl::NotFoundError(absl::StrCat(TargetText(options), " is not drained (no intent ", operator_intent_id,
+                                            options.kind == EntityKind::kLink ? " and no automatic drain" : "", ")"));
+  }
+  return ids;
+}
+
 void PrintImpact(const Options& options, const v1::Impact& impact) {
   if (options.output == OutputFormat::kTable) {
     std::cout << "pre-check of drain " << TargetText(options) << " " << ImpactText(impact);
@@ -41,10 +89,16 @@ int RunDrain(const Options& options, v1::Operator::StubInterface& stub) {
   const bool drain = options.command == Command::kDrain;
   const std::string intent_id = DrainIntentId(options);
   if (!drain) {
-    auto generation = RemoveIntentAt(options.server, options.tls, stub, intent_id);
-    if (!generation.ok()) return PrintError(generation.status());
-    std::cout << "undrained " << TargetText(options) << " (intent " << intent_id << "), plan generation "
-              << *generation << "\n";
+    auto removed = UndrainIntents(options, stub, intent_id);
+    if (!removed.ok()) return PrintError(removed.status());
+    uint64_t generation = 0;
+    for (const std::string& id : *removed) {
+      auto removed_at = RemoveIntentAt(options.server, options.tls, stub, id);
+      if (!removed_at.ok()) return PrintError(removed_at.status());
+      generation = *removed_at;
+    }
+    std::cout << "undrained " << TargetText(options) << " (intent" << (removed->size() == 1 ? " " : "s ")
+              << absl::StrJoin(*removed, ", ") << "), plan generation " << generation << "\n";
     return 0;
   }
 
@@ -150,7 +204,7 @@ const CommandSpec& UndrainCommandSpec() {
   static const auto* spec = new CommandSpec{
       .name = "undrain",
       .command = Command::kUndrain,
-      .usage = "undrain link|node|facility|plane ID\n    removes the drain\n",
+      .usage = "undrain link|node|facility|plane ID\n    removes the drain; of a link, also pathcomp's automatic drains of it and its reverse\n",
       .parse = ParseDrain,
       .access = ServerOnly,
   };

@@ -11,6 +11,7 @@ std::string IntentAction(const v1::Intent& intent) {
     case v1::Intent::kDrain: return "drain";
     case v1::Intent::kPin: return "pin";
     case v1::Intent::kMetricOverride: return "metric-override";
+    case v1::Intent::kAutoDrainPause: return "auto-drain-pause";
     case v1::Intent::KIND_NOT_SET: break;
   }
   return "?";
@@ -54,6 +55,7 @@ std::string IntentTarget(const v1::Intent& intent) {
       }
       return target;
     }
+    case v1::Intent::kAutoDrainPause: return "automatic drains";
     case v1::Intent::KIND_NOT_SET: break;
   }
   return "?";
@@ -70,6 +72,39 @@ std::string WorkloadKindName(const v1::Workload& workload) {
     case v1::Workload::KIND_NOT_SET: break;
   }
   return "?";
+}
+
+std::string VerdictText(v1::LinkVerdict verdict) {
+  switch (verdict) {
+    case v1::LINK_VERDICT_HEALTHY: return "healthy";
+    case v1::LINK_VERDICT_SLOW: return "slow";
+    case v1::LINK_VERDICT_LOSSY: return "lossy";
+    case v1::LINK_VERDICT_FLAPPING: return "flapping";
+    default: return "unknown";
+  }
+}
+
+std::string EvidenceSourceText(v1::VerdictEvidence::Source source) {
+  switch (source) {
+    case v1::VerdictEvidence::SOURCE_NEAR_PROBES: return "near-end probes";
+    case v1::VerdictEvidence::SOURCE_FAR_PROBES: return "far-end probes";
+    case v1::VerdictEvidence::SOURCE_PATHS: return "paths";
+    default: return "?";
+  }
+}
+
+std::string AutoDrainActionText(v1::AutoDrainEvent::Action action) {
+  switch (action) {
+    case v1::AutoDrainEvent::ACTION_DRAINED: return "drained";
+    case v1::AutoDrainEvent::ACTION_UNDRAINED: return "undrained";
+    case v1::AutoDrainEvent::ACTION_REFUSED: return "refused";
+    case v1::AutoDrainEvent::ACTION_FAIL_OPEN: return "fail-open";
+    case v1::AutoDrainEvent::ACTION_FAIL_OPEN_CLEARED: return "fail-open cleared";
+    case v1::AutoDrainEvent::ACTION_HELD: return "held";
+    case v1::AutoDrainEvent::ACTION_PAUSED: return "paused";
+    case v1::AutoDrainEvent::ACTION_RESUMED: return "resumed";
+    default: return "?";
+  }
 }
 
 }  // namespace geodesic::cli

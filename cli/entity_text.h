@@ -3,6 +3,7 @@
 // describe. Pure.
 #include <string>
 
+#include "geodesic/v1/health.pb.h"
 #include "geodesic/v1/model.pb.h"
 
 namespace geodesic::cli {
@@ -18,5 +19,12 @@ std::string AdminStateName(v1::AdminState state);
 
 // "elephant", "chain"; "?" when unset.
 std::string WorkloadKindName(const v1::Workload& workload);
+
+// "healthy", "slow", "lossy", "flapping", "unknown".
+std::string VerdictText(v1::LinkVerdict verdict);
+// "near-end probes", "far-end probes", "paths".
+std::string EvidenceSourceText(v1::VerdictEvidence::Source source);
+// "drained", "undrained", "refused", "fail-open", "fail-open cleared", "held", ...
+std::string AutoDrainActionText(v1::AutoDrainEvent::Action action);
 
 }  // namespace geodesic::cli

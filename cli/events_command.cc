@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "cli/command_spec.h"
 #include "cli/commands.h"
 #include "cli/entity_text.h"
@@ -35,6 +36,14 @@ std::string EventLine(const v1::Event& event) {
       if (change.removed()) return absl::StrCat(at, "  intent  ", change.intent().id(), " removed");
       return absl::StrCat(at, "  intent  ", change.intent().id(), " ", IntentAction(change.intent()), " ",
                           IntentTarget(change.intent()));
+    }
+    case v1::Event::kAutoDrain: {
+      const auto& drain = event.auto_drain();
+      std::string line = absl::StrCat(at, "  auto-drain  ", AutoDrainActionText(drain.action()));
+      if (!drain.link_ids().empty()) absl::StrAppend(&line, " ", absl::StrJoin(drain.link_ids(), ","));
+      if (!drain.intent_ids().empty()) absl::StrAppend(&line, " (intents ", absl::StrJoin(drain.intent_ids(), ","), ")");
+      if (!drain.reason().empty()) absl::StrAppend(&line, ": ", drain.reason());
+      return line;
     }
     case v1::Event::KIND_NOT_SET: break;
   }

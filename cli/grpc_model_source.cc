@@ -42,6 +42,10 @@ class GrpcModelSource final : public ModelSource {
   absl::StatusOr<v1::ListJournalResponse> ListJournal(const v1::ListJournalRequest& request) override {
     return Call(&v1::Operator::StubInterface::ListJournal, request);
   }
+  absl::StatusOr<v1::ListLinkAssessmentsResponse> ListLinkAssessments(
+      const v1::ListLinkAssessmentsRequest& request) override {
+    return Call(&v1::Operator::StubInterface::ListLinkAssessments, request);
+  }
 
  private:
   // One unary call with the deadline.

@@ -42,6 +42,12 @@ class ModelSource {
   // InvalidArgument when the limit is above 10000.
   [[nodiscard]] virtual absl::StatusOr<v1::ListJournalResponse> ListJournal(
       const v1::ListJournalRequest& request) = 0;
+  // Gray-failure verdicts live in a running pathcomp only: a store answers
+  // Unimplemented.
+  [[nodiscard]] virtual absl::StatusOr<v1::ListLinkAssessmentsResponse> ListLinkAssessments(
+      const v1::ListLinkAssessmentsRequest&) {
+    return absl::UnimplementedError("verdicts are judged by a running pathcomp: ask it with --server");
+  }
 };
 
 using ModelSourcePtr = std::unique_ptr<ModelSource>;

@@ -32,7 +32,7 @@ std::optional<EntityKind> ParseEntityKind(std::string_view word);
 enum class Command {
   kHelp, kGet, kDescribe, kImport, kExport, kJournal, kDrain, kUndrain, kSolve,
   kWorkload, kPin, kUnpin, kOverride, kWhatIf, kAudit, kExplain, kPlan, kEvents, kAuditLog, kCompletion,
-  kDrill, kBackup, kRestore,
+  kDrill, kBackup, kRestore, kAutoDrain,
 };
 
 // Every command's name, as typed ("get", "audit-log", ...), in usage order.

@@ -91,6 +91,7 @@ int Main(int argc, char** argv) {
     case Command::kBackup: return RunBackup(*options);
     case Command::kDrain:
     case Command::kUndrain: return RunDrain(*options, *stub);
+    case Command::kAutoDrain: return RunAutoDrain(*options, *stub);
     case Command::kWorkload:
       if (options->subcommand != "list") return RunWorkload(*options, *stub);
       break;  // list: get workloads

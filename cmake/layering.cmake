@@ -14,7 +14,7 @@
 set(GEODESIC_LAYER_0 geodesic_proto geodesic_daemon geodesic_text geodesic_entity geodesic_files)
 set(GEODESIC_LAYER_1 geodesic_state geodesic_store_backup geodesic_tls geodesic_config geodesic_config_shared_keys
     geodesic_topology geodesic_fabric geodesic_local_events geodesic_bgp_codec geodesic_metrics)
-set(GEODESIC_LAYER_2 geodesic_solver geodesic_model geodesic_routerd_core geodesic_tenant_view)
+set(GEODESIC_LAYER_2 geodesic_solver geodesic_health geodesic_model geodesic_routerd_core geodesic_tenant_view)
 set(GEODESIC_LAYER_3 geodesic_proto_grpc geodesic_pathcomp_service geodesic_pathcomp_console geodesic_replication geodesic_offline_store
     geodesic_site_agent geodesic_routerd_bgp geodesic_routerd)
 set(GEODESIC_LAYER_4 geodesic_cli geodesic_process geodesic_lab geodesic_netns geodesic_netns_router geodesic_netns_route_monitor geodesic_netns_lab geodesic_netns_traffic geodesic_netns_drill geodesic_drill geodesic_live_drill geodesic_traffic
@@ -66,7 +66,7 @@ set(GEODESIC_FORBIDDEN_EDGES
   tectl>geodesic_pathcomp_service tectl>geodesic_model)
 
 # Pure cores: no gRPC, no RocksDB, in their includes or in what they link.
-set(GEODESIC_PURE_CORES geodesic_solver geodesic_model geodesic_routerd_core geodesic_bgp_codec)
+set(GEODESIC_PURE_CORES geodesic_solver geodesic_health geodesic_model geodesic_routerd_core geodesic_bgp_codec)
 # External headers only these may include (prefix=targets).
 set(GEODESIC_EXTERNAL_HEADER_RULES
   "grpcpp/=LAYER3+ geodesic_tls"

@@ -113,7 +113,7 @@ absl::Status LocalLab::WritePathcompConfig(int replica, const std::string& liste
       "replica_id: ", ReplicaId(replica), "\nlisten: ", listen_address, "\nlisten_address_file: ", dir, "/", name,
       ".addr\nstate_dir: ", dir, "/state/", name, "\ntopology: ", fs::absolute(options_.topology_path).string(),
       "\nsolve_debounce_ms: ", options_.solve_debounce_ms, "\n", TlsBlock(pki, "pathcomp-" + ReplicaId(replica)),
-      MetricsBlock(name), replication);
+      MetricsBlock(name), replication, options_.pathcomp_extra_config);
   return files::AtomicWriteFile(config_path(name), pathcomp);
   // Agent and routerd configs need pathcomp's address: they are written at their start.
 }

@@ -54,6 +54,9 @@ struct LabOptions {
   // pathcomp listens on this host, an ephemeral port ("0.0.0.0": every
   // address, for daemons in other network namespaces; the netns lab).
   std::string pathcomp_listen_host = "127.0.0.1";
+  // Appended to every pathcomp config as given: further top-level sections
+  // (e.g. "auto_drain: {hold_s: 1}\n").
+  std::string pathcomp_extra_config = "";
 };
 
 class LocalLab {

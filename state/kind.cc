@@ -30,6 +30,8 @@ std::string_view KindName(Kind kind) {
       return "plan_history";
     case Kind::kAudit:
       return "audit";
+    case Kind::kLinkBaseline:
+      return "link_baseline";
   }
   return "";
 }

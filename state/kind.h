@@ -24,17 +24,18 @@ enum class Kind {
   kLinkHealth,  // a link's measured health, apart from its inventory record
   kPlanHistory,  // past plans by zero-padded generation (the newest ones)
   kAudit,        // the operator audit log by zero-padded seq
+  kLinkBaseline, // a link's RTT baseline (pathcomp/health/rtt_baseline.h), by link id
 };
 
 // Every kind, in enum order.
-inline constexpr std::array<Kind, 13> kAllKinds = {
+inline constexpr std::array<Kind, 14> kAllKinds = {
     Kind::kFacility, Kind::kNode,         Kind::kLink, Kind::kService, Kind::kWorkload,    Kind::kIntent,
     Kind::kPlan,     Kind::kAgentSession, Kind::kMeta, Kind::kFabric,  Kind::kLinkHealth,  Kind::kPlanHistory,
-    Kind::kAudit,
+    Kind::kAudit,    Kind::kLinkBaseline,
 };
 
 // "facility", "node", "link", "service", "workload", "intent", "plan",
-// "agent_session", "meta", "fabric", "link_health", "plan_history", "audit". Returns "" for a value
+// "agent_session", "meta", "fabric", "link_health", "plan_history", "audit", "link_baseline". Returns "" for a value
 // outside the enum.
 std::string_view KindName(Kind kind);
 

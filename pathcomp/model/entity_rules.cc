@@ -145,6 +145,10 @@ absl::Status CheckIntentTarget(const Entities& entities, const v1::Intent& inten
     return absl::OkStatus();
   }
   if (intent.has_pin()) return CheckPin(entities, intent.pin());
+  if (intent.has_auto_drain_pause()) {
+    if (intent.automatic()) return absl::InvalidArgumentError("only a drain can be automatic");
+    return absl::OkStatus();
+  }
   if (intent.has_drain()) return CheckDrainTarget(entities, intent.drain());
   return absl::InvalidArgumentError("the intent names no action");
 }
@@ -165,6 +169,9 @@ absl::Status CheckNewIntent(const Entities& entities, const v1::Intent& intent) 
     if (intent.has_pin() && existing.has_pin() && existing.pin().workload_id() == intent.pin().workload_id()) {
       return absl::AlreadyExistsError(
           absl::StrCat("workload ", intent.pin().workload_id(), " is already pinned by intent ", id));
+    }
+    if (intent.has_auto_drain_pause() && existing.has_auto_drain_pause()) {
+      return absl::AlreadyExistsError(absl::StrCat("automatic drains are already paused by intent ", id));
     }
     if (intent.has_metric_override() && existing.has_metric_override() &&
         existing.metric_override().link_id() == intent.metric_override().link_id()) {

@@ -292,3 +292,18 @@ absl::StatusOr<v1::ListJournalResponse> Model::Journal(const v1::ListJournalRequ
 }
 
 }  // namespace geodesic::pathcomp
+
+namespace geodesic::pathcomp {
+
+absl::Status Model::StoreBaselines(const std::vector<v1::RttBaseline>& baselines) {
+  if (baselines.empty()) return absl::OkStatus();
+  state::ChangeSet changes(absl::StrCat("rtt baselines of ", baselines.size(), " links"));
+  for (const v1::RttBaseline& baseline : baselines) changes.Put(Kind::kLinkBaseline, baseline.link_id(), baseline);
+  return store_->CommitUnsynced(changes).status();
+}
+
+absl::StatusOr<std::vector<v1::RttBaseline>> Model::StoredBaselines() const {
+  return state::List<v1::RttBaseline>(*store_, Kind::kLinkBaseline);
+}
+
+}  // namespace geodesic::pathcomp

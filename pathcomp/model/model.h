@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "geodesic/v1/health.pb.h"
 #include "geodesic/v1/model.pb.h"
 #include "geodesic/v1/operator.pb.h"
 #include "geodesic/v1/plan.pb.h"
@@ -141,6 +142,14 @@ class Model {
                                                          uint64_t incarnation,
                                                          const v1::AgentMessage& message,
                                                          const std::string& reporter);
+
+  // --- Link RTT baselines (pathcomp/health/rtt_baseline.h) ---
+  // Measurements, not state: written without a sync (a crash loses at most
+  // the last minutes, which the next reports rebuild) and journaled as one
+  // entry per call.
+  [[nodiscard]] absl::Status StoreBaselines(const std::vector<v1::RttBaseline>& baselines);
+  // What the store holds, for the judge at start.
+  [[nodiscard]] absl::StatusOr<std::vector<v1::RttBaseline>> StoredBaselines() const;
 
   // --- Operator mutations; `actor` is the operator's identity ---
   // What AddIntent would refuse `intent` for, changing nothing.

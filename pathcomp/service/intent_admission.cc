@@ -18,6 +18,9 @@ IntentAdmission IntentAdmissionPolicy::Admit(const v1::AddIntentRequest& request
   IntentAdmission admission;
   absl::Status& result = admission.status;
   result = check_intent_(intent);
+  if (result.ok() && intent.automatic()) {
+    result = absl::InvalidArgumentError("automatic is set by pathcomp's automatic drainer only");
+  }
   if (result.ok() && intent.has_metric_override()) {
     const int64_t expires = intent.metric_override().expires_at_unix_ms();
     if (role < tls::Role::kAdmin) {

@@ -3,6 +3,7 @@
 // Operator API, apart from storing, replicating, re-planning and auditing.
 // In order, the first refusal wins:
 //   1. the model's own check of the intent (unknown target, bad values ...);
+//      `automatic` is pathcomp's own mark (InvalidArgument from an operator);
 //   2. a metric override needs the admin role (PermissionDenied) and must not
 //      expire in the past (InvalidArgument);
 //   3. force needs the admin role (PermissionDenied) and a reason (InvalidArgument);

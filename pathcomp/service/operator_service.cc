@@ -266,11 +266,12 @@ grpc::Status OperatorService::ListIntents(grpc::ServerContext* context,
 }
 
 absl::StatusOr<v1::Impact> OperatorService::Impact(const std::vector<v1::FailureScope>& failures,
-                                                   const v1::Intent* intent, double utilization_limit) const {
+                                                   const std::vector<v1::Intent>& intents,
+                                                   double utilization_limit) const {
   ModelView view = model_.View();
   const v1::Plan before = planner_.Hypothetical(view);
   const Snapshot snapshot = Snapshot::Build(view);
-  if (intent != nullptr) view.intents.push_back(*intent);
+  view.intents.insert(view.intents.end(), intents.begin(), intents.end());
   if (!failures.empty()) {
     if (auto applied = ApplyFailures(failures, view); !applied.ok()) return applied;
   }
@@ -292,7 +293,7 @@ grpc::Status OperatorService::AddIntent(grpc::ServerContext* context,
   const IntentAdmissionPolicy admission_policy(
       [this](const v1::Intent& checked) { return model_.CheckIntent(checked); },
       [this](const v1::Intent& drain, double utilization_limit) {
-        return Impact({}, &drain, utilization_limit);
+        return Impact({}, {drain}, utilization_limit);
       });
   IntentAdmission admission = admission_policy.Admit(*request, identity->role, daemon::UnixNowMs());
   absl::Status result = admission.status;
@@ -333,7 +334,7 @@ grpc::Status OperatorService::WhatIf(grpc::ServerContext* context, const v1::Wha
   GEODESIC_AUTHORIZE(identity, context, tls::Role::kOperator);
   absl::StatusOr<double> limit = UtilizationLimit(request->utilization_limit());
   if (!limit.ok()) return ToGrpcStatus(limit.status());
-  auto impact = Impact({request->failures().begin(), request->failures().end()}, nullptr, *limit);
+  auto impact = Impact({request->failures().begin(), request->failures().end()}, {}, *limit);
   if (!impact.ok()) return ToGrpcStatus(impact.status());
   *response->mutable_impact() = *std::move(impact);
   return grpc::Status::OK;

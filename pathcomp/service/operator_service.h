@@ -11,12 +11,15 @@
 #include <vector>
 
 #include "geodesic/v1/operator.grpc.pb.h"
+#include "pathcomp/health/auto_drain_policy.h"
 #include "pathcomp/model/model.h"
 #include "pathcomp/service/event_bus.h"
 #include "pathcomp/service/planner.h"
 #include "tls/identity.h"
 
 namespace geodesic::pathcomp {
+
+class AutoDrainer;
 
 class OperatorService final : public v1::Operator::Service {
  public:
@@ -89,6 +92,26 @@ class OperatorService final : public v1::Operator::Service {
   grpc::Status ListPlans(grpc::ServerContext*, const v1::ListPlansRequest*, v1::ListPlansResponse*) override;
   grpc::Status ListAuditLog(grpc::ServerContext*, const v1::ListAuditLogRequest*,
                             v1::ListAuditLogResponse*) override;
+  grpc::Status ListLinkAssessments(grpc::ServerContext*, const v1::ListLinkAssessmentsRequest*,
+                                   v1::ListLinkAssessmentsResponse*) override;
+  grpc::Status GetAutoDrainStatus(grpc::ServerContext*, const v1::GetAutoDrainStatusRequest*,
+                                  v1::AutoDrainStatus*) override;
+
+  // The gray-failure judge and automatic drainer these RPCs read; set once,
+  // before the service is served (without it they answer UNAVAILABLE).
+  void AttachAutoDrainer(const AutoDrainer* drainer) { auto_drainer_ = drainer; }
+
+  // The automatic drainer's actions (operator_auto_drain.cc), taken as
+  // `controller` (the replica's identity) the way an operator's are.
+  // A drain of a fiber is pre-checked as the failure of the fiber (the
+  // link and its reverse) against the plan; refused (FailedPrecondition
+  // naming the refusals, audited) when it would cut a workload or push a
+  // link over `utilization_limit`. Then one automatic drain intent per
+  // link, stored, replicated, audited with the evidence, and one re-plan.
+  absl::StatusOr<std::vector<std::string>> TakeAutomaticDrain(const tls::Identity& controller,
+                                                              const health::DrainOrder& order,
+                                                              double utilization_limit);
+  absl::Status UndoAutomaticDrain(const tls::Identity& controller, const health::UndrainOrder& order);
 
  private:
   // The caller's identity when it is an operator with at least `role`.
@@ -103,9 +126,9 @@ class OperatorService final : public v1::Operator::Service {
   // the workloads it adds, changes or removes published like any other.
   absl::StatusOr<ImportResult> ImportReplicated(const topology::Topology& inventory, const std::string& cause,
                                                 const ImportOptions& options);
-  // The impact of `failures` and/or `intent` (may be null) on the plan.
-  absl::StatusOr<v1::Impact> Impact(const std::vector<v1::FailureScope>& failures, const v1::Intent* intent,
-                                    double utilization_limit) const;
+  // The impact of `failures` and/or `intents` (may be empty) on the plan.
+  absl::StatusOr<v1::Impact> Impact(const std::vector<v1::FailureScope>& failures,
+                                    const std::vector<v1::Intent>& intents, double utilization_limit) const;
   // Records a mutation (or a refused one) in the audit log and the daemon's
   // log; `plan_generation` 0: the current plan's.
   void Audit(const tls::Identity& who, std::string_view action, std::string arguments,
@@ -124,6 +147,7 @@ class OperatorService final : public v1::Operator::Service {
   ResyncAgents resync_agents_;
   MayMutate may_mutate_;
   ReplicationHooks replication_;
+  const AutoDrainer* auto_drainer_ = nullptr;
 };
 
 }  // namespace geodesic::pathcomp

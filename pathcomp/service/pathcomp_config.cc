@@ -35,6 +35,38 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
     }
     entry.RejectUnknownKeys();
   }
+  if (auto gray = reader->OptionalMap("gray_failures")) {
+    health::VerdictThresholds& t = config.gray_failures;
+    t.slow_factor = gray->OptionalDouble("slow_factor", t.slow_factor, 1, 100);
+    t.slow_floor_us = static_cast<uint64_t>(gray->OptionalDouble("slow_floor_ms", t.slow_floor_us / 1000.0, 0, 10'000) * 1000);
+    t.slow_mad_multiplier = gray->OptionalDouble("slow_mad_multiplier", t.slow_mad_multiplier, 0, 100);
+    t.lossy_ratio = gray->OptionalDouble("lossy_ratio", t.lossy_ratio, 0.0001, 1);
+    t.flap_changes = static_cast<uint32_t>(gray->OptionalUint("flap_changes", t.flap_changes, 2, 1000));
+    t.flap_window_ms = static_cast<int64_t>(gray->OptionalUint("flap_window_s", t.flap_window_ms / 1000, 1, 86'400)) * 1000;
+    t.min_bad_paths = static_cast<uint32_t>(gray->OptionalUint("min_bad_paths", t.min_bad_paths, 2, 1000));
+    t.path_max_age_ms = static_cast<int64_t>(gray->OptionalUint("path_max_age_s", t.path_max_age_ms / 1000, 1, 3600)) * 1000;
+    t.baseline.window_minutes =
+        static_cast<uint32_t>(gray->OptionalUint("baseline_minutes", t.baseline.window_minutes, 2, 1440));
+    t.baseline.min_minutes =
+        static_cast<uint32_t>(gray->OptionalUint("baseline_min_minutes", t.baseline.min_minutes, 1, 1440));
+    if (auto valid = health::ValidateThresholds(t); !valid.ok()) gray->AddError("baseline_min_minutes", std::string(valid.message()));
+    gray->RejectUnknownKeys();
+  }
+  if (auto drain = reader->OptionalMap("auto_drain")) {
+    health::AutoDrainOptions& o = config.auto_drain;
+    o.enabled = drain->OptionalBool("enabled", o.enabled);
+    o.hold_ms = static_cast<int64_t>(drain->OptionalUint("hold_s", o.hold_ms / 1000, 0, 86'400)) * 1000;
+    o.undrain_hold_ms = static_cast<int64_t>(drain->OptionalUint("undrain_hold_s", o.undrain_hold_ms / 1000, 0, 604'800)) * 1000;
+    o.max_active = static_cast<uint32_t>(drain->OptionalUint("max_active", o.max_active, 0, 1000));
+    o.max_per_hour = static_cast<uint32_t>(drain->OptionalUint("max_per_hour", o.max_per_hour, 0, 10'000));
+    o.fail_open_links = static_cast<uint32_t>(drain->OptionalUint("fail_open_links", o.fail_open_links, 0, 100'000));
+    o.fail_open_window_ms =
+        static_cast<int64_t>(drain->OptionalUint("fail_open_window_s", o.fail_open_window_ms / 1000, 1, 86'400)) * 1000;
+    o.retry_refused_ms =
+        static_cast<int64_t>(drain->OptionalUint("retry_refused_s", o.retry_refused_ms / 1000, 1, 86'400)) * 1000;
+    o.utilization_limit = drain->OptionalDouble("utilization_limit", o.utilization_limit, 0.01, 10);
+    drain->RejectUnknownKeys();
+  }
   if (auto replication = reader->OptionalMap("replication")) {
     ReplicationConfig& replicated = config.replication.emplace();
     replicated.etcd_endpoints = replication->OptionalStringList("etcd");

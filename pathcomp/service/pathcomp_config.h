@@ -14,6 +14,27 @@
 //   elephant_objectives:             # optional, per priority class (default mlu):
 //     - {priority: 0, objective: mlu}         # route all, minimize max link utilization
 //     - {priority: 1, objective: total-flow}  # carry the most that fits, fairly
+//   gray_failures:                   # optional: how links are judged (pathcomp/health/link_judge.h);
+//     slow_factor: 1.5               # the defaults shown. slow: RTT over baseline x factor,
+//     slow_floor_ms: 2               #   and over baseline + floor, and over baseline + N MADs
+//     slow_mad_multiplier: 5
+//     lossy_ratio: 0.02              # lossy: loss at or over this
+//     flap_changes: 4                # flapping: this many state changes within the window
+//     flap_window_s: 600
+//     min_bad_paths: 2               # bad end-to-end paths needed to blame a link they share
+//     path_max_age_s: 60
+//     baseline_minutes: 60           # the baseline's window, of per-minute medians
+//     baseline_min_minutes: 5        # minutes needed before anything is judged slow
+//   auto_drain:                      # optional: pathcomp drains confirmed gray links by itself
+//     enabled: true                  # (pathcomp/health/auto_drain_policy.h); the defaults shown
+//     hold_s: 30                     # confirmed slow/lossy/flapping this long before a drain
+//     undrain_hold_s: 300            # healthy this long before the drain is undone
+//     max_active: 2                  # fibers (a link and its reverse) drained automatically at once
+//     max_per_hour: 4
+//     fail_open_links: 3             # more fibers than this turning bad within the window: drain nothing
+//     fail_open_window_s: 60
+//     retry_refused_s: 300           # a drain the pre-check refused is tried again after this
+//     utilization_limit: 1.0         # the pre-check's, as `tectl drain --utilization-limit`
 //   tls: {ca: ca.crt, cert: pathcomp-pc1.crt, key: pathcomp-pc1.key}
 //   health: {listen: 127.0.0.1:7480}  # optional: GET /healthz, /readyz (daemon/admin_server.h)
 //   metrics: {listen: 127.0.0.1:9480}  # optional: the admin listener: /metrics, /healthz, /readyz
@@ -32,6 +53,8 @@
 
 #include "absl/status/statusor.h"
 #include "daemon/admin_server.h"
+#include "pathcomp/health/auto_drain_policy.h"
+#include "pathcomp/health/link_judge.h"
 #include "pathcomp/solver/mcf_problem.h"
 #include "tls/credentials.h"
 
@@ -54,6 +77,8 @@ struct PathcompConfig {
   std::chrono::milliseconds solve_debounce{50};
   double chain_headroom = 0.1;
   std::map<uint32_t, McfObjective> elephant_objectives;  // priority -> objective
+  health::VerdictThresholds gray_failures;
+  health::AutoDrainOptions auto_drain;
   tls::TlsFiles tls;
   std::string health_listen;  // empty: no health endpoint
   std::optional<daemon::AdminServerOptions> metrics;  // nullopt: no admin listener

@@ -210,7 +210,50 @@ void TelemetryMetrics::RecordLinkStateChanges(size_t count) {
   link_state_changes_.Increment(static_cast<double>(count));
 }
 
+AutoDrainMetrics::AutoDrainMetrics(Registry& registry)
+    : actions_(registry.Counter(
+          "auto_drain_actions_total",
+          "What the automatic drainer did: drained (a fiber's links, after the pre-check), undrained (healthy for "
+          "the undrain hold), refused (the pre-check refused the drain: nothing changed), fail_open (too many "
+          "links turned bad at once: nothing drained), held (a pause or a limit held a drain back)",
+          {"action"})),
+      verdicts_(registry.Gauge("link_verdicts",
+                               "Links by gray-failure verdict (healthy, slow, lossy, flapping, unknown) against "
+                               "their own RTT baselines and the loss and flap thresholds",
+                               {"verdict"})),
+      confirmed_bad_(registry
+                         .Gauge("links_confirmed_bad",
+                                "Links slow, lossy or flapping with evidence from both ends or from several paths")
+                         .Add({})),
+      active_(registry.Gauge("auto_drain_active", "Links drained automatically now (a fiber counts its two directions)").Add({})),
+      failed_open_(registry
+                       .Gauge("auto_drain_failed_open",
+                              "1 while the automatic drainer holds off because too many links turned bad at once "
+                              "(the measurement is suspected), else 0")
+                       .Add({})),
+      paused_(registry.Gauge("auto_drain_paused", "1 while an operator has paused the automatic drainer, else 0")
+                  .Add({})) {
+  for (std::string_view action : {"drained", "undrained", "refused", "fail_open", "held"}) {
+    actions_.Add({{"action", std::string(action)}});
+  }
+}
+
+void AutoDrainMetrics::RecordAction(std::string_view action) {
+  actions_.Add({{"action", std::string(action)}}).Increment();
+}
+
+void AutoDrainMetrics::RecordState(const std::map<std::string, size_t>& verdicts, size_t confirmed_bad,
+                                   size_t active, bool failed_open, bool paused) {
+  for (const auto& [verdict, count] : verdicts) {
+    verdicts_.Add({{"verdict", verdict}}).Set(static_cast<double>(count));
+  }
+  confirmed_bad_.Set(static_cast<double>(confirmed_bad));
+  active_.Set(static_cast<double>(active));
+  failed_open_.Set(failed_open ? 1 : 0);
+  paused_.Set(paused ? 1 : 0);
+}
+
 PathcompMetrics::PathcompMetrics(Registry& registry)
-    : solves_(registry), telemetry_(registry), scraped_(DeclareScraped(registry)) {}
+    : solves_(registry), telemetry_(registry), auto_drain_(registry), scraped_(DeclareScraped(registry)) {}
 
 }  // namespace geodesic::pathcomp

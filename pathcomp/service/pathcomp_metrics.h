@@ -19,6 +19,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -69,6 +70,28 @@ class TelemetryMetrics {
   prometheus::Histogram& commit_duration_;
   prometheus::Family<prometheus::Counter>& session_resets_;
   prometheus::Counter& link_state_changes_;
+};
+
+// What the gray-failure judge and the automatic drainer record (auto_drainer.h). Thread-safe.
+class AutoDrainMetrics {
+ public:
+  explicit AutoDrainMetrics(metrics::Registry& registry);
+
+  // One automatic action or refusal: drained, undrained, refused, fail_open, held.
+  void RecordAction(std::string_view action);
+  // The state after a decision: links per verdict (healthy, slow, lossy,
+  // flapping, unknown) and confirmed bad, fibers drained automatically,
+  // whether it failed open or is paused.
+  void RecordState(const std::map<std::string, size_t>& verdicts, size_t confirmed_bad, size_t active, bool failed_open,
+                   bool paused);
+
+ private:
+  prometheus::Family<prometheus::Counter>& actions_;
+  prometheus::Family<prometheus::Gauge>& verdicts_;
+  prometheus::Gauge& confirmed_bad_;
+  prometheus::Gauge& active_;
+  prometheus::Gauge& failed_open_;
+  prometheus::Gauge& paused_;
 };
 
 // The families read at scrape time. Label values and units are in each
@@ -124,11 +147,13 @@ class PathcompMetrics {
 
   SolveMetrics& solves() { return solves_; }
   TelemetryMetrics& telemetry() { return telemetry_; }
+  AutoDrainMetrics& auto_drain() { return auto_drain_; }
   const PathcompScrapedFamilies& scraped() const { return scraped_; }
 
  private:
   SolveMetrics solves_;
   TelemetryMetrics telemetry_;
+  AutoDrainMetrics auto_drain_;
   const PathcompScrapedFamilies scraped_;
 };
 

@@ -19,6 +19,7 @@
 #include "pathcomp/replication/etcd_mirror.h"
 #include "pathcomp/replication/inventory_replica.h"
 #include "pathcomp/replication/leader_election.h"
+#include "pathcomp/service/auto_drainer.h"
 #include "pathcomp/service/backup_service.h"
 #include "pathcomp/service/event_bus.h"
 #include "pathcomp/service/operator_service.h"
@@ -45,7 +46,8 @@ class PathcompServerImpl final : public PathcompServer {
   // `store` is the store `model` owns (for backups).
   PathcompServerImpl(std::unique_ptr<Model> model, const state::Store& store, const std::string& backup_dir,
                      const std::string& replica_id, PlannerConfig planner_config,
-                     std::optional<ReplicationConfig> replication, metrics::Registry& registry)
+                     std::optional<ReplicationConfig> replication, const health::VerdictThresholds& gray_failures,
+                     const health::AutoDrainOptions& auto_drain, metrics::Registry& registry)
       : replication_(std::move(replication)),
         model_(std::move(model)),
         metrics_(registry),
@@ -58,11 +60,34 @@ class PathcompServerImpl final : public PathcompServer {
                    },
                    [this] { return MayMutate(); },
                    ReplicationHooksFor()),
+        auto_drainer_(*model_, events_, gray_failures, auto_drain, AutoDrainActions(replica_id), metrics_.auto_drain()),
         backups_(store, *model_, backup_dir, replica_id,
                  [this](v1::AuditRecord record) { RecordAudit(std::move(record)); }),
         relay_(*model_, planner_, events_),
         metrics_binding_(std::make_unique<PathcompMetricsBinding>(
-            metrics_.scraped(), MetricSources(planner_config.epoch))) {}
+            metrics_.scraped(), MetricSources(planner_config.epoch))) {
+    operators_.AttachAutoDrainer(&auto_drainer_);
+    telemetry_.SetObserver(
+        [this](const v1::AgentMessage& message, int64_t now_unix_ms) { auto_drainer_.Observe(message, now_unix_ms); });
+  }
+
+  // The automatic drainer acts through the Operator API's own code, as this replica.
+  AutoDrainer::Actions AutoDrainActions(const std::string& replica_id) {
+    tls::Identity controller;
+    controller.kind = tls::Identity::Kind::kPathcomp;
+    controller.name = replica_id;
+    controller.spiffe_id = "spiffe://geodesic/pathcomp/" + replica_id;
+    return {.drain = [this, controller](const health::DrainOrder& order, double utilization_limit) {
+              return operators_.TakeAutomaticDrain(controller, order, utilization_limit);
+            },
+            .undrain = [this, controller](const health::UndrainOrder& order) {
+              return operators_.UndoAutomaticDrain(controller, order);
+            },
+            .may_act = [this] { return MayMutate(); }};
+  }
+
+  // The judge's links and the baselines stored before a restart.
+  absl::Status LoadAutoDrainer() { return auto_drainer_.Load(); }
 
   // What the scraped metrics read: this server's parts. Standalone, its plans
   // always go to routerd with `standalone_epoch`; replicated, while it leads.
@@ -412,6 +437,7 @@ class PathcompServerImpl final : public PathcompServer {
     while (!expiry_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_expiry_; })) {
       lock.unlock();
       operators_.ExpireIntents(daemon::UnixNowMs());
+      auto_drainer_.Tick(daemon::UnixNowMs());
       heartbeat_.Beat();
       lock.lock();
     }
@@ -472,6 +498,7 @@ class PathcompServerImpl final : public PathcompServer {
   TelemetryService telemetry_;
   PlanService plans_;
   OperatorService operators_;
+  AutoDrainer auto_drainer_;
   BackupService backups_;
   RelayService relay_;
   std::unique_ptr<PathcompMetricsBinding> metrics_binding_;  // reset by Shutdown
@@ -525,10 +552,11 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(const Path
   planner_config.elephant_objectives = config.elephant_objectives;
   auto server = std::make_unique<PathcompServerImpl>(*std::move(model), store_ref, config.backup_dir,
                                                      config.replica_id, planner_config, config.replication,
-                                                     registry);
+                                                     config.gray_failures, config.auto_drain, registry);
   if (auto status = server->PrepareReplication(); !status.ok()) return status;
   if (auto status = server->LoadInventory(*inventory, config.topology_path); !status.ok()) return status;
   server->StartInventoryWatch();
+  if (auto status = server->LoadAutoDrainer(); !status.ok()) return status;
   if (auto generation = server->planner().SolveNow(SolveCause::kStartup, "pathcomp started"); !generation.ok()) {
     return generation.status();
   }

@@ -94,6 +94,7 @@ grpc::Status TelemetryService::Report(
       return ToGrpcStatus(result.status());
     }
     ++(result->duplicate ? duplicates_ : applied_);
+    if (!result->duplicate && observer_) observer_(message, daemon::UnixNowMs());
     if (!result->plane_changes.empty()) {
       std::string reason;
       for (const PlaneChange& change : result->plane_changes) {

@@ -8,6 +8,7 @@
 // state changes go to TelemetryMetrics as they happen.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -48,6 +49,11 @@ class TelemetryService final : public v1::Telemetry::Service {
   // their sessions having been reset, send a full snapshot).
   void Resync(const std::vector<std::string>& facility_ids);
 
+  // Called with every message applied (not a duplicate) and the time it was
+  // applied (Unix ms), on the stream's thread; set before serving.
+  using Observer = std::function<void(const v1::AgentMessage& message, int64_t now_unix_ms)>;
+  void SetObserver(Observer observer) { observer_ = std::move(observer); }
+
   TelemetryCounters counters() const;
   // Open Report streams by facility (facilities with none are missing).
   std::map<std::string, size_t> ConnectedStreams() const;
@@ -62,6 +68,7 @@ class TelemetryService final : public v1::Telemetry::Service {
   EventBus& events_;
   const std::string replica_id_;
   TelemetryMetrics& metrics_;
+  Observer observer_;
   std::atomic<uint64_t> applied_{0}, duplicates_{0}, refused_invalid_{0}, refused_not_permitted_{0},
       refused_out_of_order_{0}, refused_oversized_{0};
 
