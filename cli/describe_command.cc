@@ -246,6 +246,7 @@ int DescribeWorkload(const Options& options, ModelSource& source) {
   if (workload == nullptr) return NotFound(options, source);
   YAML::Node derived(YAML::NodeType::Map);
   derived["kind"] = StringNode(WorkloadKindName(*workload));
+  derived["tenant"] = StringNode(workload->tenant().empty() ? "none (the operators' own)" : workload->tenant());
   if (workload->has_elephant()) {
     auto facilities = source.ListFacilities();
     if (!facilities.ok()) return PrintError(facilities.status());

@@ -229,7 +229,7 @@ int GetServices(const Options& options, ModelSource& source) {
 
 int GetWorkloads(const Options& options, ModelSource& source) {
   Columns<v1::Workload> columns{
-      .header = {"ID", "KIND", "SRC/ORIGIN", "DST/SERVICES", "GBPS/BUDGET", "PRIORITY"},
+      .header = {"ID", "KIND", "SRC/ORIGIN", "DST/SERVICES", "GBPS/BUDGET", "PRIORITY", "TENANT"},
       .row = [](const v1::Workload& w) -> std::vector<std::string> {
         if (w.has_elephant()) {
           const auto& e = w.elephant();
@@ -238,7 +238,8 @@ int GetWorkloads(const Options& options, ModelSource& source) {
                   e.src_facility_id(),
                   e.dst_prefix(),
                   FormatNumber(e.demand_gbps()),
-                  absl::StrCat(e.priority())};
+                  absl::StrCat(e.priority()),
+                  OrDash(w.tenant())};
         }
         if (w.has_chain()) {
           const auto& c = w.chain();
@@ -247,9 +248,10 @@ int GetWorkloads(const Options& options, ModelSource& source) {
                   c.origin_facility_id(),
                   OrDash(absl::StrJoin(c.service_ids(), ">")),
                   absl::StrCat(c.latency_budget_us(), "us"),
-                  "-"};
+                  "-",
+                  OrDash(w.tenant())};
         }
-        return {w.id(), "?", "-", "-", "-", "-"};
+        return {w.id(), "?", "-", "-", "-", "-", OrDash(w.tenant())};
       }};
   std::function<bool(const v1::Workload&)> keep;
   if (!options.facility.empty()) {

@@ -100,6 +100,7 @@ struct Options {
   std::string origin;  // chain
   std::vector<std::string> services;
   uint64_t budget_us = 0;
+  std::string tenant;  // either kind; empty: the operators' own
 
   // pin WORKLOAD: a path (replica facility per call, for a chain) or a facility set
   std::vector<std::string> path, facilities;

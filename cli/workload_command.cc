@@ -107,6 +107,7 @@ int RunWorkload(const Options& options, v1::Operator::StubInterface& stub) {
   } else {
     v1::Workload& workload = workloads.emplace_back();
     workload.set_id(options.id);
+    workload.set_tenant(options.tenant);
     if (!options.src.empty()) {
       v1::ElephantFlow& flow = *workload.mutable_elephant();
       flow.set_src_facility_id(options.src);
@@ -180,7 +181,7 @@ namespace {
 
 absl::Status ParseWorkload(const CommandArgs& args, Options& options) {
   static const std::vector<std::string> kAddFlags = {"--file", "--src", "--to", "--gbps", "--priority",
-                                                     "--origin", "--services", "--budget-ms"};
+                                                     "--origin", "--services", "--budget-ms", "--tenant"};
   const std::vector<std::string>& operands = args.operands;
   auto flag = [&args](const std::string& name) { return args.flag(name); };
   if (operands.empty() || (operands[0] != "add" && operands[0] != "remove" && operands[0] != "list")) {
@@ -214,6 +215,10 @@ absl::Status ParseWorkload(const CommandArgs& args, Options& options) {
   if (operands.size() != 2) return Usage("workload add takes one id (or --file FILE)");
   options.id = operands[1];
   if (auto status = CheckId("workload", options.id); !status.ok()) return status;
+  if (const std::string* tenant = flag("--tenant")) {
+    if (auto status = CheckId("tenant", *tenant); !status.ok()) return status;
+    options.tenant = *tenant;
+  }
   const bool elephant = flag("--src") || flag("--to") || flag("--gbps") || flag("--priority");
   const bool chain = flag("--origin") || flag("--services") || flag("--budget-ms");
   if (elephant == chain) {
@@ -313,11 +318,14 @@ const CommandSpec& WorkloadCommandSpec() {
   static const auto* spec = new CommandSpec{
       .name = "workload",
       .command = Command::kWorkload,
-      .flags = {"--file", "--src", "--to", "--gbps", "--priority", "--origin", "--services", "--budget-ms"},
+      .flags = {"--file", "--src", "--to", "--gbps", "--priority", "--origin", "--services", "--budget-ms",
+                "--tenant"},
       .outputs = {OutputFormat::kTable, OutputFormat::kWide, OutputFormat::kJson, OutputFormat::kYaml},
       .usage = "workload add ID --src F --to PREFIX --gbps G [--priority 0-7]     an elephant flow\n"
                "workload add ID --origin F --services S1,S2,... --budget-ms MS     an agent chain\n"
-               "workload add --file FILE     every workload of a file (`workloads:` as in import)\n"
+               "    either kind takes --tenant NAME: the tenant it belongs to, who may watch its paths\n"
+               "    (the Relay service, with the certificate tenant-NAME); without it, the operators' own\n"
+               "workload add --file FILE     every workload of a file (`workloads:` as in import; `tenant:`)\n"
                "workload remove ID\n"
                "workload list [-o table|wide|json|yaml]\n",
       .parse = ParseWorkload,

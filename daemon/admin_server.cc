@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <charconv>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <openssl/x509v3.h>
 
 #include "daemon/log.h"
 #include "files/atomic_file.h"
@@ -26,6 +28,25 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
 constexpr int kThreads = 2;
+
+// True when `cert` has a URI SAN starting with kRefusedClientUriPrefix.
+bool NamesRefusedUri(X509* cert) {
+  if (cert == nullptr) return false;
+  auto* names = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+  if (names == nullptr) return false;
+  const std::string_view refused = kRefusedClientUriPrefix;
+  bool found = false;
+  for (int i = 0; i < sk_GENERAL_NAME_num(names) && !found; ++i) {
+    const GENERAL_NAME* name = sk_GENERAL_NAME_value(names, i);
+    if (name->type != GEN_URI) continue;
+    const ASN1_IA5STRING* uri = name->d.uniformResourceIdentifier;
+    const std::string_view text(reinterpret_cast<const char*>(ASN1_STRING_get0_data(uri)),
+                                static_cast<size_t>(ASN1_STRING_length(uri)));
+    found = text.starts_with(refused);
+  }
+  GENERAL_NAMES_free(names);
+  return found;
+}
 
 struct Endpoint {
   asio::ip::address address;
@@ -169,6 +190,16 @@ class TlsContextSource {
                                  : asio::ssl::verify_none,
                              error);
     if (error) return fail("verify mode for", tls_.ca_path);
+    if (tls_.require_client_cert) {
+      context->set_verify_callback(
+          [](bool preverified, asio::ssl::verify_context& verify) {
+            X509_STORE_CTX* store = verify.native_handle();
+            if (!preverified || X509_STORE_CTX_get_error_depth(store) != 0) return preverified;
+            return !NamesRefusedUri(X509_STORE_CTX_get_current_cert(store));
+          },
+          error);
+      if (error) return fail("verify callback for", tls_.ca_path);
+    }
     return context;
   }
 

@@ -55,6 +55,12 @@ struct HttpResponse {
 // a second.
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
+// With require_client_cert, a client certificate whose URI SAN starts with
+// kRefusedClientUriPrefix (a tenant's) is refused like one from another CA:
+// the listener shows the whole backbone, and tenants see their own paths
+// through pathcomp's relay only.
+inline constexpr char kRefusedClientUriPrefix[] = "spiffe://geodesic/tenant/";
+
 struct AdminTls {
   std::string ca_path;    // PEM: the CA client certificates must chain to
   std::string cert_path;  // PEM: the daemon's certificate (chain)

@@ -12,11 +12,13 @@ PACKAGES=(
   libabsl-dev librocksdb-dev libboost-dev libssl-dev openssl libyaml-cpp-dev
   libgtest-dev libgmock-dev libexpat1-dev coinor-libclp-dev
   frr gobgpd clang libclang-rt-14-dev etcd-server etcd-client
-  dpkg-dev systemd python3 python3-yaml strace
+  dpkg-dev systemd python3 python3-yaml strace python3-grpcio python3-grpc-tools
   prometheus-cpp-dev prometheus chromium nftables
 )
 # `make package` runs dpkg-shlibdeps (dpkg-dev); the unit tests run systemd-analyze
 # (systemd) and trace the daemons' system calls against the units' filter (strace);
+# the relay example (examples/relay_watch.py) runs on Debian's python3-grpcio, with
+# stubs its test generates with python3-grpc-tools;
 # the Kubernetes test renders with `kubectl kustomize` and reads YAML with
 # python3-yaml; the metrics tests check the scrape and the rules with promtool
 # (prometheus), the console test drives headless chromium; the netns backbone

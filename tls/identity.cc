@@ -71,6 +71,8 @@ std::string_view KindName(Identity::Kind kind) {
       return "operator";
     case Identity::Kind::kEtcd:
       return "etcd";
+    case Identity::Kind::kTenant:
+      return "tenant";
   }
   return "agent";
 }
@@ -119,12 +121,14 @@ absl::StatusOr<Identity> ParseSpiffeId(std::string_view uri) {
     identity.facility_id = std::string(segments[1]);
     return identity;
   }
-  if (type == "pathcomp" || type == "operator" || type == "etcd") {
+  if (type == "pathcomp" || type == "operator" || type == "etcd" ||
+      type == "tenant") {
     if (segments.size() != 2) {
       return Invalid(uri, absl::StrCat("expected ", type, "/<id>"));
     }
     if (absl::Status s = check_id(type == "pathcomp"   ? "replica"
                                   : type == "operator" ? "operator"
+                                  : type == "tenant"   ? "tenant"
                                                        : "etcd member",
                                   segments[1]);
         !s.ok()) {
@@ -132,11 +136,12 @@ absl::StatusOr<Identity> ParseSpiffeId(std::string_view uri) {
     }
     identity.kind = type == "pathcomp"   ? Identity::Kind::kPathcomp
                     : type == "operator" ? Identity::Kind::kOperator
+                    : type == "tenant"   ? Identity::Kind::kTenant
                                          : Identity::Kind::kEtcd;
     identity.name = std::string(segments[1]);
     return identity;
   }
-  return Invalid(uri, "path must start with site/, pathcomp/, operator/ or etcd/");
+  return Invalid(uri, "path must start with site/, pathcomp/, operator/, tenant/ or etcd/");
 }
 
 }  // namespace geodesic::tls

@@ -6,6 +6,9 @@
 //   spiffe://geodesic/pathcomp/<replica>        a path computation replica
 //   spiffe://geodesic/operator/<name>           a human operator (role in the
 //                                               certificate subject's OU)
+//   spiffe://geodesic/tenant/<name>             a tenant: a customer of the
+//                                               backbone who may watch its own
+//                                               workloads' paths (Relay) only
 //
 // Pure: no I/O, no gRPC, no OpenSSL. Thread-compatible; the free functions are
 // thread-safe.
@@ -31,21 +34,22 @@ absl::StatusOr<Role> ParseRole(std::string_view name);
 std::string_view RoleName(Role role);
 
 struct Identity {
-  enum class Kind { kAgent, kRouterd, kPathcomp, kOperator, kEtcd };
+  enum class Kind { kAgent, kRouterd, kPathcomp, kOperator, kEtcd, kTenant };
 
   Kind kind = Kind::kAgent;
   std::string facility_id;  // kAgent, kRouterd; empty otherwise.
-  std::string name;         // kPathcomp: replica id; kOperator: operator name; kEtcd: member.
+  std::string name;         // kPathcomp: replica id; kOperator: operator name;
+                            // kEtcd: member; kTenant: tenant id.
   Role role = Role::kNone;  // kOperator only, from the certificate; else kNone.
   std::string spiffe_id;    // The full URI, as presented.
 
   bool operator==(const Identity&) const = default;
 };
 
-// "agent", "routerd", "pathcomp", "operator" or "etcd".
+// "agent", "routerd", "pathcomp", "operator", "etcd" or "tenant".
 std::string_view KindName(Identity::Kind kind);
 
-// Parses one of the four URI forms above. InvalidArgument for anything else:
+// Parses one of the URI forms above (and spiffe://geodesic/etcd/<member>). InvalidArgument for anything else:
 // another scheme or trust domain, a bad id (see IsValidId), a missing or extra
 // path segment, a trailing slash, query or fragment. The returned role is
 // always kNone; roles come from the certificate subject, not the URI.

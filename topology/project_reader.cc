@@ -332,6 +332,7 @@ class ProjectReader {
       } else if (!kind.empty()) {
         entry.AddError("kind", absl::StrCat("expected elephant or chain, got \"", kind, "\""));
       }
+      if (entry.Has("tenant")) workload.set_tenant(entry.RequiredId("tenant"));
       entry.RejectUnknownKeys();  // also catches keys of the other kind
       if (workload.id().empty()) continue;
       if (!ids.insert(workload.id()).second) {

@@ -11,6 +11,7 @@
 //   services:   [{id, replicas: [facility], service_time_us}]
 //   workloads:  [{id, kind: elephant, src, dst_prefix, demand_gbps, priority}
 //                | {id, kind: chain, origin, services: [service], latency_budget_us}]
+//               either kind may name its `tenant` (an id; omitted = the operators' own)
 //
 // facilities, nodes and links are required; the rest optional.
 #include <string>

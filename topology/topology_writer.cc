@@ -109,6 +109,7 @@ void WriteWorkload(YAML::Emitter& out, const v1::Workload& workload) {
     StringList(out, "services", chain.service_ids());
     out << YAML::Key << "latency_budget_us" << YAML::Value << chain.latency_budget_us();
   }
+  if (!workload.tenant().empty()) out << YAML::Key << "tenant" << YAML::Value << workload.tenant();
   out << YAML::EndMap;
 }
 

@@ -28,6 +28,8 @@ Usage: make-pki.sh --out DIR [options]
   --facilities F1,F2,...    issue site-F-agent and site-F-routerd certs
   --replicas R1,R2,...      issue pathcomp-R certs (server certs; get --hosts SANs)
   --operators N:ROLE,...    issue operator-N certs; ROLE is viewer|operator|admin
+  --tenants T1,T2,...       issue tenant-T certs: a tenant may only watch its own
+                            workloads' paths (the Relay service)
   --etcd M1,M2,...          issue etcd-M certs for etcd members (server and peer;
                             get --hosts SANs); pathcomp-R certs are their clients
   --hosts H1,H2,...         extra DNS/IP SANs for pathcomp and etcd certs
@@ -54,6 +56,7 @@ facilities_arg=""
 replicas_arg=""
 operators_arg=""
 etcd_arg=""
+tenants_arg=""
 hosts_arg="localhost,127.0.0.1"
 days="7"
 ca_days="30"
@@ -70,6 +73,7 @@ while [[ $# -gt 0 ]]; do
     --replicas) need_value "$@"; replicas_arg="$2"; shift 2 ;;
     --operators) need_value "$@"; operators_arg="$2"; shift 2 ;;
     --etcd) need_value "$@"; etcd_arg="$2"; shift 2 ;;
+    --tenants) need_value "$@"; tenants_arg="$2"; shift 2 ;;
     --hosts) need_value "$@"; hosts_arg="$2"; shift 2 ;;
     --days) need_value "$@"; days="$2"; shift 2 ;;
     --ca-days) need_value "$@"; ca_days="$2"; shift 2 ;;
@@ -128,6 +132,11 @@ etcd_members=("${items[@]+"${items[@]}"}")
 for m in "${etcd_members[@]+"${etcd_members[@]}"}"; do check_id "etcd member" "$m"; done
 check_unique "etcd member" "${etcd_members[@]+"${etcd_members[@]}"}"
 
+split_list --tenants "$tenants_arg"
+tenants=("${items[@]+"${items[@]}"}")
+for t in "${tenants[@]+"${tenants[@]}"}"; do check_id tenant "$t"; done
+check_unique tenant "${tenants[@]+"${tenants[@]}"}"
+
 split_list --operators "$operators_arg"
 operator_names=()
 operator_roles=()
@@ -161,9 +170,9 @@ for h in "${items[@]+"${items[@]}"}"; do
   fi
 done
 
-leaf_count=$((${#facilities[@]} * 2 + ${#replicas[@]} + ${#operator_names[@]} + ${#etcd_members[@]}))
+leaf_count=$((${#facilities[@]} * 2 + ${#replicas[@]} + ${#operator_names[@]} + ${#etcd_members[@]} + ${#tenants[@]}))
 if ((ca_only)) && ((leaf_count > 0)); then
-  die "--ca-only cannot be combined with --facilities, --replicas, --operators or --etcd"
+  die "--ca-only cannot be combined with --facilities, --replicas, --operators, --tenants or --etcd"
 fi
 
 # ---- CA: reuse or create ----
@@ -259,6 +268,10 @@ done
 for i in "${!operator_names[@]}"; do
   n="${operator_names[$i]}"
   issue "operator-$n" "/O=${TRUST_DOMAIN}/OU=${operator_roles[$i]}/CN=$n" "$(spiffe "operator/$n")"
+done
+
+for t in "${tenants[@]+"${tenants[@]}"}"; do
+  issue "tenant-$t" "/O=${TRUST_DOMAIN}/CN=tenant-$t" "$(spiffe "tenant/$t")"
 done
 
 ca_end="$(openssl x509 -in "$ca_crt" -noout -enddate | cut -d= -f2)"

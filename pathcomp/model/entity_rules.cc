@@ -98,6 +98,11 @@ absl::Status CheckWorkload(const Entities& entities, const v1::Workload& workloa
     return absl::InvalidArgumentError(absl::StrCat("workload id \"", workload.id(),
                                                    "\" is not valid (", entity::kEntityIdRule, ")"));
   }
+  if (!workload.tenant().empty() && !entity::IsValidEntityId(workload.tenant())) {
+    return absl::InvalidArgumentError(absl::StrCat("workload ", workload.id(), ": tenant \"",
+                                                   workload.tenant(), "\" is not a valid id (",
+                                                   entity::kEntityIdRule, ")"));
+  }
   if (workload.has_elephant()) {
     const auto& flow = workload.elephant();
     if (!entities.facilities.count(flow.src_facility_id())) {

@@ -27,6 +27,7 @@
 #include "pathcomp/service/pathcomp_metrics_binding.h"
 #include "pathcomp/service/plan_service.h"
 #include "pathcomp/service/planner.h"
+#include "pathcomp/service/relay_service.h"
 #include "pathcomp/service/telemetry_service.h"
 #include "state/rocks_store.h"
 #include "tls/credentials.h"
@@ -63,6 +64,7 @@ class PathcompServerImpl final : public PathcompServer {
         auto_drainer_(*model_, events_, gray_failures, auto_drain, AutoDrainActions(replica_id), metrics_.auto_drain()),
         backups_(store, *model_, backup_dir, replica_id,
                  [this](v1::AuditRecord record) { RecordAudit(std::move(record)); }),
+        relay_(*model_, planner_, events_),
         metrics_binding_(std::make_unique<PathcompMetricsBinding>(
             metrics_.scraped(), MetricSources(planner_config.epoch))) {
     operators_.AttachAutoDrainer(&auto_drainer_);
@@ -420,6 +422,7 @@ class PathcompServerImpl final : public PathcompServer {
     builder.RegisterService(&plans_);
     builder.RegisterService(&operators_);
     builder.RegisterService(&backups_);
+    builder.RegisterService(&relay_);
     server_ = builder.BuildAndStart();
     if (!server_ || port == 0) {
       return absl::UnavailableError(
@@ -501,6 +504,7 @@ class PathcompServerImpl final : public PathcompServer {
   OperatorService operators_;
   AutoDrainer auto_drainer_;
   BackupService backups_;
+  RelayService relay_;
   std::unique_ptr<PathcompMetricsBinding> metrics_binding_;  // reset by Shutdown
   std::unique_ptr<grpc::Server> server_;
   std::string address_;

@@ -224,6 +224,19 @@ TEST(OptionsTest, TrafficEngineeringCommands) {
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_EQ(options->services, (std::vector<std::string>{"r", "llm", "r"}));  // a service may be called twice
   EXPECT_EQ(options->budget_us, 150'000u);
+  EXPECT_EQ(options->tenant, "");
+
+  options = Parse({"--server", "pc:7000", "workload", "add", "c1", "--origin", "nyc", "--services", "r",
+                   "--budget-ms", "150", "--tenant", "acme"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->tenant, "acme");
+  EXPECT_THAT(Error({"--server", "pc:7000", "workload", "add", "w", "--src", "a", "--to", "10.0.0.0/8", "--gbps",
+                     "1", "--tenant", "Acme"}),
+              HasSubstr("tenant"));
+  EXPECT_THAT(Error({"--server", "pc:7000", "workload", "add", "--file", "f.yaml", "--tenant", "acme"}),
+              HasSubstr("--tenant does not go with --file"));
+  EXPECT_THAT(Error({"--server", "pc:7000", "workload", "remove", "w", "--tenant", "acme"}),
+              HasSubstr("--tenant is for workload add"));
 
   options = Parse({"--server", "pc:7000", "plan", "diff", "3", "7"});
   ASSERT_TRUE(options.ok()) << options.status();

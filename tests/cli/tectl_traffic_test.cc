@@ -23,6 +23,7 @@ namespace geodesic::cli {
 namespace {
 
 using ::testing::Contains;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
@@ -275,19 +276,30 @@ TEST_F(TectlTrafficTest, WorkloadsFromFlagsAndFiles) {
   run = Online({"workload", "add", "agent-lon", "--origin", "lon", "--services", "retriever,llm-70b",
                 "--budget-ms", "80"}, "ops");
   ASSERT_EQ(run.exit_code, 0) << run;
+  run = Online({"workload", "add", "acme-sync", "--src", "chi", "--to", "10.6.0.0/16", "--gbps", "5",
+                "--tenant", "acme"}, "ops");
+  ASSERT_EQ(run.exit_code, 0) << run;
   run = Online({"workload", "list"}, "viewer");
   EXPECT_EQ(run.exit_code, 0) << run;
   EXPECT_THAT(run.out, HasSubstr("sync-chi-sjc"));
   EXPECT_THAT(run.out, HasSubstr("agent-lon"));
+  EXPECT_THAT(run.out, HasSubstr("TENANT"));
+  EXPECT_THAT(run.out, ContainsRegex("acme-sync .* acme"));
+  run = Online({"describe", "workload", "acme-sync"}, "viewer");
+  EXPECT_EQ(run.exit_code, 0) << run;
+  EXPECT_THAT(run.out, HasSubstr("tenant: acme"));
 
   TempDir scratch{"tectl"};
   const std::string file = scratch.path() + "/workloads.yaml";
   std::ofstream(file) << "workloads:\n"
                          "  - {id: w-one, kind: elephant, src: den, dst_prefix: 10.2.0.0/16, demand_gbps: 10}\n"
-                         "  - {id: w-two, kind: chain, origin: sjc, services: [reranker], latency_budget_us: 90000}\n";
+                         "  - {id: w-two, kind: chain, origin: sjc, services: [reranker], latency_budget_us: 90000,\n"
+                         "     tenant: beta}\n";
   run = Online({"workload", "add", "--file", file}, "ops");
   ASSERT_EQ(run.exit_code, 0) << run;
   EXPECT_THAT(run.out, HasSubstr("added 2 workloads"));
+  run = Online({"workload", "list", "-o", "json"}, "viewer");
+  EXPECT_THAT(run.out, HasSubstr("\"tenant\": \"beta\""));
   // The same file again: its ids exist; a file naming an unknown service: its line.
   run = Online({"workload", "add", "--file", file}, "ops");
   EXPECT_EQ(run.exit_code, 1) << run;

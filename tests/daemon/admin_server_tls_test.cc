@@ -30,7 +30,8 @@ class AdminServerTlsTest : public ::testing::Test {
   static void SetUpTestSuite() {
     pki_ = new geodesic::testing::TempDir("admin_server_tls_test");
     const absl::Status made =
-        sim::RunMakePki(pki_->path(), {"--facilities", "iad", "--replicas", "pc1", "--operators", "viewer:viewer"});
+        sim::RunMakePki(pki_->path(), {"--facilities", "iad", "--replicas", "pc1", "--operators", "viewer:viewer",
+                                           "--tenants", "acme"});
     ASSERT_TRUE(made.ok()) << made;
   }
   static void TearDownTestSuite() { delete pki_; }
@@ -99,6 +100,15 @@ TEST_F(AdminServerTlsTest, RefusesAClientWithoutACertificateWhenOneIsRequired) {
   EXPECT_FALSE(Get(*server, "/metrics", "").ok());
   // The listener still serves the next client.
   EXPECT_EQ(Get(*server, "/metrics", "operator-viewer").value_or("failed"), "200 geodesic_up 1\n");
+}
+
+// The console and the metrics show the whole backbone: a tenant's certificate
+// (same CA) opens neither; an agent's still does.
+TEST_F(AdminServerTlsTest, RefusesATenantsCertificate) {
+  auto server = StartHttps(/*require_client_cert=*/true);
+  ASSERT_NE(server, nullptr);
+  EXPECT_FALSE(Get(*server, "/metrics", "tenant-acme").ok());
+  EXPECT_EQ(Get(*server, "/metrics", "site-iad-agent").value_or("failed"), "200 geodesic_up 1\n");
 }
 
 TEST_F(AdminServerTlsTest, ServesAnyTlsClientWhenNoCertificateIsRequired) {

@@ -74,6 +74,21 @@ TEST(EntityRulesTest, AWorkloadRefersToWhatExists) {
   EXPECT_THAT(CheckWorkload(entities, unknown_service).message(), HasSubstr("unknown service ranker"));
 }
 
+TEST(EntityRulesTest, AWorkloadsTenantIsAnIdOrEmpty) {
+  const Entities entities = TwoSites();
+  v1::Workload workload = entities.workloads.at("agent");
+  workload.set_tenant("acme-1");
+  EXPECT_TRUE(CheckWorkload(entities, workload).ok());
+  for (const char* bad : {"Acme", "-acme", "a/b", "acme tenant"}) {
+    workload.set_tenant(bad);
+    const absl::Status status = CheckWorkload(entities, workload);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(status.message(), HasSubstr("tenant")) << bad;
+  }
+  workload.set_tenant(std::string(64, 'a'));
+  EXPECT_EQ(CheckWorkload(entities, workload).code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(EntityRulesTest, AWorkloadIsWellFormed) {
   const Entities entities = TwoSites();
   v1::Workload workload = entities.workloads.at("ckpt");

@@ -24,7 +24,7 @@ class ValidateTlsFilesTest : public ::testing::Test {
     other_ = new testing::TempDir("tls");
     absl::Status made = testing::RunMakePki(
         pki_->path(), {"--facilities", "iad", "--replicas", "pc1",
-                       "--operators", "alice:operator"});
+                       "--operators", "alice:operator", "--tenants", "acme"});
     ASSERT_TRUE(made.ok()) << made;
     made = testing::RunMakePki(other_->path(), {"--facilities", "iad"});
     ASSERT_TRUE(made.ok()) << made;
@@ -55,10 +55,22 @@ class ValidateTlsFilesTest : public ::testing::Test {
 
 TEST_F(ValidateTlsFilesTest, AcceptsEveryKindOfIssuedCertificate) {
   for (const char* base : {"site-iad-agent", "site-iad-routerd", "pathcomp-pc1",
-                           "operator-alice"}) {
+                           "operator-alice", "tenant-acme"}) {
     absl::Status status =
         ValidateTlsFiles(testing::LeafFiles(pki_->path(), base));
     EXPECT_TRUE(status.ok()) << base << ": " << status;
+  }
+}
+
+// make-pki.sh --tenants validates like the other lists: nothing is written
+// when a tenant id is bad or listed twice.
+TEST_F(ValidateTlsFilesTest, MakePkiRefusesBadTenantLists) {
+  for (const char* tenants : {"Acme", "acme,,beta", "acme,acme", "-x", "a/b"}) {
+    testing::TempDir dir("tls");
+    absl::Status made = testing::RunMakePki(dir.path(), {"--tenants", tenants});
+    EXPECT_FALSE(made.ok()) << tenants;
+    EXPECT_THAT(std::string(made.message()), HasSubstr("tenant")) << tenants;
+    EXPECT_FALSE(testing::ReadFile(dir.Join("ca.crt")).ok()) << tenants;
   }
 }
 

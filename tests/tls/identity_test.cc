@@ -49,6 +49,16 @@ TEST(ParseSpiffeIdTest, OperatorHasNoRoleFromTheUri) {
   EXPECT_EQ(id->role, Role::kNone);
 }
 
+TEST(ParseSpiffeIdTest, Tenant) {
+  absl::StatusOr<Identity> id = ParseSpiffeId("spiffe://geodesic/tenant/acme-1");
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_EQ(*id, (Identity{.kind = Identity::Kind::kTenant,
+                           .facility_id = "",
+                           .name = "acme-1",
+                           .role = Role::kNone,
+                           .spiffe_id = "spiffe://geodesic/tenant/acme-1"}));
+}
+
 TEST(ParseSpiffeIdTest, IdsMayUseDotsDashesUnderscoresAndBeLong) {
   const std::string id63(63, 'a');
   EXPECT_TRUE(ParseSpiffeId("spiffe://geodesic/site/us-east.1_a/agent").ok());
@@ -91,6 +101,9 @@ INSTANTIATE_TEST_SUITE_P(
         "spiffe://geodesic/operator", "spiffe://geodesic/operator/",
         "spiffe://geodesic/operator/alice/admin",
         "spiffe://geodesic/admin/alice", "spiffe://geodesic/etcd", "spiffe://geodesic/etcd/e1/x",
+        "spiffe://geodesic/tenant", "spiffe://geodesic/tenant/",
+        "spiffe://geodesic/tenant/acme/", "spiffe://geodesic/tenant/acme/x",
+        "spiffe://geodesic/tenant/Acme", "spiffe://geodesic/tenants/acme",
         // Bad ids.
         "spiffe://geodesic/site/IAD/agent", "spiffe://geodesic/site/-iad/agent",
         "spiffe://geodesic/site/.iad/agent", "spiffe://geodesic/site/../agent",
@@ -167,6 +180,8 @@ TEST(KindNameTest, NamesEachKind) {
   EXPECT_EQ(KindName(Identity::Kind::kRouterd), "routerd");
   EXPECT_EQ(KindName(Identity::Kind::kPathcomp), "pathcomp");
   EXPECT_EQ(KindName(Identity::Kind::kOperator), "operator");
+  EXPECT_EQ(KindName(Identity::Kind::kEtcd), "etcd");
+  EXPECT_EQ(KindName(Identity::Kind::kTenant), "tenant");
 }
 
 }  // namespace

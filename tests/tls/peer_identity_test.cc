@@ -64,7 +64,8 @@ class PeerIdentityTest : public ::testing::Test {
     pki_ = new testing::TempDir("tls");
     absl::Status made = testing::RunMakePki(
         pki_->path(),
-        {"--facilities", "iad", "--operators", "alice:admin,bob:viewer"});
+        {"--facilities", "iad", "--operators", "alice:admin,bob:viewer",
+         "--tenants", "acme"});
     ASSERT_TRUE(made.ok()) << made;
   }
   static void TearDownTestSuite() {
@@ -114,6 +115,17 @@ TEST_F(PeerIdentityTest, OperatorRoleComesFromTheCertificateOu) {
     EXPECT_EQ(who->name, name);
     EXPECT_EQ(who->role, role) << name;
   }
+}
+
+TEST_F(PeerIdentityTest, TenantFromCertificateHasNoRole) {
+  FakeAuthContext auth(true);
+  auth.Add(GRPC_PEER_SPIFFE_ID_PROPERTY_NAME, "spiffe://geodesic/tenant/acme");
+  auth.Add(GRPC_X509_PEM_CERT_PROPERTY_NAME, Pem("tenant-acme"));
+  absl::StatusOr<Identity> who = PeerIdentity(auth);
+  ASSERT_TRUE(who.ok()) << who.status();
+  EXPECT_EQ(who->kind, Identity::Kind::kTenant);
+  EXPECT_EQ(who->name, "acme");
+  EXPECT_EQ(who->role, Role::kNone);
 }
 
 void ExpectUnauthenticated(const FakeAuthContext& auth,

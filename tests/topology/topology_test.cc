@@ -131,7 +131,8 @@ TEST(TopologyTest, FabricsAndWorkloadsParse) {
 workloads:
   - {id: w1, kind: elephant, src: iad, dst_prefix: 10.30.0.0/16, demand_gbps: 12.5, priority: 2}
   - {id: w2, kind: elephant, src: chi, dst_prefix: 10.1.0.0/16, demand_gbps: 1}
-  - {id: c1, kind: chain, origin: iad, services: [retriever, llm], latency_budget_us: 90000}
+  - {id: c1, kind: chain, origin: iad, services: [retriever, llm], latency_budget_us: 90000,
+     tenant: acme}
 )";
   auto topology = ParseTopology(text, "fleet.yaml");
   ASSERT_TRUE(topology.ok()) << topology.status();
@@ -165,6 +166,8 @@ workloads:
   EXPECT_EQ(c1.chain().origin_facility_id(), "iad");
   EXPECT_THAT(c1.chain().service_ids(), ElementsAre("retriever", "llm"));
   EXPECT_EQ(c1.chain().latency_budget_us(), 90000u);
+  EXPECT_EQ(c1.tenant(), "acme");
+  EXPECT_EQ(w1.tenant(), "");  // the operators' own
 }
 
 TEST(TopologyTest, FabricErrorsNameLineAndReason) {
@@ -224,6 +227,7 @@ TEST(TopologyTest, WorkloadErrorsNameLineAndReason) {
   - {id: c3, kind: chain, origin: iad, latency_budget_us: 1000, demand_gbps: 3}
   - {id: c4, kind: convoy}
   - {id: w7, kind: elephant, src: iad, dst_prefix: 10.3.0.0/16, demand_gbps: [1]}
+  - {id: w8, kind: elephant, src: iad, dst_prefix: 10.3.0.0/16, demand_gbps: 1, tenant: Acme}
 )";
   auto topology = ParseTopology(text, "workloads.yaml");
   ASSERT_FALSE(topology.ok());
@@ -250,6 +254,7 @@ TEST(TopologyTest, WorkloadErrorsNameLineAndReason) {
   EXPECT_THAT(message, HasSubstr("workloads.yaml:23: workloads[10].demand_gbps: expected a number, "
                                  "got a list"));
   EXPECT_THAT(message, ::testing::Not(HasSubstr("workloads[10].demand_gbps: must be")));
+  EXPECT_THAT(message, HasSubstr("workloads.yaml:24: workloads[11].tenant: \"Acme\" is not a valid id"));
 }
 
 // The same inventory as JSON: what kTwoSites says, plus a fabric and workloads.

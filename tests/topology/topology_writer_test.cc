@@ -98,6 +98,10 @@ TEST(TopologyWriterTest, AwkwardTextAndNumbersRoundTrip) {
   flow.mutable_elephant()->set_demand_gbps(0.000001);
   flow.mutable_elephant()->set_priority(7);
   topology.workloads.push_back(flow);
+  v1::Workload tenants_flow = flow;  // a tenant's workload keeps its tenant
+  tenants_flow.set_id("w2");
+  tenants_flow.set_tenant("acme");
+  topology.workloads.push_back(tenants_flow);
   ExpectRoundTrip(topology);
 }
 
