@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/output.h"
+#include "pathcomp/health/link_judge.h"
 
 namespace geodesic::cli {
 
@@ -74,15 +75,7 @@ std::string WorkloadKindName(const v1::Workload& workload) {
   return "?";
 }
 
-std::string VerdictText(v1::LinkVerdict verdict) {
-  switch (verdict) {
-    case v1::LINK_VERDICT_HEALTHY: return "healthy";
-    case v1::LINK_VERDICT_SLOW: return "slow";
-    case v1::LINK_VERDICT_LOSSY: return "lossy";
-    case v1::LINK_VERDICT_FLAPPING: return "flapping";
-    default: return "unknown";
-  }
-}
+std::string VerdictText(v1::LinkVerdict verdict) { return pathcomp::health::VerdictName(verdict); }
 
 std::string EvidenceSourceText(v1::VerdictEvidence::Source source) {
   switch (source) {

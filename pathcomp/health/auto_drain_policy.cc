@@ -12,11 +12,6 @@ namespace {
 
 constexpr int64_t kHourMs = 3'600'000;
 
-bool Bad(v1::LinkVerdict verdict) {
-  return verdict == v1::LINK_VERDICT_SLOW || verdict == v1::LINK_VERDICT_LOSSY ||
-         verdict == v1::LINK_VERDICT_FLAPPING;
-}
-
 // Worse first: what a fiber's drain is named by when its links disagree.
 int Severity(v1::LinkVerdict verdict) {
   switch (verdict) {
@@ -30,7 +25,7 @@ int Severity(v1::LinkVerdict verdict) {
 std::string Evidence(const v1::LinkAssessment& assessment) {
   std::vector<std::string> parts;
   for (const v1::VerdictEvidence& evidence : assessment.evidence()) {
-    if (!Bad(evidence.verdict())) continue;
+    if (!IsGray(evidence.verdict())) continue;
     parts.push_back(absl::StrCat(evidence.observer().empty() ? "?" : evidence.observer(), ": ", evidence.detail()));
   }
   return absl::StrCat(assessment.link_id(), " ", VerdictName(assessment.verdict()), " (", absl::StrJoin(parts, "; "),
@@ -128,7 +123,7 @@ AutoDrainDecision AutoDrainPolicy::Decide(const std::vector<v1::LinkAssessment>&
     subject.order.fiber = fiber;
     subject.order.link_ids.push_back(assessment.link_id());
     subject.healthy = subject.healthy && assessment.verdict() == v1::LINK_VERDICT_HEALTHY;
-    if (!Bad(assessment.verdict())) continue;
+    if (!IsGray(assessment.verdict())) continue;
     subject.bad = true;
     subject.bad_names.push_back(assessment.link_id());
     subject.confirmed_bad = subject.confirmed_bad || assessment.confirmed();

@@ -12,12 +12,12 @@ namespace {
 
 std::string Ms(uint64_t us) { return absl::StrFormat("%.1f ms", us / 1000.0); }
 
-bool Bad(v1::LinkVerdict verdict) {
+}  // namespace
+
+bool IsGray(v1::LinkVerdict verdict) {
   return verdict == v1::LINK_VERDICT_SLOW || verdict == v1::LINK_VERDICT_LOSSY ||
          verdict == v1::LINK_VERDICT_FLAPPING;
 }
-
-}  // namespace
 
 std::string VerdictName(v1::LinkVerdict verdict) {
   switch (verdict) {
@@ -257,10 +257,10 @@ v1::LinkAssessment LinkJudge::AssessRecord(const std::string& link_id, const Lin
   // The verdict can change with time alone (a report ages out): then it
   // began with the last report.
   const int64_t near_since = near == record.near ? record.near_since_ms : record.last_at_ms;
-  if (Bad(near)) {
+  if (IsGray(near)) {
     assessment.set_verdict(near);
     assessment.set_since_unix_ms(near_since);
-    assessment.set_confirmed(Bad(far) || by_paths != blamed.end());
+    assessment.set_confirmed(IsGray(far) || by_paths != blamed.end());
   } else if (by_paths != blamed.end()) {
     // The probes see nothing, the paths do: blamed on their evidence alone.
     assessment.set_verdict(v1::LINK_VERDICT_SLOW);

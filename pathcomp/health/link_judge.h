@@ -66,6 +66,8 @@ struct PathObservation {
 
 // "healthy", "slow", "lossy", "flapping", "unknown".
 std::string VerdictName(v1::LinkVerdict verdict);
+// Slow, lossy or flapping: a gray failure (unknown and healthy are not).
+bool IsGray(v1::LinkVerdict verdict);
 
 class LinkJudge {
  public:

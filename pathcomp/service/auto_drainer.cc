@@ -8,11 +8,6 @@
 namespace geodesic::pathcomp {
 namespace {
 
-bool Bad(v1::LinkVerdict verdict) {
-  return verdict == v1::LINK_VERDICT_SLOW || verdict == v1::LINK_VERDICT_LOSSY ||
-         verdict == v1::LINK_VERDICT_FLAPPING;
-}
-
 std::string_view ActionMetricName(v1::AutoDrainEvent::Action action) {
   switch (action) {
     case v1::AutoDrainEvent::ACTION_DRAINED: return "drained";
@@ -119,7 +114,7 @@ void AutoDrainer::Tick(int64_t now_unix_ms) {
     }
     for (const v1::LinkAssessment& assessment : assessments) {
       ++verdicts[health::VerdictName(assessment.verdict())];
-      if (assessment.confirmed() && Bad(assessment.verdict())) ++confirmed_bad;
+      if (assessment.confirmed() && health::IsGray(assessment.verdict())) ++confirmed_bad;
     }
     baselines = judge_.TakeChangedBaselines();
     if (acting) decision = policy_.Decide(assessments, judge_.AssessPlanes(now_unix_ms), intents, now_unix_ms);
@@ -211,10 +206,10 @@ v1::AutoDrainStatus AutoDrainer::Status(int64_t now_unix_ms) const {
   status.set_fail_open_reason(policy_.fail_open_reason());
   status.set_drains_last_hour(policy_.DrainsWithinHour(now_unix_ms));
   for (v1::LinkAssessment& assessment : judge_.Assess(now_unix_ms)) {
-    if (Bad(assessment.verdict())) *status.add_tripped() = std::move(assessment);
+    if (health::IsGray(assessment.verdict())) *status.add_tripped() = std::move(assessment);
   }
   for (v1::PlaneAssessment& plane : judge_.AssessPlanes(now_unix_ms)) {
-    if (Bad(plane.verdict())) *status.add_tripped_planes() = std::move(plane);
+    if (health::IsGray(plane.verdict())) *status.add_tripped_planes() = std::move(plane);
   }
   return status;
 }

@@ -132,9 +132,7 @@ grpc::Status OperatorService::ListLinkAssessments(grpc::ServerContext* context,
   auto assessments = auto_drainer_->Assess(request->link_id(), daemon::UnixNowMs());
   if (!assessments.ok()) return ToGrpcStatus(assessments.status());
   for (v1::LinkAssessment& assessment : *assessments) {
-    const bool bad = assessment.verdict() == v1::LINK_VERDICT_SLOW || assessment.verdict() == v1::LINK_VERDICT_LOSSY ||
-                     assessment.verdict() == v1::LINK_VERDICT_FLAPPING;
-    if (request->unhealthy_only() && !bad) continue;
+    if (request->unhealthy_only() && !health::IsGray(assessment.verdict())) continue;
     *response->add_assessments() = std::move(assessment);
   }
   return grpc::Status::OK;
