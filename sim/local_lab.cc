@@ -256,7 +256,7 @@ absl::Status LocalLab::StartAgent(const std::string& facility_id) {
     std::vector<std::string> accept;
     for (const std::string& peer : probing_us) accept.push_back(absl::StrCat("127.0.0.1:", probe_ports_[peer]));
     probe = absl::StrCat("probe:\n  listen: 127.0.0.1:", probe_ports_[facility_id], "\n  interval_ms: ",
-                         options_.probe_interval_ms, "\n  detect_multiplier: 3\n  hold_down_ms: 200\n",
+                         options_.probe_interval_ms, "\n  detect_multiplier: 3\n  hold_down_ms: 200\n  realtime_priority: 10\n",
                          "  accept_from: [", absl::StrJoin(accept, ", "), "]\n");
   }
   auto config = WriteAgentConfig(facility_id, pathcomp_addresses_, "links:\n" + links, probe);

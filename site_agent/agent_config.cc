@@ -27,6 +27,7 @@ ProbeConfig ReadProbe(config::ConfigReader& reader) {
   probe.hold_down = std::chrono::milliseconds(reader.OptionalUint("hold_down_ms", 1000, 0, 3'600'000));
   probe.hold_down_max = std::chrono::milliseconds(reader.OptionalUint("hold_down_max_ms", 30'000, 0, 3'600'000));
   if (probe.hold_down_max < probe.hold_down) reader.AddError("hold_down_max_ms", "is below hold_down_ms");
+  probe.realtime_priority = static_cast<int>(reader.OptionalUint("realtime_priority", 0, 0, 99));
   probe.accept_from = reader.OptionalStringList("accept_from");
   for (const std::string& peer : probe.accept_from) {
     auto endpoint = probe::ParseUdpEndpoint(peer);

@@ -19,6 +19,8 @@
 //     rtt_degraded_us: 0             #   degraded at or above this RTT (0: off)
 //     hold_down_ms: 1000             #   a better state must hold this long (doubles per flap)
 //     hold_down_max_ms: 30000
+//     realtime_priority: 0           #   1-99: the probe thread runs SCHED_FIFO at this priority
+//                                    #   (needs CAP_SYS_NICE; refused: normal priority and a warning)
 //     accept_from: [127.0.0.1:7302]  #   whose probes are answered (default: the links' peers)
 //   interfaces_root: /sys/class/net  # optional: where interface counters are read
 //   fabric_health:                   # optional: the fabric manager's plane health
@@ -63,6 +65,7 @@ struct ProbeConfig {
   uint64_t rtt_degraded_us = 0;  // 0: RTT never degrades a link
   std::chrono::milliseconds hold_down{1000};
   std::chrono::milliseconds hold_down_max{30'000};
+  int realtime_priority = 0;  // 0: normal scheduling
   std::vector<std::string> accept_from;  // host:port; empty: the links' peers
 };
 

@@ -377,6 +377,7 @@ absl::StatusOr<std::unique_ptr<SiteAgent>> SiteAgent::Create(AgentConfig config,
                          .rtt_degraded_us = settings.rtt_degraded_us,
                          .hold_down = settings.hold_down,
                          .hold_down_max = settings.hold_down_max};
+    options.realtime_priority = settings.realtime_priority;
     for (const LinkConfig& link : config.links) {
       if (link.peer.empty()) continue;
       auto peer = probe::ParseUdpEndpoint(link.peer);

@@ -14,7 +14,9 @@ void LinkEstimator::Sent(uint64_t seq, TimePoint at) {
   if (!any_sent_) {
     any_sent_ = true;
     first_sent_at_ = at;
+    first_sent_seq_ = seq;
   }
+  newest_sent_seq_ = std::max(newest_sent_seq_, seq);
   slots_[seq % slots_.size()] = Slot{.seq = seq, .sent_at = at, .outcome = Outcome::kPending};
 }
 
@@ -26,6 +28,7 @@ std::optional<std::chrono::nanoseconds> LinkEstimator::Answered(uint64_t seq, Ti
   slot.rtt_ns = std::max<int64_t>(0, (at - slot.sent_at - responder_time).count());
   if (!any_answer_) first_answered_seq_ = seq;
   any_answer_ = true;
+  newest_answered_seq_ = std::max(newest_answered_seq_, seq);
   last_answer_at_ = std::max(last_answer_at_, at);
   return std::chrono::nanoseconds(slot.rtt_ns);
 }
@@ -48,7 +51,8 @@ std::chrono::milliseconds LinkEstimator::current_hold_down() const {
 v1::OperState LinkEstimator::Classify(TimePoint now) const {
   if (!any_sent_) return v1::OPER_STATE_UNKNOWN;
   const TimePoint heard = any_answer_ ? std::max(last_answer_at_, first_sent_at_) : first_sent_at_;
-  if (now - heard >= detect_time_) return v1::OPER_STATE_DOWN;
+  const uint64_t unanswered_in_a_row = newest_sent_seq_ - (any_answer_ ? newest_answered_seq_ : first_sent_seq_ - 1);
+  if (now - heard >= detect_time_ && unanswered_in_a_row >= options_.detect_multiplier) return v1::OPER_STATE_DOWN;
   if (!any_answer_) return v1::OPER_STATE_UNKNOWN;
   // Hysteresis: a degraded link is up again only well below the thresholds.
   const bool degraded = reported_ == v1::OPER_STATE_DEGRADED;

@@ -2,8 +2,11 @@
 // Turns one link's probes into its health: RTT, jitter and loss over a
 // sliding window of the last `window` probes, and a state.
 //
-//   down      nothing answered for interval x detect_multiplier (BFD-style:
-//             a 10 ms interval and a multiplier of 3 see a cut in ~30 ms);
+//   down      nothing answered for interval x detect_multiplier while at
+//             least detect_multiplier probes went out unanswered (BFD-style:
+//             a 10 ms interval and a multiplier of 3 see a cut in ~30 ms).
+//             Silence alone is not enough: a prober its host starved of CPU
+//             sent nothing while it did not run, and no link is to blame;
 //   degraded  a gray failure: loss at or above loss_degraded_ratio (once at
 //             least kMinJudgedForLoss probes are judged), or the median RTT
 //             at or above rtt_degraded_us when that is set;
@@ -87,6 +90,7 @@ class LinkEstimator {
   TimePoint first_sent_at_, last_answer_at_;
   bool any_answer_ = false;
   uint64_t first_answered_seq_ = 0;
+  uint64_t first_sent_seq_ = 0, newest_sent_seq_ = 0, newest_answered_seq_ = 0;
   v1::OperState reported_ = v1::OPER_STATE_UNKNOWN;
   v1::OperState candidate_ = v1::OPER_STATE_UNKNOWN;  // a better state waiting out the hold-down
   TimePoint candidate_since_;

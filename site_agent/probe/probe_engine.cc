@@ -1,7 +1,13 @@
 #include "site_agent/probe/probe_engine.h"
 
 #include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/socket.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <bitset>
 #include <map>
@@ -15,6 +21,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "daemon/log.h"
 #include "site_agent/probe/probe_packet.h"
 
 namespace geodesic::site_agent::probe {
@@ -89,11 +96,34 @@ class ProbeEngineImpl final : public ProbeEngine {
                        options_.listen.port(), ": ", error.message()));
     }
     local_ = socket_.local_endpoint();
-    Receive();
+    // The kernel stamps every datagram as it arrives: a probe answered in
+    // time is credited in time even when this thread runs late.
+    const int on = 1;
+    kernel_timestamps_ = setsockopt(socket_.native_handle(), SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) == 0;
+    AwaitDatagrams();
     next_tick_ = Clock::now();
     Tick();
-    thread_ = std::thread([this] { io_.run(); });
+    thread_ = std::thread([this] {
+      RaiseToRealtime();
+      io_.run();
+    });
     return absl::OkStatus();
+  }
+
+  // Probing is the network's control plane (BFD runs in real time or in
+  // hardware): with `realtime_priority`, this thread runs SCHED_FIFO so that
+  // a host busy with other work neither delays answers to its peers nor
+  // misses its own ticks. Best effort: without the privilege it probes at
+  // normal priority and says so.
+  void RaiseToRealtime() {
+    if (options_.realtime_priority <= 0) return;
+    sched_param param{};
+    param.sched_priority = options_.realtime_priority;
+    if (const int error = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param); error != 0) {
+      daemon::LogWarn("probing at normal priority: real-time scheduling refused",
+                      {{"realtime_priority", std::to_string(options_.realtime_priority)},
+                       {"error", std::strerror(error)}});
+    }
   }
 
   // Probes are the network's own control traffic: DSCP CS6, which routers
@@ -143,6 +173,9 @@ class ProbeEngineImpl final : public ProbeEngine {
   // One request per link, then every link judged; the ticks keep to the
   // interval's grid so the probe rate does not drift.
   void Tick() {
+    // What arrived while this thread did not run is read first, with the
+    // kernel's arrival times: late ticks judge no answered probe lost.
+    ReadDatagrams();
     const Clock::time_point now = Clock::now();
     bool changed = false;
     {
@@ -171,17 +204,61 @@ class ProbeEngineImpl final : public ProbeEngine {
     socket_.async_send_to(boost::asio::buffer(*buffer), to, [buffer](const boost::system::error_code&, size_t) {});
   }
 
-  void Receive() {
-    socket_.async_receive_from(boost::asio::buffer(buffer_), sender_,
-                               [this](const boost::system::error_code& error, size_t bytes) {
-                                 if (error == boost::asio::error::operation_aborted) return;
-                                 if (!error) Handle(bytes);
-                                 Receive();
-                               });
+  void AwaitDatagrams() {
+    socket_.async_wait(udp::socket::wait_read, [this](const boost::system::error_code& error) {
+      if (error == boost::asio::error::operation_aborted) return;
+      ReadDatagrams();
+      AwaitDatagrams();
+    });
   }
 
-  void Handle(size_t bytes) {
+  // Every datagram waiting on the socket, each with its arrival time.
+  void ReadDatagrams() {
+    while (true) {
+      sockaddr_storage from{};
+      iovec data{buffer_.data(), buffer_.size()};
+      alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+      msghdr message{};
+      message.msg_name = &from;
+      message.msg_namelen = sizeof from;
+      message.msg_iov = &data;
+      message.msg_iovlen = 1;
+      message.msg_control = control;
+      message.msg_controllen = sizeof control;
+      const ssize_t bytes = recvmsg(socket_.native_handle(), &message, MSG_DONTWAIT);
+      if (bytes < 0) {
+        if (errno == EINTR) continue;
+        return;  // EAGAIN: nothing more (other errors: the next readiness retries)
+      }
+      sender_ = udp::endpoint();
+      if (message.msg_namelen > sender_.capacity()) continue;
+      std::memcpy(sender_.data(), &from, message.msg_namelen);
+      sender_.resize(message.msg_namelen);
+      Handle(static_cast<size_t>(bytes), ArrivalTime(message));
+    }
+  }
+
+  // The kernel's receive timestamp (CLOCK_REALTIME) on this thread's
+  // steady clock; now when there is none.
+  Clock::time_point ArrivalTime(msghdr& message) const {
     const Clock::time_point now = Clock::now();
+    if (!kernel_timestamps_) return now;
+    for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr; header = CMSG_NXTHDR(&message, header)) {
+      if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_TIMESTAMPNS) continue;
+      timespec stamp{};
+      std::memcpy(&stamp, CMSG_DATA(header), sizeof stamp);
+      timespec real{};
+      clock_gettime(CLOCK_REALTIME, &real);
+      const auto age = std::chrono::seconds(real.tv_sec - stamp.tv_sec) +
+                       std::chrono::nanoseconds(real.tv_nsec - stamp.tv_nsec);
+      // A wall clock step makes the age meaningless: then it is now.
+      if (age < std::chrono::nanoseconds(0) || age > std::chrono::seconds(10)) return now;
+      return now - std::chrono::duration_cast<Clock::duration>(age);
+    }
+    return now;
+  }
+
+  void Handle(size_t bytes, Clock::time_point now) {
     // Nobody but a configured peer gets anything, not even an error.
     auto peer = replay_.find(sender_);
     const bool from_link_peer = std::any_of(links_.begin(), links_.end(), [&](const Link& l) { return l.peer == sender_; });
@@ -242,6 +319,7 @@ class ProbeEngineImpl final : public ProbeEngine {
   std::map<udp::endpoint, ReplayWindow> replay_;  // by peer allowed to probe us
   mutable std::mutex mu_;                         // guards links_' estimators
   std::vector<Link> links_;
+  bool kernel_timestamps_ = false;
   std::atomic<uint64_t> requests_sent_{0}, requests_answered_{0}, replies_accepted_{0}, rejected_unknown_peer_{0},
       rejected_malformed_{0}, rejected_replay_{0}, rejected_unexpected_reply_{0};
   std::thread thread_;

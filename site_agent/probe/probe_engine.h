@@ -10,6 +10,10 @@
 // prober's session and a probe still waiting. Every refusal is counted.
 // Probes go out as network control (DSCP CS6, socket priority 6) so that a
 // link's scheduler can keep them ahead of the data that saturates it.
+// Datagrams carry the kernel's arrival time (SO_TIMESTAMPNS), and a tick
+// reads what waits on the socket before it judges anything lost: a prober
+// that ran late still credits answers that came in time, and its peers'
+// waits in a busy responder are left out of the RTT.
 // Thread-safe: Current() and counters() may be called from any thread.
 #include <atomic>
 #include <chrono>
@@ -43,6 +47,8 @@ struct ProbeEngineOptions {
   // Called on the probe thread with every accepted reply's round trip
   // (`link_index` into `links`); must not block. Optional.
   std::function<void(size_t link_index, std::chrono::nanoseconds rtt)> on_rtt;
+  // 1-99: the probe thread runs SCHED_FIFO at this priority (best effort); 0: normal.
+  int realtime_priority = 0;
 };
 
 struct ProbeCounters {

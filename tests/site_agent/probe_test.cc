@@ -116,6 +116,21 @@ TEST_F(EstimatorTest, DownAfterMultiplierIntervalsWithoutAnAnswer) {
   EXPECT_LE(now_ - cut, options_.interval * 3 + options_.interval);
 }
 
+// A prober its host did not run for a while sent nothing meanwhile: the
+// silence is its own, and no link is down for it.
+TEST_F(EstimatorTest, APauseOfTheProberItselfIsNoCut) {
+  for (int i = 0; i < 20; ++i) Step();
+  now_ += options_.interval * 30;  // nothing sent, nothing heard: starved of CPU
+  EXPECT_FALSE(estimator_.Update(now_));
+  EXPECT_EQ(estimator_.reported_state(), v1::OPER_STATE_UP);
+  // Its first probe after the pause is answered, or lost, like any other.
+  Step(/*lost=*/true);
+  Step(/*lost=*/true);
+  EXPECT_EQ(estimator_.reported_state(), v1::OPER_STATE_UP);
+  Step(/*lost=*/true);
+  EXPECT_EQ(estimator_.reported_state(), v1::OPER_STATE_DOWN) << "three probes out, none back: a cut";
+}
+
 TEST_F(EstimatorTest, TwentyPercentLossIsDegradedNotDown) {
   for (int i = 0; i < 20; ++i) Step();
   for (int i = 0; i < 200; ++i) {
