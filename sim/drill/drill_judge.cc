@@ -90,11 +90,16 @@ void JudgeDrill(const Expectations& e, v1::DrillReport& report) {
     if (!sent) {
       verdict(name, true, "not judged: packets are sent in --netns only");
     } else {
+      const uint64_t drops = report.packets().receiver_socket_drops();
       verdict(name, report.packets().delivered_ratio() + 1e-9 >= *e.min_delivered_ratio,
-              absl::StrFormat("%llu of %llu packets delivered (%.4f)",
+              absl::StrFormat("%llu of %llu packets delivered (%.4f)%s",
                               static_cast<unsigned long long>(report.packets().received()),
                               static_cast<unsigned long long>(report.packets().sent()),
-                              report.packets().delivered_ratio()));
+                              report.packets().delivered_ratio(),
+                              drops == 0 ? std::string()
+                                         : absl::StrFormat("; %llu of the missing dropped by the receivers' "
+                                                           "full sockets (host load, not the network)",
+                                                           static_cast<unsigned long long>(drops))));
     }
   }
   // Automatic drains are simulated: --live and --netns do not observe them.

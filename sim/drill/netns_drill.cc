@@ -240,6 +240,7 @@ class NetnsTarget : public LiveDrillTarget {
       totals.set_received(totals.received() + stream.received);
     }
     totals.set_delivered_ratio(results->delivered_ratio);
+    totals.set_receiver_socket_drops(results->receiver_socket_drops);
     for (int i = 0; i < report.events_size(); ++i) {
       v1::DrillEventOutcome& event = *report.mutable_events(i);
       const int64_t from_ms = start_unix_ms_ + static_cast<int64_t>(event.at_ms());

@@ -264,9 +264,12 @@ absl::Status NetnsTraffic::StartReceivers() {
                       .report_path = absl::StrCat(options_.work_dir, "/", name, ".json"),
                       .process = nullptr};
     std::filesystem::remove(receiver.report_path);
+    // The receivers run in real time (the lab is root): on a host busy with
+    // other work, a receiver that waits its turn overflows its socket, which
+    // would read as the network losing packets.
     absl::StatusOr<ChildProcessPtr> process = backbone_.Spawn(
         stream.to_facility,
-        {binary, "receive", "--listen", Target(address, stream.v6, options_.port), "--duration-s", kRunSeconds,
+        {binary, "receive", "--realtime-priority", "10", "--listen", Target(address, stream.v6, options_.port), "--duration-s", kRunSeconds,
          "--report", receiver.report_path, "--late-ms", absl::StrCat(options_.late_ms), "--outage-min-ms",
          absl::StrCat(options_.outage_min_ms)},
         absl::StrCat(options_.work_dir, "/", name, ".log"));
@@ -390,6 +393,7 @@ absl::StatusOr<TrafficResults> NetnsTraffic::Stop() {
   WaitForQueuesToDrain();
 
   absl::flat_hash_map<uint32_t, v1::TrafficReportStream> received;
+  uint64_t socket_drops = 0;
   for (Receiver& receiver : receivers_) {
     const std::string what =
         absl::StrCat("geodesic-traffic receive in ", receiver.facility, " (", Family(receiver.v6), ")");
@@ -401,9 +405,11 @@ absl::StatusOr<TrafficResults> NetnsTraffic::Stop() {
     v1::TrafficReceiverReport report;
     if (absl::Status parsed = ParseReport(receiver.report_path, what, &report); !parsed.ok()) return parsed;
     for (const v1::TrafficReportStream& stream : report.streams()) received[stream.stream()] = stream;
+    socket_drops += report.socket_drops();
   }
 
   TrafficResults results;
+  results.receiver_socket_drops = socket_drops;
   uint64_t total_sent = 0, total_received = 0;
   for (const TrafficStream& stream : streams_) {
     const v1::TrafficSendSummary& summary = summaries[stream.id];

@@ -134,6 +134,9 @@ struct StreamResult {
 struct TrafficResults {
   std::vector<StreamResult> streams = {};  // in the order given to Start
   double delivered_ratio = 0;         // received / sent over every stream; 0 when nothing was sent
+  // Datagrams the receivers' own sockets dropped (full: the receiver did not
+  // run in time): counted as lost above, but the host's, not the network's.
+  uint64_t receiver_socket_drops = 0;
 
   // nullptr for an unknown stream id.
   const StreamResult* Stream(uint32_t stream_id) const;

@@ -154,7 +154,7 @@ absl::StatusOr<SendOptions> ParseSend(const std::vector<std::string>& args) {
 absl::StatusOr<ReceiveOptions> ParseReceive(const std::vector<std::string>& args) {
   const FlagSpec spec = {{"--listen", true}, {"--duration-s", true}, {"--report", true},
                          {"--late-ms", true}, {"--outage-min-ms", true}, {"--bins", false},
-                         {"--rcvbuf-bytes", true}};
+                         {"--rcvbuf-bytes", true}, {"--realtime-priority", true}};
   absl::StatusOr<std::map<std::string, std::string>> values = ParseFlags("receive", spec, args);
   if (!values.ok()) return values.status();
   auto& v = *values;
@@ -177,6 +177,11 @@ absl::StatusOr<ReceiveOptions> ParseReceive(const std::vector<std::string>& args
   if (v.count("--rcvbuf-bytes") &&
       (!ParseNumber(v["--rcvbuf-bytes"], options.rcvbuf_bytes) || options.rcvbuf_bytes < 4096)) {
     return Bad(absl::StrCat("--rcvbuf-bytes: expected bytes >= 4096, got \"", v["--rcvbuf-bytes"], "\""));
+  }
+  if (v.count("--realtime-priority") &&
+      (!ParseNumber(v["--realtime-priority"], options.realtime_priority) || options.realtime_priority < 0 ||
+       options.realtime_priority > 99)) {
+    return Bad(absl::StrCat("--realtime-priority: expected 0..99, got \"", v["--realtime-priority"], "\""));
   }
   return options;
 }

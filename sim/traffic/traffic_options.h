@@ -6,6 +6,7 @@
 //                         --duration-s S [--flows N] [--bind IP] [--report FILE]
 //   geodesic-traffic receive --listen IP:PORT --duration-s S --report FILE
 //                            [--late-ms L] [--outage-min-ms M] [--bins] [--rcvbuf-bytes N]
+//                            [--realtime-priority P]
 //
 // IPv6 addresses in brackets with a port ("[::1]:9000"), bare for --bind.
 // `--flag=VALUE` is the same as `--flag VALUE`. Pure: no I/O (addresses are
@@ -26,6 +27,7 @@ inline constexpr const char* kTrafficUsage =
     "                             [--flows N] [--bind IP] [--report FILE]\n"
     "       geodesic-traffic receive --listen IP:PORT --duration-s S --report FILE\n"
     "                                [--late-ms L] [--outage-min-ms M] [--bins] [--rcvbuf-bytes N]\n"
+    "                                [--realtime-priority P]\n"
     "  send      paces UDP packets of BYTES (the UDP payload, 32..9000), sequence numbered\n"
     "            and timestamped, to IP:PORT at R Mbit/s of payload for S seconds; prints a\n"
     "            JSON summary (and writes it to FILE); --flows N splits it into N flows\n"
@@ -36,7 +38,8 @@ inline constexpr const char* kTrafficUsage =
     "            to FILE after S seconds or on SIGTERM, listing every gap of M ms [1] or\n"
     "            more as an outage; --bins adds the per-1 ms bins;\n"
     "            --rcvbuf-bytes sets the socket's receive buffer [4194304]; SIGUSR1\n"
-    "            writes the report so far and goes on\n"
+    "            writes the report so far and goes on; --realtime-priority P (1..99) runs it\n"
+    "            SCHED_FIFO where permitted, so that a busy host does not overflow its socket [0]\n"
     "  IPv6: [addr]:port. Exit codes: 0 ok, 1 a socket or file error, 2 bad usage.\n";
 
 // An IPv4 or IPv6 socket address.
@@ -78,6 +81,7 @@ struct ReceiveOptions {
   double outage_min_ms = 1;
   bool bins = false;
   int rcvbuf_bytes = 4 << 20;
+  int realtime_priority = 0;  // 1..99: SCHED_FIFO (best effort); 0: normal scheduling
 };
 
 struct HelpRequest {};

@@ -48,9 +48,11 @@ TEST(TrafficOptionsTest, FlowsShareTheRate) {
 
 TEST(TrafficOptionsTest, ParsesAnIpv6Receive) {
   absl::StatusOr<TrafficCommand> command = ParseTrafficCommand(
-      {"receive", "--listen", "[::1]:9000", "--duration-s", "1.5", "--report", "r.json", "--late-ms", "20", "--bins"});
+      {"receive", "--listen", "[::1]:9000", "--duration-s", "1.5", "--report", "r.json", "--late-ms", "20", "--bins",
+       "--realtime-priority", "10"});
   ASSERT_TRUE(command.ok()) << command.status();
   const auto& receive = std::get<ReceiveOptions>(*command);
+  EXPECT_EQ(receive.realtime_priority, 10);
   EXPECT_EQ(receive.listen.family, AF_INET6);
   EXPECT_DOUBLE_EQ(receive.duration_s, 1.5);
   EXPECT_DOUBLE_EQ(receive.late_ms, 20);
@@ -90,6 +92,11 @@ TEST(TrafficOptionsTest, RefusesBadUsageNamingTheFlag) {
   EXPECT_THAT(ErrorOf({"receive", "--listen", "127.0.0.1:9", "--duration-s", "1", "--report", "r",
                        "--outage-min-ms", "-1"}),
               HasSubstr("--outage-min-ms"));
+  for (const char* priority : {"100", "-1", "x"}) {
+    EXPECT_THAT(ErrorOf({"receive", "--listen", "127.0.0.1:9", "--duration-s", "1", "--report", "r",
+                         "--realtime-priority", priority}),
+                HasSubstr("--realtime-priority: expected 0..99"));
+  }
   EXPECT_THAT(ErrorOf({"receive", "--listen", "127.0.0.1:9", "--duration-s", "1", "--report", "r", "--bins=yes"}),
               HasSubstr("--bins takes no value"));
   EXPECT_THAT(ErrorOf({"receive", "--listen", "127.0.0.1:9", "--duration-s", "1", "--report", "r", "stray"}),
