@@ -23,10 +23,10 @@ PACKAGES=(
 # python3-yaml; the metrics tests check the scrape and the rules with promtool
 # (prometheus), the console test drives headless chromium; the netns backbone
 # drops a share of a link's packets with nftables (`nft`, numgen random), as not
-# every kernel has netem. bench_bgp runs BIRD 2 (bird2) as a reference BGP sender,
-# as its own process in a scratch directory: the system bird service that the
-# package enables and starts is stopped and disabled below. Debian's kubectl is in kubernetes-client; a kubectl
-# already on the PATH (another vendor's package) is kept, as the two would collide.
+# every kernel has netem. bench_bgp runs BIRD 2 (bird2) as a reference BGP
+# sender, as its own process in a scratch directory: the system bird service
+# that the package enables and starts is stopped and disabled below. Debian's
+# kubectl is in kubernetes-client; a kubectl already on the PATH (another vendor's package) is kept, as the two would collide.
 if ! command -v kubectl >/dev/null; then
   PACKAGES+=(kubernetes-client)
 fi
