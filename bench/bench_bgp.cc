@@ -1,4 +1,4 @@
-// routerd's BGP path into a real FRR bgpd on loopback, measured in one run:
+// routerd's BGP path into a real FRR bgpd, measured in one run:
 //
 //   bgp_local_repair_10k   from a local link-down event (PlanInstaller::
 //                          ApplyLinkEvents) to FRR showing the backup next hop
@@ -15,85 +15,94 @@
 //                          Medians of kRepairTrials down events (each followed
 //                          by an up event). FRR runs without zebra, its log at
 //                          "critical" (see sim/frr_router.cc).
-//   bgp_inject_100k        routerd's BGP speaker holding 100,000 IPv4 routes:
-//                          from its session to FRR reaching Established to FRR
+//   bgp_inject_100k        routerd's BGP speaker holding 100,000 IPv4 routes
+//                          (applied before the receiver starts, so they are in
+//                          its RIB before the session can come up): from its
+//                          session to FRR reaching Established to FRR
 //                          holding all of them; reference: GoBGP (gobgpd,
 //                          Debian) holding the same 100,000 routes (injected
 //                          from an MRT file beforehand), the same span, into a
 //                          fresh FRR of its own.
+//   bgp_inject_100k_vs_bird
+//                          the same against BIRD 2 (bird2, Debian): the
+//                          prefixes are static routes of its config, in its RIB
+//                          before its BGP protocol is enabled.
+//   bgp_inject_100k_vs_frr the same against a second FRR bgpd as the sender:
+//                          the prefixes are `network` statements of its config
+//                          (no zebra, `no bgp network import-check`), in its
+//                          RIB before its neighbor is taken out of shutdown.
+//   bgp_change_all_100k_vs_bird
+//                          every prefix's next hop changes (10.255.0.1 ->
+//                          10.255.0.2): from the bench telling the sender to
+//                          the receiving FRR's next-hop cache counting all
+//                          100,000 paths on the new next hop. routerd: Apply
+//                          of the RibDiff (100,000 changed routes, built from
+//                          the plan's protobufs). BIRD: `birdc configure` with
+//                          its export filter's next hop changed (BIRD re-reads
+//                          its 100,000-route config and exports every route
+//                          again; a static route's own gateway would have to be
+//                          on a connected network).
+//   bgp_withdraw_100k_vs_bird
+//                          every prefix withdrawn: from the bench telling the
+//                          sender (routerd: Apply of 100,000 removed routes;
+//                          BIRD: `birdc disable plan`, its static protocol) to
+//                          the receiving FRR holding none from it.
+//                          Each inject/change/withdraw figure is the median of
+//                          kInjectTrials runs, the senders interleaved.
 //
-// Both sides of each line talk to the same FRR build with the same config, and
-// the polling (vtysh every few ms) is the same, so its granularity cancels out.
+// The path: BIRD will not peer over 127/8, so the bench makes a network
+// namespace for the receiving FRR ("gbgp-<pid>x<hex>-receiver", a veth pair
+// 192.0.2.0/31 to this namespace: NetnsBackbone's management link) and every
+// sender, routerd included, reaches it from this namespace over that veth;
+// the namespace and every daemon go when the bench ends, also on failure.
+// Without root (or when namespaces cannot be made) it says why, measures
+// routerd and GoBGP over loopback and prints no BIRD or FRR-sender line.
+// What still differs between senders: routerd announces with ADD-PATH
+// (the receiver offers to receive it: 4 more bytes per prefix) and a
+// link-bandwidth extended community; the others send plain paths, next hop
+// 10.255.0.1, one attribute set for all. All of them pack many prefixes per
+// UPDATE. The FRR sender runs `frr defaults datacenter`, like the receiver.
+//
+// The receiver and the other senders are in bgp_senders.h.
+//
+// Every line talks to the same FRR build with the same config (a fresh one per
+// sender and trial), and the polling (its vty every millisecond, the same
+// query for both sides of a line) is the same, so its granularity cancels out.
 // Prints one line per result:
 //   BENCH <name>: ours=<value><unit> <reference>=<value><unit> ratio=<ours/reference>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <functional>
 #include <cstdio>
-#include <fstream>
+#include <cstdlib>
+#include <functional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "bench/bench_report.h"
+#include "bench/bgp_senders.h"
 #include "bench/scratch_dir.h"
 #include "routerd/bgp/message.h"
 #include "routerd/bgp/speaker.h"
 #include "routerd/plan_installer.h"
 #include "sim/frr_router.h"
+#include "sim/netns/netns_backbone.h"
 
 namespace geodesic::bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 using routerd::bgp::BgpSpeaker;
 using routerd::bgp::IpAddress;
 
-constexpr uint32_t kFrrAs = 65000, kRouterdAs = 65001, kGobgpAs = 65002;
 constexpr char kRouterdAddress[] = "127.0.0.2";
-constexpr char kGobgpAddress[] = "127.0.0.3";
 constexpr int kRepairPrefixes = 10'000;
-constexpr int kInjectPrefixes = 100'000;
 constexpr int kRepairTrials = 5;
+constexpr int kInjectTrials = 3;
 constexpr char kLonePrefix[] = "172.16.0.0/24";
-
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "bench_bgp: %s\n", what.c_str());
-  std::exit(1);
-}
-
-template <typename T>
-T Check(absl::StatusOr<T> value, const std::string& what) {
-  if (!value.ok()) Die(what + ": " + value.status().ToString());
-  return *std::move(value);
-}
-
-std::string Prefix24(int i) {
-  return absl::StrCat(10 + i / 65536, ".", (i / 256) % 256, ".", i % 256, ".0/24");
-}
-
-double MillisecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-// Polls FRR until `done(neighbor state)` or 120 s; the milliseconds since `start`.
-double WaitForFrr(const sim::FrrRouter& frr, const std::string& neighbor, Clock::time_point start,
-                  const std::function<bool(const sim::FrrNeighborState&)>& done) {
-  while (MillisecondsSince(start) < 120'000) {
-    auto state = frr.Neighbor(neighbor);
-    if (state.ok() && done(*state)) return MillisecondsSince(start);
-    std::this_thread::sleep_for(1ms);
-  }
-  Die("FRR did not get there in 120 s; see its log under " + neighbor);
-}
 
 std::unique_ptr<sim::FrrRouter> StartFrr(const std::string& dir, const std::string& neighbor, uint32_t as) {
   return Check(sim::FrrRouter::Start({.work_dir = dir, .local_as = kFrrAs, .address = "127.0.0.1",
@@ -102,12 +111,12 @@ std::unique_ptr<sim::FrrRouter> StartFrr(const std::string& dir, const std::stri
                "start FRR");
 }
 
-routerd::bgp::SpeakerConfig SpeakerConfigFor(const sim::FrrRouter& frr) {
+routerd::bgp::SpeakerConfig SpeakerConfigFor(const std::string& address, int port, const std::string& local_address) {
   routerd::bgp::SpeakerConfig config;
   config.session = {.local_as = kRouterdAs, .router_id = 0x7f000002, .graceful_restart_s = 120,
                     .restarting = false, .connect_retry_min = 50ms, .connect_retry_max = 500ms};
-  config.peers = {{.address = *IpAddress::Parse("127.0.0.1"), .port = static_cast<uint16_t>(frr.port()),
-                   .remote_as = kFrrAs, .local_address = IpAddress::Parse(kRouterdAddress), .password = "",
+  config.peers = {{.address = *IpAddress::Parse(address), .port = static_cast<uint16_t>(port),
+                   .remote_as = kFrrAs, .local_address = IpAddress::Parse(local_address), .password = "",
                    .max_prefixes = 1000, .hold_time_s = 90, .ttl_security = false}};
   config.paths.local_as = kRouterdAs;
   config.paths.bandwidth_per_weight_mbps = 1000;
@@ -176,7 +185,7 @@ v1::LocalLinkEvents LinkEvent(const std::string& link, bool down) {
 
 void BenchLocalRepair(const std::string& dir) {
   auto frr = StartFrr(dir + "/frr-repair", kRouterdAddress, kRouterdAs);
-  auto speaker = BgpSpeaker::Start(SpeakerConfigFor(*frr));
+  auto speaker = BgpSpeaker::Start(SpeakerConfigFor(frr->address(), frr->port(), kRouterdAddress));
   auto installer = Check(routerd::PlanInstaller::Open("bench", dir + "/routerd-state",
                                                       std::make_unique<SpeakerInstaller>(speaker.get())),
                          "open the plan installer");
@@ -260,130 +269,49 @@ void BenchLocalRepair(const std::string& dir) {
   PrintResult("bgp_local_repair_10k_vs_target", Median(shown), "target", 50, "ms", 1);
   PrintResult("bgp_local_repair_10k_sent", Median(sent), "one_prefix", Median(lone_sent), "ms", 1);
 }
+// ---- 100k injection, change and withdrawal: routerd (the others: bgp_senders.h)
 
-// ---- 100k injection: routerd against GoBGP --------------------------------
-
-void PutU16(std::string& out, uint16_t v) {
-  out.push_back(static_cast<char>(v >> 8));
-  out.push_back(static_cast<char>(v));
-}
-void PutU32(std::string& out, uint32_t v) {
-  PutU16(out, static_cast<uint16_t>(v >> 16));
-  PutU16(out, static_cast<uint16_t>(v));
-}
-void PutMrt(std::ofstream& out, uint16_t subtype, const std::string& body) {
-  std::string header;
-  PutU32(header, 1700000000);
-  PutU16(header, 13);  // TABLE_DUMP_V2 (RFC 6396)
-  PutU16(header, subtype);
-  PutU32(header, static_cast<uint32_t>(body.size()));
-  out << header << body;
-}
-
-// An MRT RIB dump of `prefixes` /24s, ORIGIN IGP, empty AS_PATH, one next hop.
-void WriteMrt(const std::string& path, int prefixes) {
-  std::ofstream out(path, std::ios::binary);
-  std::string peers;
-  PutU32(peers, 0x7f000003);  // collector id
-  PutU16(peers, 0);           // no view name
-  PutU16(peers, 1);
-  peers.push_back(2);  // IPv4 peer, 4-octet AS
-  PutU32(peers, 0x7f000003);
-  PutU32(peers, 0x7f000003);
-  PutU32(peers, kGobgpAs);
-  PutMrt(out, 1, peers);  // PEER_INDEX_TABLE
-  const std::string attributes = std::string("\x40\x01\x01\x00", 4) +          // ORIGIN IGP
-                                 std::string("\x40\x02\x00", 3) +              // AS_PATH empty
-                                 std::string("\x40\x03\x04\x0a\xff\x00\x01", 7);  // NEXT_HOP 10.255.0.1
-  // gobgp 3.10's "mrt inject" loses its last partial batch of paths, so the
-  // dump ends with repeats of its first routes (the RIB holds each prefix once).
-  constexpr int kTailPadding = 5000;
-  for (int n = 0; n < prefixes + kTailPadding; ++n) {
-    const int i = n % prefixes;
-    std::string rib;
-    PutU32(rib, static_cast<uint32_t>(n));
-    rib.push_back(24);
-    rib.push_back(static_cast<char>(10 + i / 65536));
-    rib.push_back(static_cast<char>((i / 256) % 256));
-    rib.push_back(static_cast<char>(i % 256));
-    PutU16(rib, 1);
-    PutU16(rib, 0);  // peer index
-    PutU32(rib, 1700000000);
-    PutU16(rib, static_cast<uint16_t>(attributes.size()));
-    rib += attributes;
-    PutMrt(out, 2, rib);  // RIB_IPV4_UNICAST
-  }
-}
-
-std::string Gobgp(int api_port, std::vector<std::string> args) {
-  std::vector<std::string> argv = {"/usr/bin/gobgp", "-u", "127.0.0.1", "-p", std::to_string(api_port)};
-  argv.insert(argv.end(), args.begin(), args.end());
-  auto result = Check(sim::RunCommand(argv), "gobgp");
-  if (result.exit_code != 0) Die("gobgp " + absl::StrJoin(args, " ") + ": " + result.output);
-  return result.output;
-}
-
-// From the session reaching Established (as FRR sees it) to FRR holding every
-// route: connection set-up and retry timers are each speaker's own business.
-double TimeFromEstablishedToFull(const sim::FrrRouter& frr, const std::string& neighbor) {
-  WaitForFrr(frr, neighbor, Clock::now(), [](const auto& s) { return s.state == "Established"; });
-  const auto established = Clock::now();
-  return WaitForFrr(frr, neighbor, established,
-                    [](const auto& s) { return s.prefixes_received >= static_cast<uint64_t>(kInjectPrefixes); });
-}
-
-double InjectWithGobgp(const std::string& dir) {
-  auto frr = StartFrr(dir + "/frr-gobgp", kGobgpAddress, kGobgpAs);
-  const int api_port = Check(sim::FreePort(SOCK_STREAM), "a free port for gobgpd's API");
-  const std::string config = dir + "/gobgpd.toml";
-  std::ofstream(config) << "[global.config]\n  as = " << kGobgpAs << "\n  router-id = \"" << kGobgpAddress
-                        << "\"\n  port = -1\n"
-                        << "[[neighbors]]\n  [neighbors.config]\n    neighbor-address = \"127.0.0.1\"\n    peer-as = "
-                        << kFrrAs << "\n    admin-down = true\n"
-                        << "  [neighbors.transport.config]\n    local-address = \"" << kGobgpAddress
-                        << "\"\n    remote-port = " << frr->port() << "\n"
-                        << "  [[neighbors.afi-safis]]\n    [neighbors.afi-safis.config]\n"
-                        << "      afi-safi-name = \"ipv4-unicast\"\n";
-  auto gobgpd = Check(sim::ChildProcess::Spawn({"/usr/bin/gobgpd", "-f", config, "--api-hosts",
-                                                absl::StrCat("127.0.0.1:", api_port), "--pprof-disable", "-p"},
-                                               dir + "/gobgpd.log"),
-                      "start gobgpd");
-  const std::string mrt = dir + "/rib.mrt";
-  WriteMrt(mrt, kInjectPrefixes);
-  const auto ready_deadline = Clock::now() + 20s;
-  while (true) {
-    auto result = sim::RunCommand({"/usr/bin/gobgp", "-u", "127.0.0.1", "-p", std::to_string(api_port), "global"});
-    if (result.ok() && result->exit_code == 0) break;
-    if (Clock::now() > ready_deadline) Die("gobgpd did not answer; see " + dir + "/gobgpd.log");
-    std::this_thread::sleep_for(50ms);
-  }
-  Gobgp(api_port, {"mrt", "inject", "global", mrt});
-  const std::string summary = Gobgp(api_port, {"global", "rib", "summary", "-a", "ipv4"});
-  if (summary.find(absl::StrCat("Destination: ", kInjectPrefixes, ",")) == std::string::npos) {
-    Die("gobgpd did not load all of the MRT file: " + summary);
-  }
-  Gobgp(api_port, {"neighbor", "127.0.0.1", "enable"});
-  const double ms = TimeFromEstablishedToFull(*frr, kGobgpAddress);
-  gobgpd->Stop(2000);
-  return ms;
-}
-
-double InjectWithRouterd(const std::string& dir) {
-  auto frr = StartFrr(dir + "/frr-routerd", kRouterdAddress, kRouterdAs);
+routerd::RibDiff AddAll(const std::string& link) {
   routerd::RibDiff diff;
   diff.added.reserve(kInjectPrefixes);
   for (int i = 0; i < kInjectPrefixes; ++i) {
     v1::Route& route = diff.added.emplace_back();
     route.set_prefix(Prefix24(i));
     v1::NextHop* hop = route.add_next_hops();
-    hop->set_link_id("primary-a");
+    hop->set_link_id(link);
     hop->set_weight(1);
   }
-  auto speaker = BgpSpeaker::Start(SpeakerConfigFor(*frr));
-  if (auto status = speaker->Apply(diff); !status.ok()) Die("apply: " + status.ToString());
-  return TimeFromEstablishedToFull(*frr, kRouterdAddress);
+  return diff;
 }
 
+// Injects the 100,000 routes; with `all`, then moves every one from
+// primary-a (10.255.0.1) to primary-b (10.255.0.2) and withdraws them all,
+// as routerd does when a plan says so (BgpSpeaker::Apply of the RibDiff).
+SenderSpans RunRouterd(const std::string& dir, const InjectionPath& path, bool all) {
+  routerd::RibDiff added = AddAll("primary-a");
+  routerd::RibDiff changed, removed;
+  changed.changed.reserve(kInjectPrefixes);
+  for (const v1::Route& route : AddAll("primary-b").added) {
+    changed.changed.push_back({.before = v1::Route(), .after = route});
+  }
+  removed.removed = AddAll("primary-b").added;
+  // The routes are in the speaker before its session can come up: the
+  // receiver starts after Apply (routerd retries its connection meanwhile).
+  const int port = ReceiverPort(path);
+  auto speaker = BgpSpeaker::Start(SpeakerConfigFor(path.receiver_address, port, path.sender_address));
+  if (auto status = speaker->Apply(added); !status.ok()) Die("apply: " + status.ToString());
+  auto frr = StartReceiver(dir + "/frr", path, kRouterdAs, port);
+  SenderSpans spans;
+  spans.inject_ms = TimeFromEstablishedToFull(*frr, path.sender_address);
+  if (!all) return spans;
+  auto start = Clock::now();
+  if (auto status = speaker->Apply(changed); !status.ok()) Die("apply the change: " + status.ToString());
+  spans.change_ms = TimeUntilAllVia(*frr, kChangedNextHop, start);
+  start = Clock::now();
+  if (auto status = speaker->Apply(removed); !status.ok()) Die("apply the withdrawal: " + status.ToString());
+  spans.withdraw_ms = TimeUntilNone(*frr, path.sender_address, start);
+  return spans;
+}
 }  // namespace
 }  // namespace geodesic::bench
 
@@ -393,11 +321,54 @@ int main() {
     std::fprintf(stderr, "bench_bgp: %s\n", std::string(status.message()).c_str());
     return 1;
   }
-  bench::ScratchDir dir("bench_bgp");
-  if (getenv("BENCH_BGP_VERBOSE")) std::fprintf(stderr, "work dir %s\n", dir.path().c_str());
-  bench::BenchLocalRepair(dir.path());
-  const double gobgp_ms = bench::InjectWithGobgp(dir.path());
-  const double routerd_ms = bench::InjectWithRouterd(dir.path());
-  bench::PrintResult("bgp_inject_100k", routerd_ms, "gobgp", gobgp_ms, "ms", 0);
+  try {
+    bench::ScratchDir dir("bench_bgp");
+    if (getenv("BENCH_BGP_VERBOSE")) std::fprintf(stderr, "work dir %s\n", dir.path().c_str());
+    bench::BenchLocalRepair(dir.path());
+    std::string why;
+    const auto network = bench::MakeNetwork(why);
+    bench::InjectionPath path{.receiver_address = "127.0.0.1", .sender_address = bench::kRouterdAddress,
+                              .network_namespace = ""};
+    if (network) {
+      const sim::NetnsFacility& receiver = network->facilities().front();
+      path = {.receiver_address = receiver.management_address, .sender_address = receiver.management_host_address,
+              .network_namespace = receiver.namespace_name};
+    } else {
+      std::fprintf(stderr, "bench_bgp: no network namespace (%s): routerd and GoBGP over loopback; "
+                           "no BIRD or FRR-sender lines\n", why.c_str());
+    }
+    const bool bird = network && access(bench::kBird, X_OK) == 0;
+    if (network && !bird) std::fprintf(stderr, "bench_bgp: %s is missing (Debian's bird2): no BIRD lines\n", bench::kBird);
+    std::vector<bench::SenderSpans> routerd, gobgp, bird_spans, frr;
+    for (int trial = 0; trial < bench::kInjectTrials; ++trial) {
+      const std::string trial_dir = absl::StrCat(dir.path(), "/trial-", trial);
+      gobgp.push_back(bench::RunGobgp(trial_dir + "/gobgp", path));
+      routerd.push_back(bench::RunRouterd(trial_dir + "/routerd", path, bird));
+      if (bird) bird_spans.push_back(bench::RunBird(trial_dir + "/bird", path));
+      if (network) frr.push_back(bench::RunFrrSender(trial_dir + "/frr-sender", path));
+    }
+    auto median = [](const std::vector<bench::SenderSpans>& runs, double bench::SenderSpans::*span) {
+      std::vector<double> values;
+      for (const auto& run : runs) values.push_back(run.*span);
+      return bench::Median(values);
+    };
+    using Spans = bench::SenderSpans;
+    const double inject = median(routerd, &Spans::inject_ms);
+    bench::PrintResult("bgp_inject_100k", inject, "gobgp", median(gobgp, &Spans::inject_ms), "ms", 0);
+    if (bird) {
+      bench::PrintResult("bgp_inject_100k_vs_bird", inject, "bird", median(bird_spans, &Spans::inject_ms), "ms", 0);
+    }
+    if (network) bench::PrintResult("bgp_inject_100k_vs_frr", inject, "frr", median(frr, &Spans::inject_ms), "ms", 0);
+    if (bird) {
+      bench::PrintResult("bgp_change_all_100k_vs_bird", median(routerd, &Spans::change_ms), "bird",
+                         median(bird_spans, &Spans::change_ms), "ms", 0);
+      bench::PrintResult("bgp_withdraw_100k_vs_bird", median(routerd, &Spans::withdraw_ms), "bird",
+                         median(bird_spans, &Spans::withdraw_ms), "ms", 0);
+    }
+  } catch (const bench::BenchFailure& failure) {
+    // Unwound: every daemon stopped, the namespace and the scratch directory removed.
+    std::fprintf(stderr, "bench_bgp: %s\n", failure.what());
+    return 1;
+  }
   return 0;
 }

@@ -11,7 +11,7 @@ PACKAGES=(
   protobuf-compiler protobuf-compiler-grpc libprotobuf-dev libgrpc++-dev
   libabsl-dev librocksdb-dev libboost-dev libssl-dev openssl libyaml-cpp-dev
   libgtest-dev libgmock-dev libexpat1-dev coinor-libclp-dev
-  frr gobgpd clang libclang-rt-14-dev etcd-server etcd-client
+  frr gobgpd bird2 clang libclang-rt-14-dev etcd-server etcd-client
   dpkg-dev systemd python3 python3-yaml strace python3-grpcio python3-grpc-tools
   prometheus-cpp-dev prometheus chromium nftables
 )
@@ -23,8 +23,10 @@ PACKAGES=(
 # python3-yaml; the metrics tests check the scrape and the rules with promtool
 # (prometheus), the console test drives headless chromium; the netns backbone
 # drops a share of a link's packets with nftables (`nft`, numgen random), as not
-# every kernel has netem. Debian's kubectl is in kubernetes-client; a kubectl
-# already on the PATH (another vendor's package) is kept, as the two would collide.
+# every kernel has netem. bench_bgp runs BIRD 2 (bird2) as a reference BGP
+# sender, as its own process in a scratch directory: the system bird service
+# that the package enables and starts is stopped and disabled below. Debian's
+# kubectl is in kubernetes-client; a kubectl already on the PATH (another vendor's package) is kept, as the two would collide.
 if ! command -v kubectl >/dev/null; then
   PACKAGES+=(kubernetes-client)
 fi
@@ -48,3 +50,22 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# Packages whose postinst starts a system daemon that nothing here wants (the
+# benchmarks start their own, with their own config): stop it and keep it off
+# across reboots. Only for packages this run installed, so an administrator's
+# own bird keeps running.
+stop_system_service() {
+  local service=$1
+  if [[ -d /run/systemd/system ]]; then
+    $SUDO systemctl disable --now "$service" >/dev/null 2>&1 || true
+  elif [[ -x /etc/init.d/$service ]]; then
+    $SUDO /etc/init.d/"$service" stop >/dev/null 2>&1 || true
+    $SUDO update-rc.d "$service" disable >/dev/null 2>&1 || true
+  fi
+}
+for pkg in "${missing[@]}"; do
+  case "$pkg" in
+    bird2) stop_system_service bird ;;
+  esac
+done

@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "sim/frr_bgpd_config.h"
@@ -19,6 +21,8 @@ namespace geodesic::sim {
 namespace {
 
 constexpr char kBgpd[] = "/usr/lib/frr/bgpd";
+constexpr char kIp[] = "/usr/sbin/ip";
+constexpr int kBgpPort = 179;
 
 std::string Config(const FrrOptions& options) {
   BgpdConfigOptions config{.hostname = "geodesic-frr",
@@ -103,12 +107,24 @@ absl::StatusOr<std::unique_ptr<FrrRouter>> FrrRouter::Start(FrrOptions options) 
   std::filesystem::create_directories(dir);
   const std::string config_path = dir + "/bgpd.conf";
   std::ofstream(config_path) << Config(router->options_);
-  auto port = FreePort(SOCK_STREAM, router->options_.address);
-  if (!port.ok()) return port.status();
-  router->port_ = *port;
-  auto bgpd = ChildProcess::Spawn({kBgpd, "-f", config_path, "-i", dir + "/bgpd.pid", "-p", std::to_string(*port), "-l",
-                                   router->options_.address, "-Z", "-S", "-P", "0", "--vty_socket", dir},
-                                  dir + "/bgpd.log");
+  const std::string& netns = router->options_.network_namespace;
+  if (router->options_.port < 0 || router->options_.port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("FRR port ", router->options_.port, " is not 0..65535"));
+  }
+  if (router->options_.port != 0) {
+    router->port_ = router->options_.port;
+  } else if (netns.empty()) {
+    auto port = FreePort(SOCK_STREAM, router->options_.address);
+    if (!port.ok()) return port.status();
+    router->port_ = *port;
+  } else {
+    router->port_ = kBgpPort;  // the namespace's own port space
+  }
+  std::vector<std::string> argv;
+  if (!netns.empty()) argv = {kIp, "netns", "exec", netns};
+  argv.insert(argv.end(), {kBgpd, "-f", config_path, "-i", dir + "/bgpd.pid", "-p", std::to_string(router->port_),
+                           "-l", router->options_.address, "-Z", "-S", "-P", "0", "--vty_socket", dir});
+  auto bgpd = ChildProcess::Spawn(std::move(argv), dir + "/bgpd.log");
   if (!bgpd.ok()) return bgpd.status();
   router->bgpd_ = *std::move(bgpd);
   const absl::Status answered = WaitUntil("bgpd to answer vtysh", std::chrono::seconds(20), [&] {
@@ -189,6 +205,27 @@ absl::StatusOr<FrrNeighborState> FrrRouter::Neighbor(const std::string& address)
     }
   }
   return state;
+}
+
+absl::StatusOr<FrrNextHopPaths> FrrRouter::NextHopPaths() const {
+  // FRR 8.4 has no JSON for it; each cache entry starts with a line
+  // " <address> valid|invalid ..., #paths <n>[, peer ...]".
+  auto output = Vtysh("show bgp nexthop");
+  if (!output.ok()) return output.status();
+  FrrNextHopPaths paths;
+  for (const absl::string_view line : absl::StrSplit(*output, '\n')) {
+    const size_t count_at = line.find("#paths ");
+    if (line.size() < 2 || line[0] != ' ' || line[1] == ' ' || count_at == absl::string_view::npos) continue;
+    const absl::string_view address = line.substr(1, line.find(' ', 1) - 1);
+    uint64_t count = 0;
+    absl::string_view digits = line.substr(count_at + 7);
+    digits = digits.substr(0, digits.find_first_not_of("0123456789"));
+    if (!absl::SimpleAtoi(digits, &count)) {
+      return absl::InternalError(absl::StrCat("bgpd's next-hop cache line \"", std::string(line), "\" has no path count"));
+    }
+    paths[std::string(address)] += count;
+  }
+  return paths;
 }
 
 }  // namespace geodesic::sim

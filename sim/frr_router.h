@@ -1,7 +1,8 @@
 #pragma once
 // A real FRRouting bgpd on loopback, as the reference router for routerd's
 // tests, benchmarks and live drills: its own config, vty socket and log in a
-// work directory, no zebra (-Z), listening on an ephemeral port. Queried
+// work directory, no zebra (-Z), listening on an ephemeral port (or, inside a
+// network namespace of the caller's, on BGP's own port 179 there). Queried
 // through bgpd's vty socket (what vtysh speaks, without a process per query:
 // benchmarks poll it every millisecond). Stopped when the handle goes away.
 // Thread-safe.
@@ -29,6 +30,13 @@ struct FrrOptions {
   std::string address = "127.0.0.1";  // listen address and router id
   std::vector<FrrNeighbor> neighbors;
   int stalepath_time_s = 360;  // how long GR-stale routes are kept at most
+  // When set, bgpd runs in this existing network namespace (`ip netns exec`,
+  // needs root) and listens on `address`:179 there; `address` must be one of
+  // the namespace's. The vty socket stays in work_dir, reachable from here.
+  std::string network_namespace = {};
+  // The listening port; 0 picks a free one (179 in a network namespace). A
+  // caller that must know it before bgpd starts picks one itself (FreePort).
+  int port = 0;
 };
 
 // One path of a prefix as FRR holds it.
@@ -41,6 +49,11 @@ struct FrrPath {
   bool multipath = false;
   bool stale = false;               // kept through the peer's graceful restart
 };
+
+// How many paths FRR holds per next hop (`show bgp nexthop`: its next-hop
+// cache, one entry per address any path uses); next hops no path uses are 0
+// or absent.
+using FrrNextHopPaths = std::map<std::string, uint64_t>;
 
 struct FrrNeighborState {
   std::string state;                // "Established", ...
@@ -65,6 +78,9 @@ class FrrRouter {
   // The paths FRR holds for one prefix (empty when none).
   [[nodiscard]] absl::StatusOr<std::vector<FrrPath>> Prefix(const std::string& prefix) const;
   [[nodiscard]] absl::StatusOr<FrrNeighborState> Neighbor(const std::string& address) const;
+  // Paths per next hop over every prefix: cheap to ask with 100,000 prefixes,
+  // unlike Routes.
+  [[nodiscard]] absl::StatusOr<FrrNextHopPaths> NextHopPaths() const;
 
  private:
   explicit FrrRouter(FrrOptions options)

@@ -20,6 +20,10 @@ constexpr auto kOpenHoldTime = 240s;          // RFC 4271: a large value until O
 constexpr auto kConnectTimeout = 5s;
 constexpr auto kMaxPrefixIdle = 60s;          // after a max-prefix Cease, wait before retrying
 constexpr size_t kWriteBatch = 64;            // messages gathered into one write
+// Prefixes diffed and packed per turn of the io_context: about ten UPDATEs,
+// small enough that the first ones are on the wire at once (the peer starts
+// on them while the rest are built), large enough to keep messages full.
+constexpr size_t kFlushChunk = 4096;
 
 asio::ip::address ToAsio(const IpAddress& address) {
   if (address.family == Family::kIpv4) {
@@ -302,8 +306,8 @@ void BgpSession::BecomeEstablished() {
                                                                               : "none"},
                    {"routes", std::to_string(routes_.size())}});
   StartKeepalives();
+  end_of_rib_pending_ = true;  // Flush sends it after the last of the table
   SendAll(std::nullopt);
-  for (const AfiSafi& family : families_) Send(EncodeEndOfRib(family));
 }
 
 std::vector<Family> BgpSession::NegotiatedFamilies() const {
@@ -327,7 +331,7 @@ void BgpSession::SendAll(std::optional<Family> only) {
 void BgpSession::RoutesChanged(const std::vector<IpPrefix>& dirty) {
   if (state_ != State::kEstablished) return;  // establishment sends everything
   dirty_.insert(dirty_.end(), dirty.begin(), dirty.end());
-  Flush();
+  if (!flush_posted_) Flush();  // else the queued continuation takes them
 }
 
 PathAttributes BgpSession::Decorate(const PathAttributes& attributes) const {
@@ -342,27 +346,50 @@ PathAttributes BgpSession::Decorate(const PathAttributes& attributes) const {
 }
 
 void BgpSession::Flush() {
-  if (dirty_.empty() || state_ != State::kEstablished) return;
-  std::vector<IpPrefix> dirty;
-  dirty.swap(dirty_);
-  std::sort(dirty.begin(), dirty.end());
-  dirty.erase(std::unique(dirty.begin(), dirty.end()), dirty.end());
-  std::erase_if(dirty, [&](const IpPrefix& prefix) {
-    return !families_.contains({AfiOf(prefix.family), kSafiUnicast});
-  });
-  OutboundChanges changes;
-  DiffPaths(routes_, dirty, view_, sent_, changes);
-  const AttributeDecorator decorate = [this](const PathAttributes& attributes) { return Decorate(attributes); };
-  for (Family family : {Family::kIpv4, Family::kIpv6}) {
-    const FamilyChanges& family_changes = changes.of(family);
-    if (family_changes.empty()) continue;
-    counters_.prefixes_announced += family_changes.announced_count();
-    counters_.prefixes_withdrawn += family_changes.withdrawn.size();
-    const EncodeContext context{.four_octet_as = four_octet_as_, .add_path = view_.add_path(family)};
-    for (auto& message : PackUpdates(family, family_changes, context, decorate)) {
-      ++counters_.updates_sent;
-      Send(std::move(message));
+  if (state_ != State::kEstablished) return;
+  if (flushing_at_ == flushing_.size() && !dirty_.empty()) {
+    flushing_.clear();
+    flushing_.swap(dirty_);
+    flushing_at_ = 0;
+    std::sort(flushing_.begin(), flushing_.end());
+    flushing_.erase(std::unique(flushing_.begin(), flushing_.end()), flushing_.end());
+    std::erase_if(flushing_, [&](const IpPrefix& prefix) {
+      return !families_.contains({AfiOf(prefix.family), kSafiUnicast});
+    });
+  }
+  if (flushing_at_ < flushing_.size()) {
+    const size_t end = std::min(flushing_.size(), flushing_at_ + kFlushChunk);
+    const std::vector<IpPrefix> chunk(flushing_.begin() + static_cast<ptrdiff_t>(flushing_at_),
+                                      flushing_.begin() + static_cast<ptrdiff_t>(end));
+    flushing_at_ = end;
+    OutboundChanges changes;
+    DiffPaths(routes_, chunk, view_, sent_, changes);
+    const AttributeDecorator decorate = [this](const PathAttributes& attributes) { return Decorate(attributes); };
+    for (Family family : {Family::kIpv4, Family::kIpv6}) {
+      const FamilyChanges& family_changes = changes.of(family);
+      if (family_changes.empty()) continue;
+      counters_.prefixes_announced += family_changes.announced_count();
+      counters_.prefixes_withdrawn += family_changes.withdrawn.size();
+      const EncodeContext context{.four_octet_as = four_octet_as_, .add_path = view_.add_path(family)};
+      for (auto& message : PackUpdates(family, family_changes, context, decorate)) {
+        ++counters_.updates_sent;
+        Send(std::move(message));
+      }
     }
+  }
+  if (flushing_at_ == flushing_.size() && end_of_rib_pending_) {
+    end_of_rib_pending_ = false;
+    for (const AfiSafi& family : families_) Send(EncodeEndOfRib(family));
+  }
+  if ((flushing_at_ < flushing_.size() || !dirty_.empty()) && !flush_posted_) {
+    // Let the writes (and reads: keepalives, the hold timer) run between chunks.
+    flush_posted_ = true;
+    const uint64_t generation = generation_;
+    asio::post(io_, [self = shared_from_this(), generation] {
+      if (generation != self->generation_) return;
+      self->flush_posted_ = false;
+      self->Flush();
+    });
   }
 }
 
@@ -425,6 +452,10 @@ void BgpSession::Close(const std::string& why, std::chrono::milliseconds reconne
   sent_.clear();
   received_.clear();
   dirty_.clear();
+  flushing_.clear();
+  flushing_at_ = 0;
+  flush_posted_ = false;
+  end_of_rib_pending_ = false;
   counters_.prefixes_received = 0;
   state_ = State::kIdle;
   if (!why.empty()) counters_.last_error = why;

@@ -78,7 +78,9 @@ class BgpSession : public std::enable_shared_from_this<BgpSession> {
   State state() const { return state_; }
   // Established, and every change of the speaker's paths is written to the
   // socket (nothing dirty, nothing queued or in flight).
-  bool AllSent() const { return state_ == State::kEstablished && dirty_.empty() && tx_.empty(); }
+  bool AllSent() const {
+    return state_ == State::kEstablished && dirty_.empty() && flushing_at_ == flushing_.size() && tx_.empty();
+  }
 
  private:
   void Connect();
@@ -129,8 +131,14 @@ class BgpSession : public std::enable_shared_from_this<BgpSession> {
   uint16_t hold_time_s_ = 0;
   std::set<AfiSafi> families_;
   PathsByPrefix sent_;
-  std::vector<IpPrefix> dirty_;
-  bool flush_posted_ = false;
+  std::vector<IpPrefix> dirty_;        // changed since the last Flush took them
+  // What Flush is sending, sorted and unique, kFlushChunk prefixes per turn of
+  // the io_context, so the socket writes the first UPDATEs while the rest are
+  // still being built; [flushing_at_, end) is still to do.
+  std::vector<IpPrefix> flushing_;
+  size_t flushing_at_ = 0;
+  bool flush_posted_ = false;          // a Flush continuation is queued
+  bool end_of_rib_pending_ = false;    // sent once the initial table has been flushed
   std::set<Nlri> received_;
   PeerStatus counters_;
 };

@@ -137,6 +137,11 @@ TEST_F(BgpFrrTest, FrrLearnsFollowsAndWithdrawsThePlan) {
   ASSERT_TRUE(speaker_->Apply(first).ok());
   EXPECT_TRUE(WaitForTable(false, v4));
   EXPECT_TRUE(WaitForTable(true, v6));
+  // FRR's next-hop cache (what bench_bgp polls with 100,000 prefixes) counts the same paths.
+  auto next_hops = frr_->NextHopPaths();
+  ASSERT_TRUE(next_hops.ok()) << next_hops.status();
+  EXPECT_EQ((*next_hops)["10.255.0.1"], 300u);
+  EXPECT_EQ((*next_hops)["10.255.0.2"], 300u);
   ASSERT_EQ(sim::WaitUntil("the session established", seconds(5), [&] { return Established(); }), absl::OkStatus());
 
   // The plan moves a third of the prefixes to other links and drops another third.

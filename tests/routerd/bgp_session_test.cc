@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <set>
+#include <string>
 #include <thread>
 
 #include "routerd/bgp/speaker.h"
@@ -210,6 +212,45 @@ class BgpSessionTest : public ::testing::Test {
   ScriptedPeer peer_;
   std::unique_ptr<BgpSpeaker> speaker_;
 };
+
+// A table much larger than what the session packs per turn (it sends big
+// tables in chunks, writing the first UPDATEs while it builds the rest)
+// reaches the peer whole, each prefix once, and only then End-of-RIB.
+TEST_F(BgpSessionTest, LargeTableArrivesWholeBeforeEndOfRib) {
+  StartSpeaker();
+  RibDiff more;
+  constexpr int kRoutes = 20'000;
+  for (int i = 0; i < kRoutes; ++i) {
+    v1::Route& route = more.added.emplace_back();
+    route.set_prefix("10." + std::to_string(100 + i / 256 / 256) + "." + std::to_string(i / 256 % 256) + "." +
+                     std::to_string(i % 256) + "/32");
+    auto* hop = route.add_next_hops();
+    hop->set_link_id("l1");
+    hop->set_weight(1);
+  }
+  ASSERT_TRUE(speaker_->Apply(more).ok());
+  ASSERT_TRUE(peer_.Establish());
+  std::set<IpPrefix> announced;
+  int end_of_ribs = 0;
+  while (end_of_ribs < 2) {
+    auto message = peer_.Next();
+    ASSERT_TRUE(message && std::holds_alternative<DecodedUpdate>(*message))
+        << "no UPDATE after " << announced.size() << " prefixes";
+    const auto& update = std::get<DecodedUpdate>(*message).update;
+    if (update.end_of_rib) {
+      ++end_of_ribs;
+      continue;
+    }
+    ASSERT_EQ(end_of_ribs, 0) << "a route after End-of-RIB";
+    for (const Nlri& nlri : update.announced) {
+      EXPECT_TRUE(announced.insert(nlri.prefix).second) << nlri.prefix.ToString() << " sent twice";
+    }
+  }
+  EXPECT_EQ(announced.size(), static_cast<size_t>(kRoutes + 1));
+  const auto status = speaker_->Status();
+  ASSERT_EQ(status.size(), 1u);
+  EXPECT_EQ(status[0].prefixes_advertised, static_cast<uint64_t>(kRoutes + 1));
+}
 
 TEST_F(BgpSessionTest, TreatAsWithdrawAndAttributeDiscardKeepTheSession) {
   StartSpeaker();
