@@ -20,6 +20,11 @@ constexpr uint32_t kMinFacilities = 8;
 constexpr uint32_t kMaxFacilities = 4096;
 constexpr size_t kNearestCandidates = 8;  // near-neighbour links go to one of these
 constexpr double kConduitDegrees = 10;    // links leaving a facility this close in bearing share a conduit
+// The default total demand as a share of all directed link capacity: gravity
+// traffic crosses many links and few cables, so this loads the busiest links
+// near their capacity (3% put the maximum utilization at 6 on 200 facilities
+// and 14 on 754).
+constexpr double kDefaultDemandShare = 0.0025;
 
 struct Metro {
   double lat, lon;
@@ -371,7 +376,7 @@ class WanBuilder {
     double total_gbps = options_.total_demand_gbps;
     if (total_gbps == 0) {
       for (const auto& link : topology_.links) total_gbps += link.capacity_gbps();
-      total_gbps *= 0.03;
+      total_gbps *= kDefaultDemandShare;
     }
     topology_.workloads.reserve(topology_.workloads.size() + pairs.size() + options_.chains);
     for (size_t i = 0; i < pairs.size(); ++i) {

@@ -48,7 +48,7 @@ struct SyntheticWanOptions {
   uint32_t long_haul_links = 0;     // extra long links inside continents; 0: facilities / 50
   double parallel_fraction = 0.05;  // links with a parallel circuit, 0 .. 1
   uint32_t elephant_flows = 0;      // distinct ordered pairs, at most facilities x (facilities - 1) / 2
-  double total_demand_gbps = 0;     // shared by the flows; 0: 3% of all directed link capacity
+  double total_demand_gbps = 0;     // shared by the flows; 0: 0.25% of all directed link capacity
   uint32_t services = 0;            // 0: no services and no chains
   uint32_t replicas = 3;            // per service, 1 .. facilities
   uint32_t chains = 0;              // needs services > 0

@@ -116,7 +116,7 @@ TEST(SyntheticWanTest, LargeBackboneIsConnectedAndWanLike) {
   EXPECT_EQ(elephants, 56'736u);
   double capacity = 0;
   for (const auto& link : wan.links) capacity += link.capacity_gbps();
-  EXPECT_NEAR(total_gbps, 0.03 * capacity, 1e-6 * capacity);
+  EXPECT_NEAR(total_gbps, 0.0025 * capacity, 1e-6 * capacity);
 }
 
 TEST(SyntheticWanTest, ChainsCallReplicatedServices) {
