@@ -5,6 +5,5 @@
 //   topology/repetita.h         LoadRepetita (REPETITA .graph + .demands)
 //   topology/graphml.h          LoadGraphml (Internet Topology Zoo)
 //   topology/import.h           ImportTopology (any of the above, by extension)
-//   topology/synthetic_wan.h    GenerateSyntheticWan (a seeded WAN-like backbone)
 #include "topology/inventory.h"       // IWYU pragma: export
 #include "topology/project_reader.h"  // IWYU pragma: export
