@@ -228,9 +228,12 @@ Measured Plan(const Instance& instance) {
       measured.primary_bytes += primary.ByteSizeLong();
     }
   }
-  snprintf(measured.note, sizeof measured.note, "%zu problems%s%s", built.problems.size(),
-           built.problems.empty() ? "" : ", the first: ",
-           built.problems.empty() ? "" : built.problems.front().substr(0, 120).c_str());
+  uint64_t chain_bytes = 0;
+  for (const auto& chain : built.plan.chains()) chain_bytes += chain.ByteSizeLong();
+  snprintf(measured.note, sizeof measured.note, "routes %.1f MB, chains %.1f MB; %zu problems%s%s",
+           static_cast<double>(measured.plan_bytes - chain_bytes) / 1e6, static_cast<double>(chain_bytes) / 1e6,
+           built.problems.size(), built.problems.empty() ? "" : ", the first: ",
+           built.problems.empty() ? "" : built.problems.front().substr(0, 100).c_str());
   return measured;
 }
 
