@@ -13,13 +13,12 @@ namespace {
 
 constexpr uint64_t kInfinity = kUnreachable;
 
-v1::NextHop MakeNextHop(const Snapshot& snapshot, int link, uint32_t weight) {
-  v1::NextHop hop;
+// Fills a next hop in place: a plan holds millions, each string allocated once.
+void SetNextHop(const Snapshot& snapshot, int link, uint32_t weight, v1::NextHop& hop) {
   hop.set_link_id(snapshot.link_id(link));
   hop.set_peer_facility_id(snapshot.facility_id(snapshot.link_dst(link)));
   hop.set_peer_node_id(snapshot.link_dst_node(link));
   hop.set_weight(weight);
-  return hop;
 }
 
 // Every first-hop arc of `source` that starts a shortest path to `dst`.
@@ -40,13 +39,12 @@ std::vector<int> EqualCostFirstLinks(const Snapshot& snapshot, int source, int d
   return links;
 }
 
-std::vector<std::string> FacilityIds(const Snapshot& snapshot, const std::vector<int>& path) {
-  std::vector<std::string> ids;
-  ids.reserve(path.size());
-  for (int index : path) ids.push_back(snapshot.facility_id(index));
-  return ids;
+// Appends the facilities of `path` to `ids`, each string allocated once.
+void AddFacilityIds(const Snapshot& snapshot, const std::vector<int>& path,
+                    google::protobuf::RepeatedPtrField<std::string>& ids) {
+  ids.Reserve(ids.size() + static_cast<int>(path.size()));
+  for (int index : path) ids.Add()->assign(snapshot.facility_id(index));
 }
-
 // The facilities from `source` to `dst` along the heaviest next hop at each
 // (ties: lowest link index), and the links taken. WCMP routes are loop-free,
 // so this ends at dst; the bound only guards against a malformed Wcmp.
@@ -281,7 +279,7 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
       if (weights != nullptr && weights->route(source, dst).follows_allocation) {
         for (const WeightedNextHop& hop : weights->route(source, dst).next_hops) {
           first_links.push_back(hop.link);
-          *route.add_next_hops() = MakeNextHop(snapshot, hop.link, hop.weight);
+          SetNextHop(snapshot, hop.link, hop.weight, *route.add_next_hops());
         }
         std::vector<int> path_links;
         HeaviestPath(snapshot, *weights, source, dst, &path, &path_links);
@@ -290,11 +288,11 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
         route.set_path_latency_us(latency_us);
       } else {
         first_links = installed[dst][source];
-        for (int link : first_links) *route.add_next_hops() = MakeNextHop(snapshot, link, 1);
+        for (int link : first_links) SetNextHop(snapshot, link, 1, *route.add_next_hops());
         path = primary.PathTo(dst);
         route.set_path_latency_us(primary.distance_us[dst]);
       }
-      for (const auto& id : FacilityIds(snapshot, path)) route.add_path_facility_ids(id);
+      AddFacilityIds(snapshot, path, *route.mutable_path_facility_ids());
 
       // Failures that would hit this route: its first links, their SRLGs, transit facilities.
       std::vector<std::pair<v1::FailureScope, Exclusion>> failures;
@@ -323,8 +321,8 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
         *backup.mutable_protects() = scope;
         if (std::optional<LoopFreeBackup> loop_free =
                 FindLoopFreeBackup(snapshot, installed, weights, all, shares, source, dst, exclusion)) {
-          *backup.add_next_hops() = MakeNextHop(snapshot, loop_free->link, 1);
-          for (const auto& id : FacilityIds(snapshot, loop_free->path)) backup.add_path_facility_ids(id);
+          SetNextHop(snapshot, loop_free->link, 1, *backup.add_next_hops());
+          AddFacilityIds(snapshot, loop_free->path, *backup.mutable_path_facility_ids());
           backup.set_path_latency_us(loop_free->latency_us);
           continue;
         }
@@ -332,10 +330,8 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
         // failure, which holds once the other routers have the next plan.
         const ShortestPaths& alternative = backup_for(scope.kind(), scope.id(), exclusion);
         if (alternative.distance_us[dst] == kInfinity) continue;  // no backup: empty next hops
-        *backup.add_next_hops() = MakeNextHop(snapshot, alternative.FirstLinkTo(dst), 1);
-        for (const auto& id : FacilityIds(snapshot, alternative.PathTo(dst))) {
-          backup.add_path_facility_ids(id);
-        }
+        SetNextHop(snapshot, alternative.FirstLinkTo(dst), 1, *backup.add_next_hops());
+        AddFacilityIds(snapshot, alternative.PathTo(dst), *backup.mutable_path_facility_ids());
         backup.set_path_latency_us(alternative.distance_us[dst]);
       }
 
