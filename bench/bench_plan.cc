@@ -51,6 +51,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/bench_report.h"
+#include "geodesic/v1/model.pb.h"
+#include "geodesic/v1/plan.pb.h"
 #include "pathcomp/solver/chain_placer.h"
 #include "pathcomp/solver/elephant_allocator.h"
 #include "pathcomp/solver/plan_builder.h"
