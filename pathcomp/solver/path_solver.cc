@@ -1,10 +1,10 @@
 #include "pathcomp/solver/path_solver.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "pathcomp/solver/shortest_paths.h"
 
@@ -13,13 +13,12 @@ namespace {
 
 constexpr uint64_t kInfinity = kUnreachable;
 
-v1::NextHop MakeNextHop(const Snapshot& snapshot, int link, uint32_t weight) {
-  v1::NextHop hop;
+// Fills a next hop in place: a plan holds millions, each string allocated once.
+void SetNextHop(const Snapshot& snapshot, int link, uint32_t weight, v1::NextHop& hop) {
   hop.set_link_id(snapshot.link_id(link));
   hop.set_peer_facility_id(snapshot.facility_id(snapshot.link_dst(link)));
   hop.set_peer_node_id(snapshot.link_dst_node(link));
   hop.set_weight(weight);
-  return hop;
 }
 
 // Every first-hop arc of `source` that starts a shortest path to `dst`.
@@ -40,13 +39,12 @@ std::vector<int> EqualCostFirstLinks(const Snapshot& snapshot, int source, int d
   return links;
 }
 
-std::vector<std::string> FacilityIds(const Snapshot& snapshot, const std::vector<int>& path) {
-  std::vector<std::string> ids;
-  ids.reserve(path.size());
-  for (int index : path) ids.push_back(snapshot.facility_id(index));
-  return ids;
+// Appends the facilities of `path` to `ids`, each string allocated once.
+void AddFacilityIds(const Snapshot& snapshot, const std::vector<int>& path,
+                    google::protobuf::RepeatedPtrField<std::string>& ids) {
+  ids.Reserve(ids.size() + static_cast<int>(path.size()));
+  for (int index : path) ids.Add()->assign(snapshot.facility_id(index));
 }
-
 // The facilities from `source` to `dst` along the heaviest next hop at each
 // (ties: lowest link index), and the links taken. WCMP routes are loop-free,
 // so this ends at dst; the bound only guards against a malformed Wcmp.
@@ -73,36 +71,65 @@ void HeaviestPath(const Snapshot& snapshot, const Wcmp& wcmp, int source, int ds
 // on while a backup carries the repairing facility's traffic.
 using InstalledHops = std::vector<std::vector<std::vector<int>>>;
 
-// The share of the traffic for `dst` handed to `from` that the installed
-// next hops (split by their weights: the allocation's where it follows one,
-// else equally) lead back to `repairing`, into the failed facility or across
-// a failed link: 0 for a loop-free alternate. Primary forwarding toward a
-// destination is loop-free, so the walk ends.
-double ReturnedShare(const Snapshot& snapshot, const InstalledHops& installed, const Wcmp* weights, int dst,
-                     int from, int repairing, const Exclusion& failure) {
-  std::vector<double> share(static_cast<size_t>(snapshot.facility_count()), -1);
-  const std::function<double(int, int)> walk = [&](int at, int depth) -> double {
-    if (at == dst) return 0;
-    if (at == repairing || at == failure.facility || depth > snapshot.facility_count()) return 1;
-    if (share[at] >= 0) return share[at];
-    const std::vector<int>& hops = installed[dst][at];
+// The share of the traffic for `dst` handed to a facility that the
+// installed next hops (split by their weights: the allocation's where it
+// follows one, else equally) lead back to `repairing`, into the failed
+// facility or across a failed link: 0 for a loop-free alternate. Primary
+// forwarding toward a destination is loop-free, so the walk ends. One
+// instance serves a whole solve: Begin() starts the shares of one (dst,
+// repairing, failure), which every neighbour asked about then shares.
+class ReturnedShares {
+ public:
+  ReturnedShares(const Snapshot& snapshot, const InstalledHops& installed, const Wcmp* weights)
+      : snapshot_(snapshot),
+        installed_(installed),
+        weights_(weights),
+        share_(static_cast<size_t>(snapshot.facility_count()), 0),
+        stamp_(static_cast<size_t>(snapshot.facility_count()), 0) {}
+
+  void Begin(int dst, int repairing, const Exclusion& failure) {
+    dst_ = dst;
+    repairing_ = repairing;
+    failure_ = &failure;
+    ++current_;
+  }
+
+  double From(int from) { return Walk(from, 0); }
+
+ private:
+  double Walk(int at, int depth) {
+    if (at == dst_) return 0;
+    if (at == repairing_ || at == failure_->facility || depth > snapshot_.facility_count()) return 1;
+    if (stamp_[at] == current_) return share_[at];
+    const std::vector<int>& hops = installed_[dst_][at];
+    const WcmpRoute* weighted =
+        weights_ != nullptr && weights_->route(at, dst_).follows_allocation ? &weights_->route(at, dst_) : nullptr;
     double total = 0, returned = 0;
     for (const int link : hops) {
       double weight = 1;
-      if (weights != nullptr && weights->route(at, dst).follows_allocation) {
+      if (weighted != nullptr) {
         weight = 0;
-        for (const WeightedNextHop& hop : weights->route(at, dst).next_hops) {
+        for (const WeightedNextHop& hop : weighted->next_hops) {
           if (hop.link == link) weight = hop.weight;
         }
       }
       total += weight;
-      returned += weight * (failure.Excludes(snapshot, link) ? 1.0 : walk(snapshot.link_dst(link), depth + 1));
+      returned += weight * (failure_->Excludes(snapshot_, link) ? 1.0 : Walk(snapshot_.link_dst(link), depth + 1));
     }
-    share[at] = total > 0 ? returned / total : 1;
-    return share[at];
-  };
-  return walk(from, 0);
-}
+    stamp_[at] = current_;
+    share_[at] = total > 0 ? returned / total : 1;
+    return share_[at];
+  }
+
+  const Snapshot& snapshot_;
+  const InstalledHops& installed_;
+  const Wcmp* weights_;
+  std::vector<double> share_;
+  std::vector<uint64_t> stamp_;  // share_[f] is current when stamp_[f] == current_
+  uint64_t current_ = 0;
+  int dst_ = -1, repairing_ = -1;
+  const Exclusion* failure_ = nullptr;
+};
 
 // The path traffic for `dst` takes from `from` along the installed next hops
 // (the heaviest at each facility given weights, else the first), appended to
@@ -148,8 +175,10 @@ struct LoopFreeBackup {
 };
 std::optional<LoopFreeBackup> FindLoopFreeBackup(const Snapshot& snapshot, const InstalledHops& installed,
                                                  const Wcmp* weights, const std::vector<ShortestPaths>& all,
-                                                 int source, int dst, const Exclusion& failure) {
+                                                 ReturnedShares& shares, int source, int dst,
+                                                 const Exclusion& failure) {
   std::optional<LoopFreeBackup> best;
+  shares.Begin(dst, source, failure);
   uint64_t best_score = kInfinity;
   for (const int link : snapshot.out_links(source)) {
     if (failure.Excludes(snapshot, link)) continue;
@@ -157,7 +186,7 @@ std::optional<LoopFreeBackup> FindLoopFreeBackup(const Snapshot& snapshot, const
     double returned = 0;
     if (next != dst) {
       if (next == failure.facility || all[next].distance_us[dst] == kInfinity) continue;
-      returned = ReturnedShare(snapshot, installed, weights, dst, next, source, failure);
+      returned = shares.From(next);
       if (returned >= 1) continue;
     }
     const uint64_t score = snapshot.link_state(link).cost_us + (next == dst ? 0 : all[next].distance_us[dst]);
@@ -214,6 +243,7 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
     }
   }
 
+  ReturnedShares shares(snapshot, installed, weights);
   for (int source = 0; source < n; ++source) {
     const ShortestPaths& primary = all[source];
     v1::SitePlan& site = *plan.add_sites();
@@ -249,7 +279,7 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
       if (weights != nullptr && weights->route(source, dst).follows_allocation) {
         for (const WeightedNextHop& hop : weights->route(source, dst).next_hops) {
           first_links.push_back(hop.link);
-          *route.add_next_hops() = MakeNextHop(snapshot, hop.link, hop.weight);
+          SetNextHop(snapshot, hop.link, hop.weight, *route.add_next_hops());
         }
         std::vector<int> path_links;
         HeaviestPath(snapshot, *weights, source, dst, &path, &path_links);
@@ -258,11 +288,11 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
         route.set_path_latency_us(latency_us);
       } else {
         first_links = installed[dst][source];
-        for (int link : first_links) *route.add_next_hops() = MakeNextHop(snapshot, link, 1);
+        for (int link : first_links) SetNextHop(snapshot, link, 1, *route.add_next_hops());
         path = primary.PathTo(dst);
         route.set_path_latency_us(primary.distance_us[dst]);
       }
-      for (const auto& id : FacilityIds(snapshot, path)) route.add_path_facility_ids(id);
+      AddFacilityIds(snapshot, path, *route.mutable_path_facility_ids());
 
       // Failures that would hit this route: its first links, their SRLGs, transit facilities.
       std::vector<std::pair<v1::FailureScope, Exclusion>> failures;
@@ -290,9 +320,9 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
         v1::Backup& backup = *route.add_backups();
         *backup.mutable_protects() = scope;
         if (std::optional<LoopFreeBackup> loop_free =
-                FindLoopFreeBackup(snapshot, installed, weights, all, source, dst, exclusion)) {
-          *backup.add_next_hops() = MakeNextHop(snapshot, loop_free->link, 1);
-          for (const auto& id : FacilityIds(snapshot, loop_free->path)) backup.add_path_facility_ids(id);
+                FindLoopFreeBackup(snapshot, installed, weights, all, shares, source, dst, exclusion)) {
+          SetNextHop(snapshot, loop_free->link, 1, *backup.add_next_hops());
+          AddFacilityIds(snapshot, loop_free->path, *backup.mutable_path_facility_ids());
           backup.set_path_latency_us(loop_free->latency_us);
           continue;
         }
@@ -300,16 +330,20 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
         // failure, which holds once the other routers have the next plan.
         const ShortestPaths& alternative = backup_for(scope.kind(), scope.id(), exclusion);
         if (alternative.distance_us[dst] == kInfinity) continue;  // no backup: empty next hops
-        *backup.add_next_hops() = MakeNextHop(snapshot, alternative.FirstLinkTo(dst), 1);
-        for (const auto& id : FacilityIds(snapshot, alternative.PathTo(dst))) {
-          backup.add_path_facility_ids(id);
-        }
+        SetNextHop(snapshot, alternative.FirstLinkTo(dst), 1, *backup.add_next_hops());
+        AddFacilityIds(snapshot, alternative.PathTo(dst), *backup.mutable_path_facility_ids());
         backup.set_path_latency_us(alternative.distance_us[dst]);
       }
 
-      for (const auto& prefix : snapshot.facility_prefixes(dst)) {
-        route.set_prefix(prefix);
-        *site.add_routes() = route;
+      // One route per prefix: copies for all but the last, which takes this one.
+      const auto& prefixes = snapshot.facility_prefixes(dst);
+      for (size_t p = 0; p < prefixes.size(); ++p) {
+        route.set_prefix(prefixes[p]);
+        if (p + 1 < prefixes.size()) {
+          *site.add_routes() = route;
+        } else {
+          *site.add_routes() = std::move(route);
+        }
       }
     }
     std::sort(site.mutable_routes()->begin(), site.mutable_routes()->end(),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
 
 #include "pathcomp/solver/path_solver.h"
 
@@ -28,6 +29,41 @@ uint32_t RoutesChanged(const v1::Plan& before, const v1::Plan& after) {
   for (const auto& site : after.sites()) {
     auto it = sites.find(site.facility_id());
     changed += pathcomp::CountChangedRoutes(it == sites.end() ? v1::SitePlan() : *it->second, site);
+  }
+  return changed;
+}
+
+RouteSignatures SignaturesOf(const v1::Plan& plan) {
+  RouteSignatures signatures;
+  for (const auto& site : plan.sites()) {
+    auto& routes = signatures[site.facility_id()];
+    for (const auto& route : site.routes()) {
+      uint64_t hash = 1469598103934665603ULL;  // FNV-1a over (link id, weight) in order
+      const auto mix = [&hash](const std::string& bytes) {
+        for (const unsigned char c : bytes) hash = (hash ^ c) * 1099511628211ULL;
+        hash = (hash ^ 0xff) * 1099511628211ULL;  // ends the field
+      };
+      for (const auto& hop : route.next_hops()) {
+        mix(hop.link_id());
+        mix(std::to_string(hop.weight()));
+      }
+      routes[route.prefix()] = hash;
+    }
+  }
+  return signatures;
+}
+
+uint32_t RoutesChanged(const RouteSignatures& before, const RouteSignatures& after) {
+  static const std::map<std::string, uint64_t> kNone;
+  uint32_t changed = 0;
+  for (const auto& [facility, routes] : after) {
+    auto site = before.find(facility);
+    const auto& old_routes = site == before.end() ? kNone : site->second;
+    for (const auto& [prefix, hash] : routes) {
+      auto old = old_routes.find(prefix);
+      if (old == old_routes.end() || old->second != hash) ++changed;
+    }
+    for (const auto& [prefix, hash] : old_routes) changed += routes.count(prefix) == 0 ? 1 : 0;
   }
   return changed;
 }
@@ -62,7 +98,9 @@ SettledPlan SettledFromPlans(const v1::Plan* before, const v1::Plan& after) {
 DrillOutcomes::Measures DrillOutcomes::Settle(const SettledPlan& settled) {
   const v1::Plan& after = *settled.after;
   Measures measures;
-  measures.routes_changed = settled.before != nullptr ? RoutesChanged(*settled.before, after) : 0;
+  measures.routes_changed = settled.routes_changed ? *settled.routes_changed
+                            : settled.before != nullptr ? RoutesChanged(*settled.before, after)
+                                                        : 0;
   measures.carried_ratio = settled.carried_ratio;
   measures.mlu = after.elephants().max_utilization();
   measures.chain_latency_p50_us = Percentile(settled.chain_latency_us, 0.5);

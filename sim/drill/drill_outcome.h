@@ -7,6 +7,8 @@
 // dependencies) with each event's outcome fields.
 // Pure: no I/O, no clock. Thread-compatible.
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,6 +28,15 @@ std::set<std::string> DependencyKeys(const v1::Plan& plan);
 // (a site `before` lacks counts all its routes).
 uint32_t RoutesChanged(const v1::Plan& before, const v1::Plan& after);
 
+// What RoutesChanged compares of a plan, without the plan's routes: per site,
+// per prefix, a hash of the route's next hops (link and weight, in order).
+// A few dozen bytes a route where the route itself, with its backups, takes
+// kilobytes, so a runner need not keep a whole plan to compare the next one.
+using RouteSignatures = std::map<std::string, std::map<std::string, uint64_t>>;
+RouteSignatures SignaturesOf(const v1::Plan& plan);
+// RoutesChanged of the plans these signatures were taken from.
+uint32_t RoutesChanged(const RouteSignatures& before, const RouteSignatures& after);
+
 // The share of elephant demand the plan carries within capacity:
 // carried / demand / max(1, MLU), at most 1; 1 without demand.
 double PlanCarriedRatio(const v1::Plan& plan);
@@ -44,6 +55,9 @@ struct SettledPlan {
   uint32_t budget_violations = 0;          // chains up but over their latency budget
   std::vector<std::string> cut_workload_ids = {};
   double carried_ratio = 1.0;
+  // When set, the routes that changed (the runner kept no routes of the
+  // plans to compare; see RouteSignatures), else RoutesChanged(*before, *after).
+  std::optional<uint32_t> routes_changed = std::nullopt;
 };
 
 // What the live runner sees: everything read from the plans themselves.

@@ -7,6 +7,7 @@
 #include "config/config_reader.h"
 #include "sim/drill/drill_generator.h"
 #include "topology/import.h"
+#include "topology/synthetic_wan.h"
 
 namespace geodesic::sim {
 namespace {
@@ -154,13 +155,35 @@ absl::StatusOr<DrillSpec> LoadDrill(const std::string& path) {
   spec.path = path;
   spec.name = root->RequiredId("name");
   spec.description = root->OptionalString("description", "");
-  const std::string topology_path = root->RequiredPath("topology");
-  if (!topology_path.empty()) {
-    auto topology = topology::ImportTopology(topology_path);
-    if (!topology.ok()) {
-      root->AddError("topology", std::string(topology.status().message()));
-    } else {
-      spec.topology = *std::move(topology);
+  if (auto synthetic = root->OptionalMap("synthetic_wan")) {
+    const size_t errors_before = root->error_count();
+    if (root->Has("topology")) root->AddError("synthetic_wan", "give either topology or synthetic_wan, not both");
+    topology::SyntheticWanOptions options;
+    options.seed = synthetic->OptionalUint("seed", 1, 0, UINT64_MAX);
+    options.facilities = static_cast<uint32_t>(synthetic->RequiredUint("facilities", 8, 4096));
+    options.mean_degree = synthetic->OptionalDouble("mean_degree", options.mean_degree, 2.2, 8);
+    options.long_haul_links = static_cast<uint32_t>(synthetic->OptionalUint("long_haul_links", 0, 0, 4096));
+    options.parallel_fraction = synthetic->OptionalDouble("parallel_fraction", options.parallel_fraction, 0, 1);
+    options.elephant_flows = static_cast<uint32_t>(synthetic->OptionalUint("elephant_flows", 0, 0, 10'000'000));
+    options.total_demand_gbps = synthetic->OptionalDouble("total_demand_gbps", 0, 0, 1e9);
+    synthetic->RejectUnknownKeys();
+    if (root->error_count() == errors_before) {
+      auto topology = topology::GenerateSyntheticWan(options);
+      if (!topology.ok()) {
+        root->AddError("synthetic_wan", std::string(topology.status().message()));
+      } else {
+        spec.topology = *std::move(topology);
+      }
+    }
+  } else {
+    const std::string topology_path = root->RequiredPath("topology");
+    if (!topology_path.empty()) {
+      auto topology = topology::ImportTopology(topology_path);
+      if (!topology.ok()) {
+        root->AddError("topology", std::string(topology.status().message()));
+      } else {
+        spec.topology = *std::move(topology);
+      }
     }
   }
   if (auto generate = root->OptionalMap("generate")) {

@@ -6,6 +6,10 @@
 //   name: backbone-link-cut                  # an id
 //   description: "..."
 //   topology: ../../deploy/examples/backbone.yaml   # any import format; relative to the drill file
+//   synthetic_wan:                           # instead of topology: a generated backbone
+//     {facilities: 60, seed: 1, mean_degree: 3.5, long_haul_links: 0, parallel_fraction: 0.05,
+//      elephant_flows: 0, total_demand_gbps: 0}   # see topology/synthetic_wan.h; defaults shown
+//                                                 # but facilities (8..4096), which is required
 //   generate:                                # optional, seeded: added to the topology's own workloads
 //     seed: 7
 //     demand_scale: 1.0                      # the file's elephant demands times this

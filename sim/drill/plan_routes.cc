@@ -20,6 +20,8 @@ ChainRoute RouteOf(const pathcomp::Snapshot& snapshot, const pathcomp::Chain& ch
 PlanState RoutesOf(const pathcomp::Snapshot& snapshot, pathcomp::BuiltPlan built) {
   PlanState state;
   state.plan = std::move(built.plan);
+  state.routes = SignaturesOf(state.plan);
+  state.plan.clear_sites();
   const auto& chains = snapshot.chains();
   for (size_t c = 0; c < chains.size(); ++c) {
     const std::string& id = snapshot.workload_id(chains[c].workload);

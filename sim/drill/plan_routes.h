@@ -12,6 +12,7 @@
 
 #include "geodesic/v1/plan.pb.h"
 #include "pathcomp/solver/plan_builder.h"
+#include "sim/drill/drill_outcome.h"
 
 namespace geodesic::sim {
 
@@ -33,13 +34,18 @@ struct ElephantRoute {
 };
 
 struct PlanState {
+  // The plan without its sites' routes, which the simulator reads only to
+  // count what changed: `routes` keeps that much of them (a whole plan of a
+  // large backbone is gigabytes; two at once were the drill's peak).
   v1::Plan plan{};
+  RouteSignatures routes{};
   std::map<std::string, ChainRoute> chains{};                      // by workload id
   std::map<std::string, std::vector<ChainBackupRoute>> backups{};  // by workload id
   std::map<std::string, ElephantRoute> elephants{};                // by workload id
 };
 
-// The routes of `built`, planned from `snapshot`; its plan is moved in.
+// The routes of `built`, planned from `snapshot`; its plan is moved in, its
+// sites' routes replaced by their signatures.
 PlanState RoutesOf(const pathcomp::Snapshot& snapshot, pathcomp::BuiltPlan built);
 
 }  // namespace geodesic::sim

@@ -359,7 +359,10 @@ class Simulation {
                                                              .chain_latency_us = latencies,
                                                              .budget_violations = over_budget,
                                                              .cut_workload_ids = cut,
-                                                             .carried_ratio = CarriedRatio()});
+                                                             .carried_ratio = CarriedRatio(),
+                                                             .routes_changed = previous ? std::optional<uint32_t>(RoutesChanged(
+                                                                                              previous->routes, current_->routes))
+                                                                                        : std::nullopt});
     for (int index : plan_event_[at_ms]) {
       v1::DrillEventOutcome& outcome = outcomes_[index];
       outcome.set_replanned_at_ms(at_ms);

@@ -52,6 +52,31 @@ TEST(DrillOutcomeTest, CutListsUnroutableFlowsThenUnplacedChains) {
   EXPECT_THAT(CutWorkloads(plan), ElementsAre("bulk", "agent"));
 }
 
+TEST(DrillOutcomeTest, SignaturesCountTheSameChangedRoutesAsThePlans) {
+  const v1::Plan before = PlanWith(1, {{"10.0.0.0/16", "iad-chi"}, {"10.1.0.0/16", "iad-nyc"}, {"10.2.0.0/16", "iad-den"}});
+  // One next hop moved, one route gone, one new.
+  v1::Plan after = PlanWith(2, {{"10.0.0.0/16", "iad-chi"}, {"10.1.0.0/16", "iad-chi"}, {"10.3.0.0/16", "iad-sjc"}});
+  EXPECT_EQ(RoutesChanged(before, after), 3u);
+  EXPECT_EQ(RoutesChanged(SignaturesOf(before), SignaturesOf(after)), 3u);
+  // A weight alone is a change too; a site the earlier plan lacks counts all its routes.
+  v1::Plan reweighted = before;
+  reweighted.mutable_sites(0)->mutable_routes(2)->mutable_next_hops(0)->set_weight(5);
+  v1::SitePlan& added = *reweighted.add_sites();
+  added.set_facility_id("chi");
+  added.add_routes()->set_prefix("10.9.0.0/16");
+  EXPECT_EQ(RoutesChanged(before, reweighted), 2u);
+  EXPECT_EQ(RoutesChanged(SignaturesOf(before), SignaturesOf(reweighted)), 2u);
+  EXPECT_EQ(RoutesChanged(SignaturesOf(before), SignaturesOf(before)), 0u);
+
+  // Settle takes the runner's count when given one.
+  v1::DrillReport report;
+  DrillOutcomes totals(report);
+  totals.Settle(SettledFromPlans(nullptr, before));
+  SettledPlan settled = SettledFromPlans(&before, after);
+  settled.routes_changed = 7;
+  EXPECT_EQ(totals.Settle(settled).routes_changed, 7u);
+}
+
 TEST(DrillOutcomeTest, TotalsFollowEverySettledPlanAndOnlyNewDependenciesCount) {
   v1::DrillReport report;
   DrillOutcomes totals(report);

@@ -107,6 +107,53 @@ TEST(DrillTest, BadDrillFilesAreRefusedWithTheirLines) {
   EXPECT_THAT(message, HasSubstr("min_delivered_ratio"));
 }
 
+TEST(DrillTest, ASyntheticWanDrillGeneratesItsBackbone) {
+  const testing::TempDir dir("synthetic-drill");
+  const fs::path file = dir.Join("synthetic.yaml");
+  std::ofstream(file) << "name: synthetic\n"
+                         "synthetic_wan: {facilities: 24, seed: 3, elephant_flows: 120}\n"
+                         "generate: {seed: 3, chains: {count: 10, services: 4, replicas: 2, min_hops: 2, max_hops: 3,"
+                         " budget_ms: 400}}\n"
+                         "duration_s: 60\n"
+                         "timeline:\n"
+                         "  - {at_s: 10, fail: facility, id: eu-0001}\n"
+                         "  - {at_s: 40, restore: facility, id: eu-0001}\n";
+  auto spec = LoadDrill(file.string());
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->topology.facilities.size(), 24u);
+  size_t flows = 0, chains = 0;
+  for (const auto& workload : spec->topology.workloads) {
+    flows += workload.has_elephant() ? 1 : 0;
+    chains += workload.has_chain() ? 1 : 0;
+  }
+  EXPECT_EQ(flows, 120u);
+  EXPECT_EQ(chains, 10u);
+  const v1::DrillReport first = RunDrill(*spec);
+  const v1::DrillReport second = RunDrill(*spec);
+  EXPECT_EQ(first.SerializeAsString(), second.SerializeAsString());
+  EXPECT_EQ(first.events_size(), 2);
+}
+
+TEST(DrillTest, BadSyntheticWanKeysAreRefused) {
+  const testing::TempDir dir("bad-synthetic-drill");
+  const fs::path file = dir.Join("bad-synthetic.yaml");
+  const std::string backbone = SourceDir() + "/deploy/examples/backbone.yaml";
+  std::ofstream(file) << "name: bad\ntopology: " << backbone
+                      << "\nsynthetic_wan: {facilities: 3, mean_degree: 9, surprise: 1}\nduration_s: 30\n";
+  auto spec = LoadDrill(file.string());
+  ASSERT_FALSE(spec.ok());
+  const std::string message(spec.status().message());
+  EXPECT_THAT(message, HasSubstr("either topology or synthetic_wan"));
+  EXPECT_THAT(message, HasSubstr("synthetic_wan.facilities"));
+  EXPECT_THAT(message, HasSubstr("synthetic_wan.mean_degree"));
+  EXPECT_THAT(message, HasSubstr("surprise"));
+
+  std::ofstream(file, std::ios::trunc) << "name: bad\nsynthetic_wan: {facilities: 10, elephant_flows: 46}\nduration_s: 30\n";
+  auto too_many = LoadDrill(file.string());
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_THAT(too_many.status().message(), HasSubstr("elephant_flows: 46"));
+}
+
 TEST(DrillTest, PacketExpectationsAreNotJudgedWithoutPackets) {
   auto spec = LoadDrill(SourceDir() + "/sim/drills/backbone-link-cut.yaml");
   ASSERT_TRUE(spec.ok()) << spec.status();

@@ -1,0 +1,304 @@
+// Whole plans on large backbones: BuildPlan (pathcomp's plan: chains, the
+// elephant allocation, weighted next hops, routes with every backup, the
+// audit) against the elephant solve of the same instance, in time and in
+// peak memory, and the plan's serialized size per route.
+//
+// Instances (each with 1,000 agent chains, sim::AddChains: 24 services with
+// 3 replicas, 3 to 6 calls, seed 7):
+//   cogentco  REPETITA Cogentco (197 facilities, 37,805 elephant flows)
+//   wan754    topology::GenerateSyntheticWan, 754 facilities, 56,736 gravity
+//             flows, seed 1
+//   wan200    the same generator at 200 facilities and 10,000 flows, and
+//   wan100    at 100 facilities and 3,000 flows (neither is run unless named;
+//             wan100 is small enough for heaptrack)
+//
+// Results, per instance <net>:
+//   plan_build_<net>     BuildPlan wall time; reference: ElephantAllocator::
+//                        Allocate alone on the same snapshot and chain plan
+//                        (elephant_solve).
+//   plan_peak_mb_<net>   the peak resident memory of a process that builds
+//                        the snapshot and the plan; reference: of one that
+//                        builds the snapshot, places the chains and solves
+//                        the elephants (elephant_solve_peak). Each in a
+//                        forked child of its own, read with wait4's
+//                        ru_maxrss.
+//   plan_bytes_per_route_<net>
+//                        the serialized plan's bytes per route; reference:
+//                        the bytes of the routes' primary next hops alone.
+// A child that runs out of its memory limit (RLIMIT_AS,
+// $GEODESIC_BENCH_PLAN_LIMIT_GB, default 6) or time (600 s) is reported on
+// stderr with what it reached, and its results are not printed.
+//
+// GEODESIC_BENCH_PLAN_IN_PROCESS=1 builds each plan in this process, prints
+// no results, only its stderr line: for heaptrack, which follows no fork.
+// Usage: bench_plan [cogentco|wan754|wan200|wan100]...   (default: cogentco wan754)
+// Cogentco is read from $GEODESIC_SOURCE_DIR/../shared/data/repetita. One
+// run each (a large instance takes seconds). One line per result:
+//   BENCH <name>: ours=<value><unit> <reference>=<value><unit> ratio=<ours/reference>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bench/bench_report.h"
+#include "geodesic/v1/model.pb.h"
+#include "geodesic/v1/plan.pb.h"
+#include "pathcomp/solver/chain_placer.h"
+#include "pathcomp/solver/elephant_allocator.h"
+#include "pathcomp/solver/plan_builder.h"
+#include "pathcomp/solver/snapshot.h"
+#include "sim/drill/drill_generator.h"
+#include "topology/repetita.h"
+#include "topology/synthetic_wan.h"
+
+namespace geodesic::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr double kChainHeadroom = 0.1;  // pathcomp's default chain_headroom
+constexpr unsigned kChildTimeoutS = 600;
+
+[[noreturn]] void Die(const std::string& what) {
+  fprintf(stderr, "bench_plan: %s\n", what.c_str());
+  exit(1);
+}
+
+std::string RepetitaDir() {
+  const char* source = getenv("GEODESIC_SOURCE_DIR");
+  return std::string(source != nullptr && *source != '\0' ? source : GEODESIC_DEFAULT_SOURCE_DIR) +
+         "/../shared/data/repetita";
+}
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+void AddBenchChains(topology::Topology& topology) {
+  sim::GeneratedChains chains;
+  chains.count = 1000;
+  chains.services = 24;
+  chains.replicas = 3;
+  chains.min_hops = 3;
+  chains.max_hops = 6;
+  chains.service_time_us = 2000;
+  chains.budget_us = 300'000;
+  sim::AddChains(chains, 7, topology);
+}
+
+topology::Topology Cogentco() {
+  auto topology = topology::LoadRepetita(RepetitaDir() + "/Cogentco.graph", RepetitaDir() + "/Cogentco.0000.demands");
+  if (!topology.ok()) Die(topology.status().ToString());
+  AddBenchChains(*topology);
+  return *std::move(topology);
+}
+
+topology::Topology Wan(uint32_t facilities, uint32_t flows) {
+  topology::SyntheticWanOptions options;
+  options.seed = 1;
+  options.facilities = facilities;
+  options.elephant_flows = flows;
+  auto topology = topology::GenerateSyntheticWan(options);
+  if (!topology.ok()) Die(topology.status().ToString());
+  AddBenchChains(*topology);
+  return *std::move(topology);
+}
+
+struct Instance {
+  std::string name;
+  std::function<topology::Topology()> make;
+};
+
+// Every link up at its inventory latency, as a simulator drill starts.
+pathcomp::Snapshot SnapshotOf(topology::Topology topology) {
+  pathcomp::ModelView view;
+  view.facilities = std::move(topology.facilities);
+  view.nodes = std::move(topology.nodes);
+  view.links = std::move(topology.links);
+  for (auto& link : view.links) {
+    link.mutable_health()->set_state(v1::OPER_STATE_UP);
+    link.mutable_health()->set_rtt_us(2 * link.latency_us());
+  }
+  view.services = std::move(topology.services);
+  view.workloads = std::move(topology.workloads);
+  view.fabrics = std::move(topology.fabrics);
+  return pathcomp::Snapshot::Build(view);
+}
+
+// What a child reports through its pipe.
+struct Measured {
+  double ms = 0;
+  uint64_t plan_bytes = 0;
+  uint64_t routes = 0;
+  uint64_t primary_bytes = 0;  // the routes' next hops alone, serialized
+  char note[200] = {};
+};
+
+struct ChildOutcome {
+  bool ok = false;
+  Measured measured;
+  double peak_mb = 0;
+  double cpu_s = 0;  // the child's user + system time, all of it
+  std::string failure;
+};
+
+// Runs `work` in a forked child under the memory and time limits.
+ChildOutcome InChild(const std::function<Measured()>& work, double limit_gb) {
+  int fds[2];
+  if (pipe(fds) != 0) Die("pipe failed");
+  fflush(stdout);
+  fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) Die("fork failed");
+  if (pid == 0) {
+    close(fds[0]);
+    const rlim_t limit = static_cast<rlim_t>(limit_gb * 1024 * 1024 * 1024);
+    const rlimit address_space{limit, limit};
+    setrlimit(RLIMIT_AS, &address_space);
+    alarm(kChildTimeoutS);
+    Measured measured;
+    try {
+      measured = work();
+    } catch (const std::bad_alloc&) {
+      _exit(3);
+    }
+    const bool written = write(fds[1], &measured, sizeof measured) == static_cast<ssize_t>(sizeof measured);
+    _exit(written ? 0 : 4);
+  }
+  close(fds[1]);
+  ChildOutcome outcome;
+  const ssize_t got = read(fds[0], &outcome.measured, sizeof outcome.measured);
+  close(fds[0]);
+  int status = 0;
+  rusage usage{};
+  if (wait4(pid, &status, 0, &usage) != pid) Die("wait4 failed");
+  outcome.peak_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB
+  outcome.cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                  static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && got == static_cast<ssize_t>(sizeof outcome.measured)) {
+    outcome.ok = true;
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+    outcome.failure = absl::StrCat("out of memory (std::bad_alloc under the ", limit_gb, " GB limit)");
+  } else if (WIFSIGNALED(status)) {
+    outcome.failure = absl::StrCat("killed by signal ", WTERMSIG(status), " (", strsignal(WTERMSIG(status)),
+                                   WTERMSIG(status) == SIGALRM ? absl::StrCat(": over ", kChildTimeoutS, " s") : "",
+                                   ")");
+  } else {
+    outcome.failure = absl::StrCat("exited with status ", WEXITSTATUS(status));
+  }
+  return outcome;
+}
+
+Measured ElephantSolve(const Instance& instance) {
+  const pathcomp::Snapshot snapshot = SnapshotOf(instance.make());
+  const pathcomp::ChainPlan chains = pathcomp::ChainPlacer(snapshot).PlanAll();
+  pathcomp::ElephantAllocator allocator(kChainHeadroom);
+  const auto start = Clock::now();
+  auto elephants = allocator.Allocate(snapshot, chains);
+  Measured measured;
+  measured.ms = Ms(Clock::now() - start);
+  if (!elephants.ok()) Die(absl::StrCat(instance.name, ": elephant allocation failed: ", elephants.status().ToString()));
+  snprintf(measured.note, sizeof measured.note, "%zu demands, max utilization %.3f", snapshot.demands().size(),
+           elephants->summary.max_utilization());
+  return measured;
+}
+
+Measured Plan(const Instance& instance) {
+  const pathcomp::Snapshot snapshot = SnapshotOf(instance.make());
+  pathcomp::ElephantAllocator allocator(kChainHeadroom);
+  pathcomp::PlanStamp stamp;
+  stamp.generation = 1;
+  stamp.reason = "bench_plan";
+  const auto start = Clock::now();
+  pathcomp::BuiltPlan built = pathcomp::BuildPlan(snapshot, stamp, allocator, nullptr);
+  Measured measured;
+  measured.ms = Ms(Clock::now() - start);
+  measured.plan_bytes = built.plan.ByteSizeLong();
+  for (const auto& site : built.plan.sites()) {
+    measured.routes += static_cast<uint64_t>(site.routes_size());
+    for (const auto& route : site.routes()) {
+      v1::Route primary;
+      *primary.mutable_next_hops() = route.next_hops();
+      measured.primary_bytes += primary.ByteSizeLong();
+    }
+  }
+  uint64_t chain_bytes = 0;
+  for (const auto& chain : built.plan.chains()) chain_bytes += chain.ByteSizeLong();
+  snprintf(measured.note, sizeof measured.note, "routes %.1f MB, chains %.1f MB; %zu problems%s%s",
+           static_cast<double>(measured.plan_bytes - chain_bytes) / 1e6, static_cast<double>(chain_bytes) / 1e6,
+           built.problems.size(), built.problems.empty() ? "" : ", the first: ",
+           built.problems.empty() ? "" : built.problems.front().substr(0, 100).c_str());
+  return measured;
+}
+
+void Run(const Instance& instance, double limit_gb, bool in_process) {
+  if (in_process) {  // for heaptrack, which follows no fork
+    const Measured plan = Plan(instance);
+    fprintf(stderr, "bench_plan: %s: plan %.0f ms in process, %llu routes, %.1f MB serialized (%s)\n",
+            instance.name.c_str(), plan.ms, static_cast<unsigned long long>(plan.routes),
+            static_cast<double>(plan.plan_bytes) / 1e6, plan.note);
+    return;
+  }
+  const ChildOutcome reference = InChild([&] { return ElephantSolve(instance); }, limit_gb);
+  if (!reference.ok) Die(absl::StrCat(instance.name, ": the elephant solve failed: ", reference.failure));
+  fprintf(stderr, "bench_plan: %s: elephant solve %.0f ms, peak %.0f MB, child CPU %.1f s (%s)\n",
+          instance.name.c_str(), reference.measured.ms, reference.peak_mb, reference.cpu_s, reference.measured.note);
+  const ChildOutcome plan = InChild([&] { return Plan(instance); }, limit_gb);
+  if (!plan.ok) {
+    fprintf(stderr, "bench_plan: %s: the plan was not built: %s, peak %.0f MB, child CPU %.1f s; no results printed\n",
+            instance.name.c_str(), plan.failure.c_str(), plan.peak_mb, plan.cpu_s);
+    return;
+  }
+  fprintf(stderr, "bench_plan: %s: plan %.0f ms, peak %.0f MB, child CPU %.1f s, %llu routes, %.1f MB serialized (%s)\n",
+          instance.name.c_str(), plan.measured.ms, plan.peak_mb, plan.cpu_s,
+          static_cast<unsigned long long>(plan.measured.routes), static_cast<double>(plan.measured.plan_bytes) / 1e6,
+          plan.measured.note);
+  PrintResult("plan_build_" + instance.name, plan.measured.ms, "elephant_solve", reference.measured.ms, "ms", 0);
+  PrintResult("plan_peak_mb_" + instance.name, plan.peak_mb, "elephant_solve_peak", reference.peak_mb, "MB", 0);
+  const double routes = static_cast<double>(std::max<uint64_t>(1, plan.measured.routes));
+  PrintResult("plan_bytes_per_route_" + instance.name, static_cast<double>(plan.measured.plan_bytes) / routes,
+              "primary_next_hops", static_cast<double>(plan.measured.primary_bytes) / routes, "B", 0);
+}
+
+int Main(int argc, char** argv) {
+  const std::vector<Instance> known = {
+      {"cogentco", Cogentco},
+      {"wan754", [] { return Wan(754, 56'736); }},
+      {"wan200", [] { return Wan(200, 10'000); }},
+      {"wan100", [] { return Wan(100, 3'000); }},
+  };
+  std::vector<std::string> names(argv + 1, argv + argc);
+  if (names.empty()) names = {"cogentco", "wan754"};
+  double limit_gb = 6;
+  if (const char* text = getenv("GEODESIC_BENCH_PLAN_LIMIT_GB"); text != nullptr && *text != '\0') {
+    char* end = nullptr;
+    limit_gb = strtod(text, &end);
+    if (*end != '\0' || !(limit_gb >= 0.5 && limit_gb <= 1024)) {
+      Die(absl::StrCat("GEODESIC_BENCH_PLAN_LIMIT_GB=", text, ": expected a number of GB in [0.5, 1024]"));
+    }
+  }
+  const char* in_process_text = getenv("GEODESIC_BENCH_PLAN_IN_PROCESS");
+  const bool in_process = in_process_text != nullptr && std::string(in_process_text) == "1";
+  for (const std::string& name : names) {
+    const Instance* instance = nullptr;
+    for (const Instance& candidate : known) {
+      if (candidate.name == name) instance = &candidate;
+    }
+    if (instance == nullptr) Die(absl::StrCat("unknown instance \"", name, "\" (cogentco, wan754, wan200, wan100)"));
+    Run(*instance, limit_gb, in_process);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace geodesic::bench
+
+int main(int argc, char** argv) { return geodesic::bench::Main(argc, argv); }
