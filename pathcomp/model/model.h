@@ -59,7 +59,7 @@ struct PlaneChange {
 struct ReportResult {
   uint64_t seq = 0;
   bool duplicate = false;  // already applied earlier; acknowledged, not re-applied
-  // Measurements only (see IsMeasurementOnly): applied to the model, not yet
+  // Measurements only (see ApplyReport): applied to the model, not yet
   // written; the next FlushMeasurements writes them. Otherwise the report is
   // stored (and synced) before ApplyReport returns.
   bool perishable = false;
