@@ -2,6 +2,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "daemon/log.h"
 #include "pathcomp/model/entity_key.h"
 #include "pathcomp/model/entity_rules.h"
 #include "pathcomp/model/journal_page.h"
@@ -27,6 +28,12 @@ absl::Status LoadAll(const state::Store& store, Kind kind, std::map<std::string,
 }  // namespace
 
 Model::Model(state::StorePtr store) : store_(std::move(store)), plans_(*store_), audit_log_(*store_) {}
+
+Model::~Model() {
+  if (auto flushed = FlushMeasurements(/*sync=*/true); !flushed.ok()) {
+    daemon::LogError("measurements not written at shutdown", {{"error", flushed.status().ToString()}});
+  }
+}
 
 absl::StatusOr<std::unique_ptr<Model>> Model::Open(state::StorePtr store) {
   std::unique_ptr<Model> model(new Model(std::move(store)));
@@ -78,8 +85,13 @@ std::shared_ptr<const Snapshot> Model::CurrentSnapshot(uint64_t* revision) {
   std::lock_guard lock(mu_);
   if (revision != nullptr) *revision = revision_;
   if (snapshot_ && !pending_health_.empty()) {
-    std::vector<std::pair<std::string, v1::LinkHealth>> health(pending_health_.begin(),
-                                                               pending_health_.end());
+    std::vector<std::pair<std::string, v1::LinkHealth>> health;
+    health.reserve(pending_health_.size());
+    for (const std::string& id : pending_health_) {
+      auto link = entities_.links.find(id);
+      // Every pending link is in entities_ (an import clears pending_health_).
+      if (link != entities_.links.end()) health.emplace_back(id, link->second.health());
+    }
     auto updated = snapshot_->WithLinkHealth(health);
     // Every pending link is in entities_ (the model validated it) and so in the
     // snapshot; should that ever not hold, a rebuild is the safe answer.
@@ -133,6 +145,9 @@ absl::StatusOr<v1::AgentSession> Model::OpenSession(const std::string& facility_
   auto it = sessions_.find(key);
   if (it != sessions_.end() && it->second.incarnation() == incarnation) {
     v1::AgentSession session = it->second;
+    // The session as answered must be what the store holds: its measurements
+    // not yet written go first.
+    if (auto written = WriteUnwrittenLocked(&key); !written.ok()) return written.status();
     lock.unlock();
     // The agent forgets what this session says is applied: it must be
     // durable, and the last telemetry group may still be syncing.
@@ -148,6 +163,9 @@ absl::StatusOr<v1::AgentSession> Model::OpenSession(const std::string& facility_
   changes.Put(Kind::kAgentSession, key, session);
   if (auto committed = store_->Commit(changes); !committed.ok()) return committed.status();
   sessions_[key] = session;
+  // The new incarnation starts with a snapshot of every link: what the old
+  // one measured and did not get written is superseded.
+  unwritten_.erase(key);
   return session;
 }
 

@@ -17,9 +17,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "geodesic/v1/health.pb.h"
 #include "geodesic/v1/model.pb.h"
@@ -56,6 +59,10 @@ struct PlaneChange {
 struct ReportResult {
   uint64_t seq = 0;
   bool duplicate = false;  // already applied earlier; acknowledged, not re-applied
+  // Measurements only (see ApplyReport): applied to the model, not yet
+  // written; the next FlushMeasurements writes them. Otherwise the report is
+  // stored (and synced) before ApplyReport returns.
+  bool perishable = false;
   std::vector<HealthChange> changes{};
   std::vector<PlaneChange> plane_changes{};
   // Service latency reports kept, and those left out (why, one line each):
@@ -93,6 +100,8 @@ class Model {
  public:
   // Loads the model from `store` as it is.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Model>> Open(state::StorePtr store);
+  // Writes and syncs the measurements not yet written (FlushMeasurements).
+  ~Model();
 
   // --- Inventory ---
   // Makes facilities, nodes, links, fabrics and services those of `inventory`
@@ -143,15 +152,37 @@ class Model {
   // Service latency reports must have valid values (entity/service_report_rules.h,
   // and received_at_unix_ms > 0: InvalidArgument otherwise); those about no hop
   // of the model are left out (ReportResult::service_reports_dropped).
-  // Reports of several agents arriving together are committed together (one
-  // store commit, one journal entry naming each); each still succeeds or
-  // fails on its own, and returns once it is stored. A session's messages
-  // must be applied one after the other (as its stream reads them).
+  // A session's messages must be applied one after the other (as its stream
+  // reads them).
+  //
+  // Durability follows what the report is (DESIGN §3):
+  //  - a state change (a snapshot batch, a sync marker, a delta with fabric
+  //    planes, or with a link whose oper state differs from the model's) is
+  //    stored and synced before this returns, with the session that applied
+  //    it and every measurement of that session applied before it. Reports
+  //    of several agents arriving together are committed together (one
+  //    store commit and sync, one journal entry naming each); each still
+  //    succeeds or fails on its own.
+  //  - a delta of measurements only (ReportResult::perishable) is applied to
+  //    the model and returns at once; FlushMeasurements (or the session's
+  //    next state change, or a resumed OpenSession) writes it later,
+  //    coalesced: the latest health per link, with its session. A crash
+  //    before then loses it from the store, and the session stored with it
+  //    says so: the agent's resume sends it again (a fresh snapshot).
+  // The journal names every applied report ("telemetry from <reporter> seq
+  // <n>") exactly once, in the entry of the commit that wrote it.
   [[nodiscard]] absl::StatusOr<ReportResult> ApplyReport(const std::string& facility_id,
                                                          const std::string& agent_id,
                                                          uint64_t incarnation,
                                                          const v1::AgentMessage& message,
                                                          const std::string& reporter);
+
+  // Writes the measurements applied since the last write (perishable reports,
+  // see ApplyReport) in one commit: every such link's current health and its
+  // session; unsynced, or synced too when `sync`. Returns the number of links
+  // written (0: nothing was waiting; with `sync` the store is synced anyway).
+  // On an error the measurements stay waiting for the next call.
+  [[nodiscard]] absl::StatusOr<size_t> FlushMeasurements(bool sync = false);
 
   // The service latency reports kept (perishable: in memory only; see
   // service_report_book.h): of one chain, or of every chain when `workload_id`
@@ -237,6 +268,27 @@ class Model {
   // report's answer rests on the store (written, or a duplicate of what an
   // earlier group wrote), so the group must sync before it answers.
   bool ApplyReportGroup(const std::vector<PendingReport*>& group);
+  // Applies `report` (prepared, not a duplicate) to the model and says what
+  // it changed. Requires mu_.
+  ReportResult ApplyPreparedLocked(const std::string& facility_id, PreparedReport& report);
+  // Measurements applied but not yet written, per session (key: facility.agent).
+  struct UnwrittenMeasurements {
+    std::string reporter;    // of the latest report, for the journal
+    uint64_t first_seq = 0;  // the session's first applied seq not yet written
+    absl::flat_hash_set<std::string> link_ids;
+  };
+  // Names in `cause` the reports of session `key` applied and not yet
+  // written, up to and excluding `before_seq` (0: its last applied).
+  void NameUnwrittenLocked(const std::string& key, uint64_t before_seq, std::string* cause) const;
+  // Puts into `changes` the current health of the links session `key`
+  // measured and did not write yet, except those in `skip`, and the session
+  // itself when `with_session`; returns the number of links. Requires mu_;
+  // forgets nothing (the caller erases the entry once committed).
+  size_t PutUnwrittenLocked(const std::string& key, bool with_session, const std::set<const v1::Link*>& skip,
+                            state::ChangeSet& changes) const;
+  // Commits (unsynced) the unwritten measurements of session `only_key`, or
+  // of every session when null. Requires mu_.
+  absl::StatusOr<size_t> WriteUnwrittenLocked(const std::string* only_key);
 
   state::StorePtr store_;
   // Plans and the audit log hold their own state and lock (plan_history.h,
@@ -247,7 +299,9 @@ class Model {
   Entities entities_;
   std::map<std::string, v1::AgentSession> sessions_;  // key: facility/agent
   std::shared_ptr<const Snapshot> snapshot_;  // null: rebuild on next use
-  std::map<std::string, v1::LinkHealth> pending_health_;  // reported since snapshot_
+  // Links whose health changed since snapshot_ (their health is in entities_).
+  absl::flat_hash_set<std::string> pending_health_;
+  absl::flat_hash_map<std::string, UnwrittenMeasurements> unwritten_;  // by session key
   ServiceReportBook service_reports_;  // perishable: never written to the store
   uint64_t revision_ = 0;  // see Revision(); guarded by mu_
 

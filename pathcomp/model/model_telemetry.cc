@@ -7,7 +7,6 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "daemon/log.h"
 #include "entity/service_report_rules.h"
 #include "fabric/fabric_validation.h"
@@ -37,6 +36,16 @@ absl::Status ValidateHealth(const v1::LinkReport& report) {
     return absl::InvalidArgumentError(absl::StrCat("link ", report.link_id(), ": rtt_us/jitter_us above ", kMaxRttUs));
   }
   return absl::OkStatus();
+}
+
+// A delta of measurements only (DESIGN §3: perishable): no fabric plane, and
+// every link it reports keeps the oper state the model holds. Snapshot batches
+// and sync markers never are (the session's snapshot bookkeeping; a sync turns
+// the links it did not report unknown).
+bool IsMeasurementOnly(const v1::Update& delta, const std::vector<std::pair<v1::Link*, v1::LinkHealth>>& updated) {
+  if (delta.planes_size() > 0) return false;
+  return std::all_of(updated.begin(), updated.end(),
+                     [](const auto& entry) { return entry.first->health().state() == entry.second.state(); });
 }
 
 bool SameRails(const v1::FabricPlaneHealth& a, const v1::FabricPlaneHealth& b) {
@@ -109,6 +118,23 @@ absl::StatusOr<ReportResult> Model::ApplyReport(const std::string& facility_id, 
                                                 const std::string& reporter) {
   PendingReport report{
       .facility_id = facility_id, .agent_id = agent_id, .incarnation = incarnation, .message = message, .reporter = reporter};
+  if (message.has_delta()) {
+    // Measurements only: applied at once, written by FlushMeasurements.
+    std::lock_guard lock(mu_);
+    absl::StatusOr<PreparedReport> prepared = PrepareReportLocked(report);
+    if (!prepared.ok()) return prepared.status();
+    if (!prepared->duplicate && IsMeasurementOnly(message.delta(), prepared->updated)) {
+      UnwrittenMeasurements& unwritten = unwritten_[prepared->session_key];
+      if (unwritten.first_seq == 0) unwritten.first_seq = prepared->seq;
+      if (unwritten.reporter != reporter) unwritten.reporter = reporter;
+      for (const auto& [link, health] : prepared->updated) unwritten.link_ids.insert(link->id());
+      ReportResult result = ApplyPreparedLocked(facility_id, *prepared);
+      result.perishable = true;
+      return result;
+    }
+    // A state change, or a duplicate (acknowledged once what it repeats is
+    // stored): through the group commit below, which prepares it again.
+  }
   std::unique_lock lock(group_mu_);
   group_queue_.push_back(&report);
   while (!report.done) {
@@ -154,8 +180,8 @@ absl::StatusOr<ReportResult> Model::ApplyReport(const std::string& facility_id, 
 bool Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
   std::lock_guard lock(mu_);
   std::vector<std::optional<PreparedReport>> prepared(group.size());
-  std::vector<std::string> causes;
   bool duplicates = false;
+  bool any = false;
   for (size_t i = 0; i < group.size(); ++i) {
     absl::StatusOr<PreparedReport> report = PrepareReportLocked(*group[i]);
     if (!report.ok()) {
@@ -164,14 +190,35 @@ bool Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
       group[i]->result = ReportResult{.seq = report->seq, .duplicate = true};
       duplicates = true;
     } else {
-      causes.push_back(absl::StrCat("telemetry from ", group[i]->reporter, " seq ", report->seq));
       prepared[i] = *std::move(report);
+      any = true;
     }
   }
-  if (causes.empty()) return duplicates;  // acknowledged from an earlier group, maybe still syncing
+  if (!any) return duplicates;  // acknowledged from an earlier group, maybe still syncing
 
   // One commit for the group; a later report of the same entity wins, as it
-  // would have committed separately.
+  // would have committed separately. Each session's measurements applied
+  // before (not yet written) go first, so that the session stored with them
+  // never claims a report the store does not hold.
+  std::set<const v1::Link*> reported;
+  for (const auto& report : prepared) {
+    if (!report) continue;
+    for (const auto& [link, health] : report->updated) reported.insert(link);
+  }
+  std::string cause;
+  std::vector<std::string> flushed_sessions;
+  for (size_t i = 0; i < group.size(); ++i) {
+    if (!prepared[i]) continue;
+    const std::string& key = prepared[i]->session_key;
+    if (std::find(flushed_sessions.begin(), flushed_sessions.end(), key) == flushed_sessions.end()) {
+      flushed_sessions.push_back(key);
+      NameUnwrittenLocked(key, prepared[i]->seq, &cause);
+    }
+    if (!cause.empty()) cause += ", ";
+    absl::StrAppend(&cause, "telemetry from ", group[i]->reporter, " seq ", prepared[i]->seq);
+  }
+  state::ChangeSet changes(std::move(cause));
+  for (const std::string& key : flushed_sessions) PutUnwrittenLocked(key, /*with_session=*/false, reported, changes);
   std::map<v1::Link*, const v1::LinkHealth*> links;
   std::map<std::string, const v1::Fabric*> fabrics;
   std::map<std::string, const v1::AgentSession*> sessions;
@@ -181,7 +228,6 @@ bool Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
     if (prepared[i]->fabric) fabrics[group[i]->facility_id] = &*prepared[i]->fabric;
     sessions[prepared[i]->session_key] = &prepared[i]->session;
   }
-  state::ChangeSet changes(absl::StrJoin(causes, ", "));
   for (const auto& [link, health] : links) changes.Put(Kind::kLinkHealth, link->id(), *health);
   for (const auto& [id, fabric] : fabrics) changes.Put(Kind::kFabric, id, *fabric);
   for (const auto& [id, session] : sessions) changes.Put(Kind::kAgentSession, id, *session);
@@ -191,35 +237,103 @@ bool Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
     }
     return duplicates;
   }
+  for (const std::string& key : flushed_sessions) unwritten_.erase(key);
 
   for (size_t i = 0; i < group.size(); ++i) {
     if (!prepared[i]) continue;
-    PreparedReport& report = *prepared[i];
-    ReportResult result{.seq = report.seq,
-                        .plane_changes = std::move(report.plane_changes),
-                        .service_reports_kept = static_cast<uint32_t>(report.service_reports.size()),
-                        .service_reports_dropped = std::move(report.service_reports_dropped)};
-    for (const v1::ServiceLatencyReport* service_report : report.service_reports) {
-      service_reports_.Put(group[i]->facility_id, *service_report);
-    }
-    if (report.fabric) {
-      entities_.fabrics[group[i]->facility_id] = *std::move(report.fabric);
-      // What a facility can exchange with the backbone follows its planes.
-      if (!result.plane_changes.empty()) InvalidateSnapshot();
-    }
-    for (auto& [link, health] : report.updated) {
-      if (snapshot_) pending_health_[link->id()] = health;
-      v1::LinkHealth& current = *link->mutable_health();
-      if (current.state() != health.state()) {
-        result.changes.push_back({link->id(), current.state(), health.state()});
-        ++revision_;  // a state change re-plans (telemetry_service); a measurement alone does not
-      }
-      current = std::move(health);
-    }
-    sessions_[report.session_key] = std::move(report.session);
-    group[i]->result = std::move(result);
+    group[i]->result = ApplyPreparedLocked(group[i]->facility_id, *prepared[i]);
   }
   return true;
+}
+
+ReportResult Model::ApplyPreparedLocked(const std::string& facility_id, PreparedReport& report) {
+  ReportResult result{.seq = report.seq,
+                      .plane_changes = std::move(report.plane_changes),
+                      .service_reports_kept = static_cast<uint32_t>(report.service_reports.size()),
+                      .service_reports_dropped = std::move(report.service_reports_dropped)};
+  for (const v1::ServiceLatencyReport* service_report : report.service_reports) {
+    service_reports_.Put(facility_id, *service_report);
+  }
+  if (report.fabric) {
+    entities_.fabrics[facility_id] = *std::move(report.fabric);
+    // What a facility can exchange with the backbone follows its planes.
+    if (!result.plane_changes.empty()) InvalidateSnapshot();
+  }
+  for (auto& [link, health] : report.updated) {
+    if (snapshot_) pending_health_.insert(link->id());
+    v1::LinkHealth& current = *link->mutable_health();
+    if (current.state() != health.state()) {
+      result.changes.push_back({link->id(), current.state(), health.state()});
+      ++revision_;  // a state change re-plans (telemetry_service); a measurement alone does not
+    }
+    current = std::move(health);
+  }
+  sessions_[report.session_key] = std::move(report.session);
+  return result;
+}
+
+void Model::NameUnwrittenLocked(const std::string& key, uint64_t before_seq, std::string* cause) const {
+  auto unwritten = unwritten_.find(key);
+  auto session = sessions_.find(key);
+  // A session an import reset: its agent starts over with a snapshot.
+  if (unwritten == unwritten_.end() || session == sessions_.end()) return;
+  const uint64_t last = before_seq != 0 ? before_seq - 1 : session->second.last_applied_seq();
+  for (uint64_t seq = unwritten->second.first_seq; seq <= last; ++seq) {
+    if (!cause->empty()) *cause += ", ";
+    absl::StrAppend(cause, "telemetry from ", unwritten->second.reporter, " seq ", seq);
+  }
+}
+
+size_t Model::PutUnwrittenLocked(const std::string& key, bool with_session, const std::set<const v1::Link*>& skip,
+                                 state::ChangeSet& changes) const {
+  auto unwritten = unwritten_.find(key);
+  auto session = sessions_.find(key);
+  if (unwritten == unwritten_.end() || session == sessions_.end()) return 0;
+  size_t links = 0;
+  for (const std::string& id : unwritten->second.link_ids) {
+    auto link = entities_.links.find(id);
+    // A link an import removed since, or one the caller writes itself.
+    if (link == entities_.links.end() || skip.count(&link->second)) continue;
+    changes.Put(Kind::kLinkHealth, id, link->second.health());
+    ++links;
+  }
+  if (with_session) changes.Put(Kind::kAgentSession, key, session->second);
+  return links;
+}
+
+absl::StatusOr<size_t> Model::WriteUnwrittenLocked(const std::string* only_key) {
+  std::vector<std::string> keys;
+  if (only_key != nullptr) {
+    if (unwritten_.contains(*only_key)) keys.push_back(*only_key);
+  } else {
+    for (const auto& [key, unwritten] : unwritten_) keys.push_back(key);
+    std::sort(keys.begin(), keys.end());
+  }
+  std::string cause;
+  for (const std::string& key : keys) NameUnwrittenLocked(key, 0, &cause);
+  if (cause.empty()) {  // nothing, or only sessions an import reset
+    for (const std::string& key : keys) unwritten_.erase(key);
+    return 0;
+  }
+  state::ChangeSet changes(std::move(cause));
+  size_t links = 0;
+  for (const std::string& key : keys) links += PutUnwrittenLocked(key, /*with_session=*/true, {}, changes);
+  if (auto committed = store_->CommitUnsynced(changes); !committed.ok()) return committed.status();
+  for (const std::string& key : keys) unwritten_.erase(key);
+  return links;
+}
+
+absl::StatusOr<size_t> Model::FlushMeasurements(bool sync) {
+  absl::StatusOr<size_t> written = 0;
+  {
+    std::lock_guard lock(mu_);
+    written = WriteUnwrittenLocked(nullptr);
+  }
+  if (!written.ok()) return written.status();
+  if (sync) {
+    if (absl::Status synced = store_->Sync(); !synced.ok()) return synced;
+  }
+  return written;
 }
 
 absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingReport& pending) {

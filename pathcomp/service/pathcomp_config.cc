@@ -21,6 +21,11 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
   config.solve_debounce =
       std::chrono::milliseconds(reader->OptionalUint("solve_debounce_ms", 50, 0, 10'000));
   config.chain_headroom = reader->OptionalDouble("chain_headroom", 0.1, 0, 0.9);
+  if (auto telemetry = reader->OptionalMap("telemetry")) {
+    config.measurement_flush = std::chrono::milliseconds(
+        telemetry->OptionalUint("measurement_flush_ms", config.measurement_flush.count(), 1, 10'000));
+    telemetry->RejectUnknownKeys();
+  }
   for (auto& entry : reader->OptionalMapList("elephant_objectives")) {
     const auto priority = static_cast<uint32_t>(entry.RequiredUint("priority", 0, 1'000'000));
     const std::string objective = entry.RequiredString("objective");

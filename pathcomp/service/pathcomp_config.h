@@ -11,6 +11,10 @@
 //   topology: backbone.yaml          # the inventory: project YAML/JSON, REPETITA .graph, GraphML
 //   solve_debounce_ms: 50            # optional, 0..10000
 //   chain_headroom: 0.1              # optional, 0..0.9: share of chain links kept from elephant flows
+//   telemetry:                       # optional: ingest of the site agents' reports (README "Telemetry durability")
+//     measurement_flush_ms: 100      #   1..10000: link measurements (RTT, jitter, loss, utilization) are
+//                                    #   acknowledged once in memory and written, the latest per link,
+//                                    #   this often, unsynced; state changes are synced before their ack
 //   elephant_objectives:             # optional, per priority class (default mlu):
 //     - {priority: 0, objective: mlu}         # route all, minimize max link utilization
 //     - {priority: 1, objective: total-flow}  # carry the most that fits, fairly
@@ -81,6 +85,7 @@ struct PathcompConfig {
   std::string topology_path;
   std::chrono::milliseconds solve_debounce{50};
   double chain_headroom = 0.1;
+  std::chrono::milliseconds measurement_flush{100};  // telemetry.measurement_flush_ms
   std::map<uint32_t, McfObjective> elephant_objectives;  // priority -> objective
   StragglerRules straggler;
   health::VerdictThresholds gray_failures;

@@ -48,12 +48,12 @@ class PathcompServerImpl final : public PathcompServer {
                      const std::string& replica_id, PlannerConfig planner_config,
                      std::optional<ReplicationConfig> replication, const health::VerdictThresholds& gray_failures,
                      const health::AutoDrainOptions& auto_drain, metrics::Registry& registry,
-                     StragglerRules stragglers)
+                     StragglerRules stragglers, std::chrono::milliseconds measurement_flush)
       : replication_(std::move(replication)),
         model_(std::move(model)),
         metrics_(registry),
         planner_(*model_, events_, WithLeadership(planner_config), metrics_.solves()),  // a copy: read below
-        telemetry_(*model_, planner_, events_, planner_config.replica_id, metrics_.telemetry()),
+        telemetry_(*model_, planner_, events_, planner_config.replica_id, metrics_.telemetry(), measurement_flush),
         plans_(*model_, planner_),
         operators_(*model_, planner_, events_,
                    [this](const std::vector<std::string>& facilities) {
@@ -431,6 +431,7 @@ class PathcompServerImpl final : public PathcompServer {
     address_ = absl::StrCat(config.listen_address.substr(0, config.listen_address.rfind(':')),
                             ":", port);
     planner_.Start();
+    telemetry_.StartFlusher();
     expiry_ = std::thread([this] { ExpireIntentsUntilShutdown(); });
     return absl::OkStatus();
   }
@@ -484,6 +485,7 @@ class PathcompServerImpl final : public PathcompServer {
     planner_.Stop();
     events_.Close();
     if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    telemetry_.StopFlusher();  // the streams have ended: write and sync the last measurements
   }
 
  private:
@@ -539,7 +541,9 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(const Path
         absl::StrCat(config.state_dir, ": cannot create the state directory: ", error.message()));
   }
   state::RocksStoreOptions store_options;
-  store_options.sync_writes = true;  // telemetry acks promise the report is stored
+  // Every Commit is synced; telemetry's measurements are written with
+  // CommitUnsynced (Model::ApplyReport says which reports are which).
+  store_options.sync_writes = true;
   auto store = state::OpenRocksStore(config.state_dir, store_options);
   if (!store.ok()) return store.status();
   const state::Store& store_ref = **store;  // owned by the model from here on
@@ -557,7 +561,7 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(const Path
   auto server = std::make_unique<PathcompServerImpl>(*std::move(model), store_ref, config.backup_dir,
                                                      config.replica_id, planner_config, config.replication,
                                                      config.gray_failures, config.auto_drain, registry,
-                                                     config.straggler);
+                                                     config.straggler, config.measurement_flush);
   if (auto status = server->PrepareReplication(); !status.ok()) return status;
   if (auto status = server->LoadInventory(*inventory, config.topology_path); !status.ok()) return status;
   server->StartInventoryWatch();

@@ -13,8 +13,48 @@
 namespace geodesic::pathcomp {
 
 TelemetryService::TelemetryService(Model& model, Planner& planner, EventBus& events,
-                                   std::string replica_id, TelemetryMetrics& metrics)
-    : model_(model), planner_(planner), events_(events), replica_id_(std::move(replica_id)), metrics_(metrics) {}
+                                   std::string replica_id, TelemetryMetrics& metrics,
+                                   std::chrono::milliseconds measurement_flush)
+    : model_(model),
+      planner_(planner),
+      events_(events),
+      replica_id_(std::move(replica_id)),
+      metrics_(metrics),
+      measurement_flush_(measurement_flush) {}
+
+TelemetryService::~TelemetryService() { StopFlusher(); }
+
+void TelemetryService::StartFlusher() {
+  std::lock_guard lock(flusher_mu_);
+  if (flusher_.joinable()) return;
+  stop_flusher_ = false;
+  flusher_ = std::thread([this] {
+    std::unique_lock wait_lock(flusher_mu_);
+    // Each write starts `measurement_flush_` after the last one ended, so a
+    // slow disk stretches the interval rather than queueing writes.
+    while (!flusher_cv_.wait_for(wait_lock, measurement_flush_, [this] { return stop_flusher_; })) {
+      wait_lock.unlock();
+      if (auto written = model_.FlushMeasurements(); !written.ok()) {
+        daemon::LogError("measurements not written (kept for the next try)",
+                         {{"error", written.status().ToString()}});
+      }
+      wait_lock.lock();
+    }
+  });
+}
+
+void TelemetryService::StopFlusher() {
+  {
+    std::lock_guard lock(flusher_mu_);
+    if (!flusher_.joinable()) return;
+    stop_flusher_ = true;
+  }
+  flusher_cv_.notify_all();
+  flusher_.join();
+  if (auto written = model_.FlushMeasurements(/*sync=*/true); !written.ok()) {
+    daemon::LogError("measurements not written at shutdown", {{"error", written.status().ToString()}});
+  }
+}
 
 grpc::Status TelemetryService::Report(
     grpc::ServerContext* context,

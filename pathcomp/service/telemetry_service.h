@@ -7,12 +7,15 @@
 // from its last acknowledged report). Commit times, session resets and link
 // state changes go to TelemetryMetrics as they happen.
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "geodesic/v1/telemetry.grpc.pb.h"
@@ -38,11 +41,26 @@ struct TelemetryCounters {
 // One agent message may not exceed this (a 500-link snapshot batch is ~40 KB).
 inline constexpr size_t kMaxReportBytes = 1 << 20;
 
+// How often the measurements applied and not yet written (perishable reports,
+// Model::ApplyReport) are written to the store: pathcomp's config
+// `telemetry: {measurement_flush_ms: N}`. After a crash a link's stored
+// measurements are at most this (plus the write's own time) older than the
+// last report acknowledged for it.
+inline constexpr std::chrono::milliseconds kDefaultMeasurementFlush{100};
+
 class TelemetryService final : public v1::Telemetry::Service {
  public:
   // `metrics` must outlive the service.
   TelemetryService(Model& model, Planner& planner, EventBus& events, std::string replica_id,
-                   TelemetryMetrics& metrics);
+                   TelemetryMetrics& metrics,
+                   std::chrono::milliseconds measurement_flush = kDefaultMeasurementFlush);
+  ~TelemetryService() override;
+
+  // Starts writing the model's unwritten measurements every
+  // `measurement_flush` (Model::FlushMeasurements). Stop() stops that and
+  // writes and syncs what is left: call it once the streams have ended.
+  void StartFlusher();
+  void StopFlusher();
 
   grpc::Status Report(grpc::ServerContext* context,
                       grpc::ServerReaderWriter<v1::ControllerMessage, v1::AgentMessage>* stream)
@@ -76,6 +94,12 @@ class TelemetryService final : public v1::Telemetry::Service {
   Observer observer_;
   std::atomic<uint64_t> applied_{0}, duplicates_{0}, refused_invalid_{0}, refused_not_permitted_{0},
       refused_out_of_order_{0}, refused_oversized_{0}, service_reports_kept_{0}, service_reports_dropped_{0};
+
+  const std::chrono::milliseconds measurement_flush_;
+  std::mutex flusher_mu_;
+  std::condition_variable flusher_cv_;
+  bool stop_flusher_ = false;
+  std::thread flusher_;
 
   mutable std::mutex streams_mu_;
   std::map<std::string, std::set<grpc::ServerContext*>> streams_;  // by facility

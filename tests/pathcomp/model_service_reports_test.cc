@@ -190,6 +190,8 @@ TEST_F(ModelServiceReportsTest, OnlyAnAgentOfAReplicaFacilityReportsItsHop) {
 TEST_F(ModelServiceReportsTest, ReportsArePerishableAndNotInTheStore) {
   ASSERT_TRUE(Deliver({Report("rag", 1, "model", 7'000)}).ok());
   EXPECT_EQ(model_->ServiceReports().size(), 1u);
+  // The message only measures: written with the next flush of measurements.
+  ASSERT_TRUE(model_->FlushMeasurements().ok());
   // What the message stored is the link's health and the agent's session, nothing of the report.
   auto journal = model_->Journal(v1::ListJournalRequest());
   ASSERT_TRUE(journal.ok());

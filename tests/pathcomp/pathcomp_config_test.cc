@@ -117,6 +117,37 @@ TEST(PathcompConfigTest, StragglerRules) {
   std::remove(path.c_str());
 }
 
+TEST(PathcompConfigTest, MeasurementFlushInterval) {
+  const std::string base =
+      "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"
+      "tls: {ca: ca.crt, cert: c.crt, key: c.key}\n";
+  std::string path = WriteTemp(base);
+  auto config = LoadPathcompConfig(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->measurement_flush.count(), 100);  // the default
+  std::remove(path.c_str());
+
+  path = WriteTemp(base + "telemetry: {measurement_flush_ms: 20}\n");
+  config = LoadPathcompConfig(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->measurement_flush.count(), 20);
+  std::remove(path.c_str());
+
+  for (const char* bad : {"telemetry: {measurement_flush_ms: 0}\n", "telemetry: {measurement_flush_ms: 10001}\n",
+                          "telemetry: {measurement_flush_ms: soon}\n"}) {
+    path = WriteTemp(base + bad);
+    config = LoadPathcompConfig(path);
+    EXPECT_FALSE(config.ok()) << bad;
+    EXPECT_THAT(std::string(config.status().message()), HasSubstr("telemetry.measurement_flush_ms")) << bad;
+    std::remove(path.c_str());
+  }
+  path = WriteTemp(base + "telemetry: {flush_ms: 20}\n");
+  config = LoadPathcompConfig(path);
+  EXPECT_FALSE(config.ok());
+  EXPECT_THAT(std::string(config.status().message()), HasSubstr("flush_ms"));
+  std::remove(path.c_str());
+}
+
 TEST(PathcompConfigTest, Replication) {
   const std::string base =
       "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"
