@@ -9,9 +9,17 @@
 namespace geodesic::pathcomp {
 
 BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
-                    const v1::Plan* previous) {
+                    const v1::Plan* previous, ChainPlanCache* chain_cache) {
   BuiltPlan built;
-  built.chains = ChainPlacer(snapshot).PlanAll();
+  if (chain_cache != nullptr && chain_cache->snapshot) {
+    built.chains = ChainPlacer(snapshot).Replan(std::move(chain_cache->plan), *chain_cache->snapshot);
+  } else {
+    built.chains = ChainPlacer(snapshot).PlanAll();
+  }
+  if (chain_cache != nullptr) {
+    chain_cache->snapshot = snapshot;
+    chain_cache->plan = built.chains;
+  }
   auto elephants = allocator.Allocate(snapshot, built.chains);
   if (!elephants.ok()) {
     built.problems.push_back(absl::StrCat("elephant allocation failed: ", elephants.status().message()));
