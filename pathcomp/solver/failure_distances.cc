@@ -22,6 +22,15 @@ struct FailureDistances::Tree {
   std::vector<uint64_t> distance_us;
   std::vector<int> parent, parent_arc_link;
   ShortestPaths recomputed;  // State::kRecomputed
+  // Links of the unfailed path to each facility, once asked (most pairs keep
+  // it under most failures, so it is copied rather than walked again).
+  std::vector<std::vector<int>> base_links;
+  std::vector<char> base_links_known;
+
+  // Whether `to` keeps its unfailed path under the current failure.
+  bool KeepsBasePath(uint32_t now, int to) const {
+    return state == State::kBase || (state == State::kRepaired && stamp[to] != now);
+  }
 
   uint64_t Distance(uint32_t now, int to) const {
     switch (state) {
@@ -82,7 +91,18 @@ void FailureDistances::SetFailure(const Exclusion& failure) {
 uint64_t FailureDistances::Distance(int from, int to) { return TreeFrom(from).Distance(epoch_, to); }
 
 std::vector<int> FailureDistances::LinksTo(int from, int to) {
-  const Tree& tree = TreeFrom(from);
+  Tree& tree = TreeFrom(from);
+  if (tree.KeepsBasePath(epoch_, to)) {
+    if (tree.base_links_known.empty()) {
+      tree.base_links_known.assign(snapshot_.facility_count(), 0);
+      tree.base_links.resize(snapshot_.facility_count());
+    }
+    if (!tree.base_links_known[to]) {
+      tree.base_links[to] = tree.base.LinksTo(to);
+      tree.base_links_known[to] = 1;
+    }
+    return tree.base_links[to];
+  }
   size_t length = 0;
   for (int at = to;;) {
     const auto [link, before] = tree.Parent(epoch_, at);

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "pathcomp/solver/plan_builder.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -446,6 +448,32 @@ TEST(ChainPlanTest, ReplanOfAnotherInventoryIsAFullPlan) {
   ChainPlan stale = ChainPlacer(first).PlanAll();
   for (auto& placement : stale.primary) placement.total_us += 1;  // a plan Replan must not trust
   EXPECT_EQ(FirstDifference(second, ChainPlacer(second).Replan(stale, first), ChainPlacer(second).PlanAll()), "");
+}
+
+// The planner keeps a ChainPlanCache between plans; its plans must be the
+// ones it would build without.
+TEST(ChainPlanTest, PlanBuildsWithTheChainCacheEqualThoseWithout) {
+  std::mt19937 random(424242);
+  int compared = 0;
+  for (int instance = 0; instance < 12; ++instance) {
+    Snapshot snapshot = Snapshot::Build(RandomModel(random));
+    if (snapshot.link_count() == 0) continue;
+    ChainPlanCache cache;
+    ElephantAllocator cached_allocator(0.1), plain_allocator(0.1);
+    for (int step = 0; step < 6; ++step) {
+      const BuiltPlan cached = BuildPlan(snapshot, PlanStamp{}, cached_allocator, nullptr, &cache);
+      const BuiltPlan plain = BuildPlan(snapshot, PlanStamp{}, plain_allocator, nullptr);
+      ASSERT_EQ(FirstDifference(snapshot, cached.chains, plain.chains), "") << "instance " << instance << " step " << step;
+      EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(cached.plan, plain.plan));
+      ++compared;
+      v1::LinkHealth health;
+      health.set_state(random() % 4 == 0 ? v1::OPER_STATE_UP : v1::OPER_STATE_DOWN);
+      auto next = snapshot.WithLinkHealth({{snapshot.link_id(static_cast<int>(random() % snapshot.link_count())), health}});
+      ASSERT_TRUE(next.ok()) << next.status();
+      snapshot = *std::move(next);
+    }
+  }
+  EXPECT_GT(compared, 50);
 }
 
 }  // namespace
