@@ -16,10 +16,7 @@ BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAl
   } else {
     built.chains = ChainPlacer(snapshot).PlanAll();
   }
-  if (chain_cache != nullptr) {
-    chain_cache->snapshot = snapshot;
-    chain_cache->plan = built.chains;
-  }
+  if (chain_cache != nullptr) chain_cache->snapshot.reset();  // its plan was moved out
   auto elephants = allocator.Allocate(snapshot, built.chains);
   if (!elephants.ok()) {
     built.problems.push_back(absl::StrCat("elephant allocation failed: ", elephants.status().message()));
@@ -48,6 +45,11 @@ BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAl
   }
   std::sort(moved.begin(), moved.end());
   for (auto& id : moved) built.plan.add_moved_workload_ids(std::move(id));
+  if (chain_cache != nullptr) {
+    chain_cache->snapshot = snapshot;
+    chain_cache->plan = std::move(built.chains);
+    built.chains = ChainPlan();
+  }
   return built;
 }
 

@@ -37,7 +37,9 @@ struct ChainPlanCache {
 };
 
 // `allocator` keeps its warm state between calls; `previous` and `chain_cache`
-// may be null (then chains are planned from scratch).
+// may be null (then chains are planned from scratch). With a cache, the chain
+// plan is left in it for the next build (moved, not copied: BuiltPlan::chains
+// is then empty; the published plan carries the chains as always).
 BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
                     const v1::Plan* previous, ChainPlanCache* chain_cache = nullptr);
 

@@ -463,7 +463,8 @@ TEST(ChainPlanTest, PlanBuildsWithTheChainCacheEqualThoseWithout) {
     for (int step = 0; step < 6; ++step) {
       const BuiltPlan cached = BuildPlan(snapshot, PlanStamp{}, cached_allocator, nullptr, &cache);
       const BuiltPlan plain = BuildPlan(snapshot, PlanStamp{}, plain_allocator, nullptr);
-      ASSERT_EQ(FirstDifference(snapshot, cached.chains, plain.chains), "") << "instance " << instance << " step " << step;
+      ASSERT_TRUE(cache.snapshot.has_value());
+      ASSERT_EQ(FirstDifference(snapshot, cache.plan, plain.chains), "") << "instance " << instance << " step " << step;
       EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(cached.plan, plain.plan));
       ++compared;
       v1::LinkHealth health;
