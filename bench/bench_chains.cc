@@ -11,11 +11,19 @@
 //                        facility, link and SRLG each primary touches, and the
 //                        single-facility audit of chains and elephant flows;
 //                        same reference.
+//   chains_replan_link_failure_10k
+//                        ChainPlacer::Replan after a link chains use goes down
+//                        (the median of the used links by how many primaries
+//                        use it), from the previous plan (moved in, as a
+//                        planner keeping it would); same reference.
 //
-// Medians of a few runs. Nothing is asserted. One line per result:
+// Before timing, the plans are checked once against the straightforward
+// PlanAllReference (and the re-plan against a fresh PlanAll); a mismatch fails
+// the bench. Medians of a few runs. One line per result:
 //   BENCH <name>: ours=<value><unit> <reference>=<value><unit> ratio=<ours/reference>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -88,10 +96,48 @@ int Main() {
     fprintf(stderr, "bench_chains: %zu chains in the snapshot\n", snapshot.chains().size());
     return 1;
   }
-  std::vector<double> all_pairs, primary, plan;
+  // Exactness first, outside the timings.
+  pathcomp::ChainPlan checked = pathcomp::ChainPlacer(snapshot).PlanAll();
+  auto start = std::chrono::steady_clock::now();
+  if (!(checked == pathcomp::ChainPlacer(snapshot).PlanAllReference())) {
+    fprintf(stderr, "bench_chains: PlanAll differs from PlanAllReference\n");
+    return 1;
+  }
+  const double reference_ms = Ms(std::chrono::steady_clock::now() - start);
+  // A link chains use, the median by how many primaries use it (a typical
+  // failure; the most used one re-places most chains), and the snapshot with it down.
+  std::vector<int> users(snapshot.link_count(), 0);
+  for (const auto& placement : checked.primary) {
+    for (int link : placement.Links()) ++users[link];
+  }
+  std::vector<int> used;
+  for (int link = 0; link < snapshot.link_count(); ++link) {
+    if (users[link] > 0) used.push_back(link);
+  }
+  if (used.empty()) {
+    fprintf(stderr, "bench_chains: no chain uses a link\n");
+    return 1;
+  }
+  std::sort(used.begin(), used.end(), [&](int a, int b) { return users[a] != users[b] ? users[a] < users[b] : a < b; });
+  const int failed = used[used.size() / 2];
+  v1::LinkHealth down;
+  down.set_state(v1::OPER_STATE_DOWN);
+  auto after = snapshot.WithLinkHealth({{snapshot.link_id(failed), down}});
+  if (!after.ok()) {
+    fprintf(stderr, "bench_chains: %s\n", after.status().ToString().c_str());
+    return 1;
+  }
+  if (!(pathcomp::ChainPlacer(*after).Replan(checked, snapshot) == pathcomp::ChainPlacer(*after).PlanAll())) {
+    fprintf(stderr, "bench_chains: Replan differs from PlanAll\n");
+    return 1;
+  }
+  fprintf(stderr, "bench_chains: PlanAll equals PlanAllReference (%.0f ms); Replan after %s down (used by %d primaries) equals PlanAll\n",
+          reference_ms, snapshot.link_id(failed).c_str(), users[failed]);
+
+  std::vector<double> all_pairs, primary, plan, replan;
   size_t placed = 0, backups = 0, dependencies = 0;
   for (int run = 0; run < kRuns; ++run) {
-    auto start = std::chrono::steady_clock::now();
+    start = std::chrono::steady_clock::now();
     uint64_t checksum = 0;
     for (int f = 0; f < snapshot.facility_count(); ++f) {
       checksum += pathcomp::ShortestPaths::Run(snapshot, f, {}).distance_us[0];
@@ -111,11 +157,18 @@ int Main() {
     backups = 0;
     for (const auto& chain_backups : result.backups) backups += chain_backups.size();
     dependencies = result.dependencies.size();
+
+    pathcomp::ChainPlan previous = result;  // what the planner kept
+    start = std::chrono::steady_clock::now();
+    const pathcomp::ChainPlan replanned = pathcomp::ChainPlacer(*after).Replan(std::move(previous), snapshot);
+    replan.push_back(Ms(std::chrono::steady_clock::now() - start));
+    if (replanned.primary.size() != snapshot.chains().size()) return 1;
   }
   fprintf(stderr, "bench_chains: %zu of %d chains placed, %zu backups, %zu single-facility dependencies\n",
           placed, kChains, backups, dependencies);
   PrintResult("chains_primary_10k", Median(primary), "all_pairs_dijkstra", Median(all_pairs), "ms", 1);
   PrintResult("chains_plan_10k", Median(plan), "all_pairs_dijkstra", Median(all_pairs), "ms", 1);
+  PrintResult("chains_replan_link_failure_10k", Median(replan), "all_pairs_dijkstra", Median(all_pairs), "ms", 1);
   return 0;
 }
 

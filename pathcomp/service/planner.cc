@@ -16,8 +16,8 @@ namespace {
 
 // BuildPlan, its problems logged.
 v1::Plan ComputePlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
-                     const v1::Plan* previous) {
-  BuiltPlan built = BuildPlan(snapshot, stamp, allocator, previous);
+                     const v1::Plan* previous, ChainPlanCache* chain_cache = nullptr) {
+  BuiltPlan built = BuildPlan(snapshot, stamp, allocator, previous, chain_cache);
   for (const std::string& problem : built.problems) daemon::LogError("plan degraded", {{"problem", problem}});
   return std::move(built.plan);
 }
@@ -152,7 +152,7 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
   stamp.replica_id = config_.replica_id;
   stamp.computed_at_unix_ms = daemon::UnixNowMs();
   stamp.reason = reason;
-  auto built = std::make_shared<v1::Plan>(ComputePlan(snapshot, stamp, elephants_, previous.get()));
+  auto built = std::make_shared<v1::Plan>(ComputePlan(snapshot, stamp, elephants_, previous.get(), &chains_));
   built->set_model_revision(revision);
   std::shared_ptr<const v1::Plan> computed = std::move(built);
   const v1::Plan& plan = *computed;

@@ -25,6 +25,7 @@
 #include "pathcomp/service/solve_cause.h"
 #include "pathcomp/service/solve_debounce.h"
 #include "pathcomp/solver/elephant_allocator.h"
+#include "pathcomp/solver/plan_builder.h"
 
 namespace geodesic::pathcomp {
 
@@ -115,6 +116,7 @@ class Planner {
 
   std::mutex solve_mu_;  // one solve at a time
   ElephantAllocator elephants_;  // guarded by solve_mu_; warm between solves
+  ChainPlanCache chains_;        // guarded by solve_mu_; the last solve's chain plan
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -34,6 +34,7 @@ struct ChainHop {
   uint64_t network_rtt_us = 0;
   uint64_t service_time_us = 0;
   uint64_t latency_us() const { return network_rtt_us + service_time_us; }
+  friend bool operator==(const ChainHop&, const ChainHop&) = default;
 };
 
 struct ChainPlacement {
@@ -49,6 +50,7 @@ struct ChainPlacement {
   std::vector<int> Facilities(const Snapshot& snapshot, const Chain& chain) const;
   // Link indices on its paths, ascending.
   std::vector<int> Links() const;
+  friend bool operator==(const ChainPlacement&, const ChainPlacement&) = default;
 };
 
 // A failure a backup avoids.
@@ -59,12 +61,14 @@ struct ChainFailure {
   friend bool operator<(const ChainFailure& a, const ChainFailure& b) {
     return a.kind != b.kind ? a.kind < b.kind : a.index < b.index;
   }
+  friend bool operator==(const ChainFailure&, const ChainFailure&) = default;
   Exclusion AsExclusion() const;
 };
 
 struct ChainBackup {
   ChainFailure failure;
   ChainPlacement placement;  // placed == false: no placement survives the failure
+  friend bool operator==(const ChainBackup&, const ChainBackup&) = default;
 };
 
 // A facility without which a workload cannot run (or, for a chain, cannot
@@ -73,17 +77,20 @@ struct FacilityDependency {
   int workload;  // index for Snapshot::workload_id
   int facility;
   std::string reason;
+  friend bool operator==(const FacilityDependency&, const FacilityDependency&) = default;
 };
 
 struct ChainPlan {
   std::vector<ChainPlacement> primary;            // per Snapshot::chains()
   std::vector<std::vector<ChainBackup>> backups;  // per chain, by failure
-  std::vector<FacilityDependency> dependencies;   // chains and elephant flows
+  std::vector<FacilityDependency> dependencies;   // chains and elephant flows, by workload and facility
+  friend bool operator==(const ChainPlan&, const ChainPlan&) = default;
 };
 
 class ChainPlacer {
  public:
   explicit ChainPlacer(const Snapshot& snapshot);
+  ~ChainPlacer();
 
   // The least latency-sum placement of `chain` when `failure` has happened
   // (nothing when empty).
@@ -91,11 +98,44 @@ class ChainPlacer {
 
   // Primary placements for every chain of the snapshot, a backup for every
   // facility (but the origin), link and SRLG each primary touches, and the
-  // single-facility dependencies of every chain and elephant flow. Failures
-  // are solved one at a time, so memory stays O(facilities^2).
+  // single-facility dependencies of every chain and elephant flow.
+  // Work is shared between chains: distances come from one shortest-path tree
+  // per source, repaired per failure only where the failure cuts it
+  // (FailureDistances), so a pair whose path avoids the failure reuses its
+  // unfailed distance; a backup is placed only for the chains whose primary
+  // touches the failure; elephant flows are audited with one dominator tree
+  // per source facility. Failures are solved one at a time, so memory stays
+  // O(facilities^2) (per distinct pin mask for pinned chains).
+  // Equal, field for field, to PlanAllReference().
   ChainPlan PlanAll();
 
+  // PlanAll() of this placer's snapshot, given `previous` = PlanAll() of
+  // `before`, an earlier version of the same inventory (the snapshot is
+  // `before.WithLinkHealth(...)`, or one built from it the same way). Equal to
+  // PlanAll(), and only re-places what can have changed when every changed link
+  // got worse for paths (went unusable, or costs more): then a placement that
+  // uses none of those links keeps its latency while every other placement can
+  // only get slower, and the shortest-path ties break the same way, so it is
+  // still the answer. Re-placed are the chains whose primary uses a changed
+  // link (with all their backups), the backups that use one, and whatever was
+  // not placed; the audit is recomputed. When a link got better (came up, or
+  // costs less), any chain may improve and this is a full PlanAll(); likewise
+  // when `before` is not the same inventory. Takes `previous` by value: move
+  // it in to avoid copying it.
+  ChainPlan Replan(ChainPlan previous, const Snapshot& before);
+
+  // The straightforward computation PlanAll() replaces (a Place() per chain
+  // and failure, shortest paths per failure from scratch, the elephant audit
+  // by removing each transit facility). The oracle of tests and benchmarks;
+  // too slow for plans.
+  ChainPlan PlanAllReference();
+
  private:
+  class Shared;  // what PlanAll() and Replan() share between chains
+  Shared& shared();
+
+  // Place() as it was before plans shared work (chain_placer_reference.cc).
+  ChainPlacement PlaceReference(const Chain& chain, const Exclusion& failure = {});
   // Shortest paths from `source` under the current failure, computed once.
   const ShortestPaths& From(int source);
   void SetFailure(const Exclusion& failure);
@@ -103,6 +143,7 @@ class ChainPlacer {
   const Snapshot& snapshot_;
   Exclusion failure_;
   std::vector<std::unique_ptr<ShortestPaths>> from_;  // per source, lazily
+  std::unique_ptr<Shared> shared_;                     // lazily
 };
 
 }  // namespace geodesic::pathcomp

@@ -9,9 +9,14 @@
 namespace geodesic::pathcomp {
 
 BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
-                    const v1::Plan* previous) {
+                    const v1::Plan* previous, ChainPlanCache* chain_cache) {
   BuiltPlan built;
-  built.chains = ChainPlacer(snapshot).PlanAll();
+  if (chain_cache != nullptr && chain_cache->snapshot) {
+    built.chains = ChainPlacer(snapshot).Replan(std::move(chain_cache->plan), *chain_cache->snapshot);
+  } else {
+    built.chains = ChainPlacer(snapshot).PlanAll();
+  }
+  if (chain_cache != nullptr) chain_cache->snapshot.reset();  // its plan was moved out
   auto elephants = allocator.Allocate(snapshot, built.chains);
   if (!elephants.ok()) {
     built.problems.push_back(absl::StrCat("elephant allocation failed: ", elephants.status().message()));
@@ -40,6 +45,11 @@ BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAl
   }
   std::sort(moved.begin(), moved.end());
   for (auto& id : moved) built.plan.add_moved_workload_ids(std::move(id));
+  if (chain_cache != nullptr) {
+    chain_cache->snapshot = snapshot;
+    chain_cache->plan = std::move(built.chains);
+    built.chains = ChainPlan();
+  }
   return built;
 }
 

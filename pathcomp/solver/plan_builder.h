@@ -26,8 +26,21 @@ struct BuiltPlan {
   std::vector<std::string> problems;
 };
 
-// `allocator` keeps its warm state between calls; `previous` may be null.
+// The chain plan of the last build and the snapshot it was made for, kept
+// between builds: when the next snapshot is the same inventory with links
+// that only got worse, ChainPlacer::Replan re-places only the chains those
+// links can have changed (the same result as a full PlanAll, which runs
+// otherwise). One per sequence of plans (the planner's); thread-compatible.
+struct ChainPlanCache {
+  std::optional<Snapshot> snapshot;  // empty before the first build
+  ChainPlan plan;                    // ChainPlacer(*snapshot).PlanAll()
+};
+
+// `allocator` keeps its warm state between calls; `previous` and `chain_cache`
+// may be null (then chains are planned from scratch). With a cache, the chain
+// plan is left in it for the next build (moved, not copied: BuiltPlan::chains
+// is then empty; the published plan carries the chains as always).
 BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
-                    const v1::Plan* previous);
+                    const v1::Plan* previous, ChainPlanCache* chain_cache = nullptr);
 
 }  // namespace geodesic::pathcomp

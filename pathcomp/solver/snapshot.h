@@ -81,6 +81,10 @@ class Snapshot {
   [[nodiscard]] absl::StatusOr<Snapshot> WithLinkHealth(
       const std::vector<std::pair<std::string, v1::LinkHealth>>& health) const;
 
+  // True when both are versions of one build (WithLinkHealth of each other):
+  // same facilities, links, services, chains and demands; only health may differ.
+  bool SharesInventory(const Snapshot& other) const { return shared_ == other.shared_; }
+
   int facility_count() const { return static_cast<int>(shared_->facility_ids.size()); }
   const std::string& facility_id(int facility) const { return shared_->facility_ids[facility]; }
   const std::vector<std::string>& facility_prefixes(int facility) const {

@@ -8,8 +8,11 @@
 
 #include <functional>
 #include <random>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "pathcomp/solver/plan_builder.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -69,6 +72,15 @@ class ModelBuilder {
     workload.mutable_elephant()->set_dst_prefix(view_.facilities[dst_facility].prefixes(0));
     workload.mutable_elephant()->set_demand_gbps(10);
     view_.workloads.push_back(workload);
+  }
+  // A pin intent on a chain: its facility set, and/or the replica of every call.
+  void Pin(const std::string& workload_id, std::vector<std::string> allowed, std::vector<std::string> path) {
+    v1::Intent intent;
+    intent.set_id(absl::StrCat("pin-", workload_id));
+    intent.mutable_pin()->set_workload_id(workload_id);
+    for (const auto& id : allowed) intent.mutable_pin()->add_allowed_facility_ids(id);
+    for (const auto& id : path) intent.mutable_pin()->add_path_facility_ids(id);
+    view_.intents.push_back(intent);
   }
   ModelView& view() { return view_; }
 
@@ -263,6 +275,206 @@ TEST_F(ChainAuditTest, ServiceWithoutKnownReplicaCannotBePlaced) {
   const ChainPlacement placement = placer.Place(snapshot.chains()[0]);
   EXPECT_FALSE(placement.placed);
   EXPECT_THAT(placement.reason, HasSubstr("service ghost has no replica in a known facility"));
+}
+
+
+// The first difference between two chain plans, in words; empty when equal.
+std::string FirstDifference(const Snapshot& snapshot, const ChainPlan& got, const ChainPlan& want) {
+  auto describe = [&](const ChainPlacement& p) {
+    std::ostringstream out;
+    out << (p.placed ? "placed" : "unplaced") << " total=" << p.total_us << " within=" << p.within_budget
+        << " failed_call=" << p.failed_call << " reason='" << p.reason << "' hops:";
+    for (const ChainHop& hop : p.hops) {
+      out << " [" << hop.service << "@" << hop.replica << " rtt=" << hop.network_rtt_us << " there=";
+      for (int l : hop.links_there) out << l << ",";
+      out << " back=";
+      for (int l : hop.links_back) out << l << ",";
+      out << "]";
+    }
+    return out.str();
+  };
+  if (got.primary.size() != want.primary.size()) return "different chain counts";
+  for (size_t c = 0; c < want.primary.size(); ++c) {
+    const std::string chain = snapshot.workload_id(snapshot.chains()[c].workload);
+    if (!(got.primary[c] == want.primary[c])) {
+      return absl::StrCat("primary of ", chain, ": got ", describe(got.primary[c]), " want ", describe(want.primary[c]));
+    }
+    if (got.backups[c].size() != want.backups[c].size()) {
+      return absl::StrCat(chain, ": ", got.backups[c].size(), " backups, want ", want.backups[c].size());
+    }
+    for (size_t i = 0; i < want.backups[c].size(); ++i) {
+      const ChainBackup& g = got.backups[c][i];
+      const ChainBackup& w = want.backups[c][i];
+      if (!(g.failure == w.failure)) return absl::StrCat(chain, ": backup ", i, " protects something else");
+      if (!(g.placement == w.placement)) {
+        return absl::StrCat("backup of ", chain, " for failure kind ", static_cast<int>(w.failure.kind), " index ",
+                            w.failure.index, ": got ", describe(g.placement), " want ", describe(w.placement));
+      }
+    }
+  }
+  for (size_t i = 0; i < std::max(got.dependencies.size(), want.dependencies.size()); ++i) {
+    if (i >= got.dependencies.size() || i >= want.dependencies.size() ||
+        !(got.dependencies[i] == want.dependencies[i])) {
+      auto text = [&](const std::vector<FacilityDependency>& list) {
+        if (i >= list.size()) return std::string("(none)");
+        return absl::StrCat(snapshot.workload_id(list[i].workload), "@", snapshot.facility_id(list[i].facility), ": ",
+                            list[i].reason);
+      };
+      return absl::StrCat("dependency ", i, ": got ", text(got.dependencies), " want ", text(want.dependencies));
+    }
+  }
+  return "";
+}
+
+// A random backbone with everything the plan handles: asymmetric links with
+// tied latencies, SRLGs, links down, services with unreachable or unknown
+// replicas, pinned chains, tight and loose budgets, elephant flows.
+ModelView RandomModel(std::mt19937& random) {
+  ModelBuilder model;
+  const int n = 5 + static_cast<int>(random() % 8);
+  auto f = [](int i) { return absl::StrCat("f", i); };
+  for (int i = 0; i < n; ++i) model.Facility(f(i));
+  for (int a = 0; a < n; ++a) {
+    for (int b = 0; b < n; ++b) {
+      if (a == b || random() % 3 != 0) continue;
+      const std::string srlg = random() % 4 == 0 ? absl::StrCat("conduit-", random() % 3) : "";
+      model.Link(f(a), f(b), 100 * (1 + random() % 4), srlg);  // few latencies: many ties
+      if (random() % 10 == 0) model.view().links.back().mutable_health()->set_state(v1::OPER_STATE_DOWN);
+    }
+  }
+  const int services = 2 + static_cast<int>(random() % 4);
+  for (int s = 0; s < services; ++s) {
+    std::vector<std::string> replicas;
+    for (int i = 0; i < n; ++i) {
+      if (random() % 4 == 0) replicas.push_back(f(i));
+    }
+    if (replicas.empty()) replicas.push_back(random() % 5 == 0 ? "nowhere" : f(random() % n));
+    model.Service(absl::StrCat("s", s), replicas, 50 * (random() % 5));
+  }
+  const uint64_t budgets[] = {600, 1500, 3000, 100'000};
+  for (int c = 0; c < 8; ++c) {
+    std::vector<std::string> calls;
+    const int length = 1 + static_cast<int>(random() % 4);
+    for (int i = 0; i < length; ++i) calls.push_back(absl::StrCat("s", random() % services));
+    const std::string id = absl::StrCat("c", c);
+    model.ChainWorkload(id, f(random() % n), calls, budgets[random() % 4]);
+    if (random() % 5 == 0) {
+      std::vector<std::string> allowed;
+      for (int i = 0; i < n; ++i) {
+        if (random() % 3 != 0) allowed.push_back(f(i));
+      }
+      model.Pin(id, allowed, {});
+    } else if (random() % 8 == 0) {
+      std::vector<std::string> path;
+      for (int i = 0; i < length; ++i) path.push_back(f(random() % n));
+      model.Pin(id, {}, path);
+    }
+  }
+  for (int e = 0; e < 6; ++e) model.Elephant(absl::StrCat("e", e), f(random() % n), static_cast<int>(random() % n));
+  return model.view();
+}
+
+TEST(ChainPlanTest, PlanAllEqualsTheReferenceOnRandomInstances) {
+  std::mt19937 random(20261205);
+  size_t backups = 0, unplaced = 0, srlg_backups = 0, pinned = 0, dependencies = 0;
+  for (int instance = 0; instance < 150; ++instance) {
+    const Snapshot snapshot = Snapshot::Build(RandomModel(random));
+    const ChainPlan fast = ChainPlacer(snapshot).PlanAll();
+    const ChainPlan reference = ChainPlacer(snapshot).PlanAllReference();
+    ASSERT_EQ(FirstDifference(snapshot, fast, reference), "") << "instance " << instance;
+    EXPECT_TRUE(fast == reference);
+    for (size_t c = 0; c < reference.backups.size(); ++c) {
+      pinned += !snapshot.chains()[c].allowed.empty() || !snapshot.chains()[c].pinned_replicas.empty();
+      for (const ChainBackup& backup : reference.backups[c]) {
+        ++backups;
+        unplaced += !backup.placement.placed;
+        srlg_backups += backup.failure.kind == ChainFailure::Kind::kSrlg;
+      }
+    }
+    dependencies += reference.dependencies.size();
+  }
+  // The instances exercise what they are meant to.
+  EXPECT_GT(backups, 2000u);
+  EXPECT_GT(unplaced, 100u);
+  EXPECT_GT(srlg_backups, 100u);
+  EXPECT_GT(pinned, 100u);
+  EXPECT_GT(dependencies, 300u);
+}
+
+TEST(ChainPlanTest, ReplanEqualsPlanAllAfterRandomLinkChanges) {
+  std::mt19937 random(5122026);
+  int incremental = 0, steps = 0;
+  for (int instance = 0; instance < 60; ++instance) {
+    Snapshot before = Snapshot::Build(RandomModel(random));
+    if (before.link_count() == 0) continue;
+    ChainPlan plan = ChainPlacer(before).PlanAll();
+    for (int step = 0; step < 10; ++step) {
+      const int link = static_cast<int>(random() % before.link_count());
+      v1::LinkHealth health;
+      switch (random() % 5) {
+        case 0: case 1: health.set_state(v1::OPER_STATE_DOWN); break;
+        case 2: health.set_state(v1::OPER_STATE_UP); break;
+        case 3: health.set_state(v1::OPER_STATE_DEGRADED); break;
+        default:
+          health.set_state(v1::OPER_STATE_UP);
+          health.set_rtt_us(2 * 100 * (1 + random() % 6));  // slower or faster than the inventory
+      }
+      auto after = before.WithLinkHealth({{before.link_id(link), health}});
+      ASSERT_TRUE(after.ok()) << after.status();
+      const LinkState& was = before.link_state(link);
+      const LinkState& now = after->link_state(link);
+      incremental += was.usable && (!now.usable || now.cost_us > was.cost_us);
+      ++steps;
+      ChainPlan replanned = ChainPlacer(*after).Replan(plan, before);
+      const ChainPlan full = ChainPlacer(*after).PlanAll();
+      ASSERT_EQ(FirstDifference(*after, replanned, full), "")
+          << "instance " << instance << " step " << step << ": link " << before.link_id(link) << " "
+          << was.usable << "/" << was.cost_us << " -> " << now.usable << "/" << now.cost_us;
+      if (step % 3 == 0) {
+        ASSERT_EQ(FirstDifference(*after, replanned, ChainPlacer(*after).PlanAllReference()), "");
+      }
+      plan = std::move(replanned);
+      before = *std::move(after);
+    }
+  }
+  EXPECT_GT(incremental, steps / 4);  // most of them link failures or slowdowns
+}
+
+TEST(ChainPlanTest, ReplanOfAnotherInventoryIsAFullPlan) {
+  std::mt19937 random(77);
+  const ModelView view = RandomModel(random);
+  const Snapshot first = Snapshot::Build(view);
+  const Snapshot second = Snapshot::Build(view);  // same content, separate build
+  ChainPlan stale = ChainPlacer(first).PlanAll();
+  for (auto& placement : stale.primary) placement.total_us += 1;  // a plan Replan must not trust
+  EXPECT_EQ(FirstDifference(second, ChainPlacer(second).Replan(stale, first), ChainPlacer(second).PlanAll()), "");
+}
+
+// The planner keeps a ChainPlanCache between plans; its plans must be the
+// ones it would build without.
+TEST(ChainPlanTest, PlanBuildsWithTheChainCacheEqualThoseWithout) {
+  std::mt19937 random(424242);
+  int compared = 0;
+  for (int instance = 0; instance < 12; ++instance) {
+    Snapshot snapshot = Snapshot::Build(RandomModel(random));
+    if (snapshot.link_count() == 0) continue;
+    ChainPlanCache cache;
+    ElephantAllocator cached_allocator(0.1), plain_allocator(0.1);
+    for (int step = 0; step < 6; ++step) {
+      const BuiltPlan cached = BuildPlan(snapshot, PlanStamp{}, cached_allocator, nullptr, &cache);
+      const BuiltPlan plain = BuildPlan(snapshot, PlanStamp{}, plain_allocator, nullptr);
+      ASSERT_TRUE(cache.snapshot.has_value());
+      ASSERT_EQ(FirstDifference(snapshot, cache.plan, plain.chains), "") << "instance " << instance << " step " << step;
+      EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(cached.plan, plain.plan));
+      ++compared;
+      v1::LinkHealth health;
+      health.set_state(random() % 4 == 0 ? v1::OPER_STATE_UP : v1::OPER_STATE_DOWN);
+      auto next = snapshot.WithLinkHealth({{snapshot.link_id(static_cast<int>(random() % snapshot.link_count())), health}});
+      ASSERT_TRUE(next.ok()) << next.status();
+      snapshot = *std::move(next);
+    }
+  }
+  EXPECT_GT(compared, 50);
 }
 
 }  // namespace

@@ -1,0 +1,263 @@
+#include "pathcomp/solver/failure_distances.h"
+
+#include <algorithm>
+#include <functional>
+#include <utility>
+
+namespace geodesic::pathcomp {
+
+struct FailureDistances::Tree {
+  ShortestPaths base;  // with no failure
+  // Every reachable facility hangs off the source through parent links (false
+  // only with a zero-latency cycle of parents: then failures recompute all).
+  bool regular = true;
+  std::vector<int> preorder;    // reachable facilities, depth first
+  std::vector<int> first, end;  // subtree of v: preorder[first[v] .. end[v])
+
+  // Under the current failure (valid when epoch == FailureDistances::epoch_).
+  enum class State { kBase, kRepaired, kRecomputed, kSourceDown };
+  uint32_t epoch = 0;
+  State state = State::kBase;
+  std::vector<uint32_t> stamp;  // == epoch: cut off by the failure, repaired below
+  std::vector<uint64_t> distance_us;
+  std::vector<int> parent, parent_arc_link;
+  ShortestPaths recomputed;  // State::kRecomputed
+  // Links of the unfailed path to each facility, once asked (most pairs keep
+  // it under most failures, so it is copied rather than walked again).
+  std::vector<std::vector<int>> base_links;
+  std::vector<char> base_links_known;
+
+  // Whether `to` keeps its unfailed path under the current failure.
+  bool KeepsBasePath(uint32_t now, int to) const {
+    return state == State::kBase || (state == State::kRepaired && stamp[to] != now);
+  }
+
+  uint64_t Distance(uint32_t now, int to) const {
+    switch (state) {
+      case State::kBase: return base.distance_us[to];
+      case State::kRepaired: return stamp[to] == now ? distance_us[to] : base.distance_us[to];
+      case State::kRecomputed: return recomputed.distance_us[to];
+      case State::kSourceDown: return kUnreachable;
+    }
+    return kUnreachable;
+  }
+  // The link into `at` on its path and the facility before it; -1 at the source.
+  std::pair<int, int> Parent(uint32_t now, int at) const {
+    switch (state) {
+      case State::kBase: return {base.parent_arc_link[at], base.parent[at]};
+      case State::kRepaired:
+        return stamp[at] == now ? std::pair{parent_arc_link[at], parent[at]}
+                                : std::pair{base.parent_arc_link[at], base.parent[at]};
+      case State::kRecomputed: return {recomputed.parent_arc_link[at], recomputed.parent[at]};
+      case State::kSourceDown: return {-1, -1};
+    }
+    return {-1, -1};
+  }
+};
+
+FailureDistances::FailureDistances(const Snapshot& snapshot, const std::vector<char>* allowed)
+    : snapshot_(snapshot),
+      allowed_(allowed),
+      exclusion_{.allowed = allowed},
+      in_links_(snapshot.facility_count()),
+      trees_(snapshot.facility_count()) {
+  for (int link = 0; link < snapshot.link_count(); ++link) {
+    in_links_[snapshot.link_dst(link)].push_back(link);
+    for (int srlg : snapshot.link_srlgs(link)) {
+      if (srlg >= static_cast<int>(srlg_links_.size())) srlg_links_.resize(srlg + 1);
+      srlg_links_[srlg].push_back(link);
+    }
+  }
+}
+
+FailureDistances::~FailureDistances() = default;
+
+void FailureDistances::SetFailure(const Exclusion& failure) {
+  if (failure.link == exclusion_.link && failure.srlg == exclusion_.srlg &&
+      failure.facility == exclusion_.facility) {
+    return;
+  }
+  exclusion_ = Exclusion{.link = failure.link, .srlg = failure.srlg, .facility = failure.facility, .allowed = allowed_};
+  if (++epoch_ == 0) {  // wrapped: forget every stamp
+    for (auto& tree : trees_) {
+      if (!tree) continue;
+      std::fill(tree->stamp.begin(), tree->stamp.end(), 0);
+      tree->epoch = 0;
+    }
+    epoch_ = 1;
+  }
+}
+
+uint64_t FailureDistances::Distance(int from, int to) { return TreeFrom(from).Distance(epoch_, to); }
+
+std::vector<int> FailureDistances::LinksTo(int from, int to) {
+  Tree& tree = TreeFrom(from);
+  if (tree.KeepsBasePath(epoch_, to)) {
+    if (tree.base_links_known.empty()) {
+      tree.base_links_known.assign(snapshot_.facility_count(), 0);
+      tree.base_links.resize(snapshot_.facility_count());
+    }
+    if (!tree.base_links_known[to]) {
+      tree.base_links[to] = tree.base.LinksTo(to);
+      tree.base_links_known[to] = 1;
+    }
+    return tree.base_links[to];
+  }
+  size_t length = 0;
+  for (int at = to;;) {
+    const auto [link, before] = tree.Parent(epoch_, at);
+    if (before < 0) break;
+    ++length;
+    at = before;
+  }
+  std::vector<int> links(length);
+  for (int at = to; length > 0;) {
+    const auto [link, before] = tree.Parent(epoch_, at);
+    links[--length] = link;
+    at = before;
+  }
+  return links;
+}
+
+FailureDistances::Tree& FailureDistances::TreeFrom(int source) {
+  std::unique_ptr<Tree>& slot = trees_[source];
+  if (!slot) {
+    const int n = snapshot_.facility_count();
+    slot = std::make_unique<Tree>();
+    Tree& tree = *slot;
+    tree.base = ShortestPaths::Run(snapshot_, source, Exclusion{.allowed = allowed_});
+    // Children lists, then a depth-first order so that every subtree is a range.
+    std::vector<int> child_begin(n + 1, 0), children(n);
+    int reachable = 0;
+    for (int v = 0; v < n; ++v) {
+      if (tree.base.distance_us[v] != kUnreachable) ++reachable;
+      if (tree.base.parent[v] >= 0) ++child_begin[tree.base.parent[v] + 1];
+    }
+    for (int v = 0; v < n; ++v) child_begin[v + 1] += child_begin[v];
+    std::vector<int> fill(child_begin.begin(), child_begin.end() - 1);
+    for (int v = 0; v < n; ++v) {
+      if (tree.base.parent[v] >= 0) children[fill[tree.base.parent[v]]++] = v;
+    }
+    tree.first.assign(n, -1);
+    tree.end.assign(n, -1);
+    tree.preorder.reserve(reachable);
+    std::vector<std::pair<int, int>> stack = {{source, child_begin[source]}};
+    tree.first[source] = 0;
+    tree.preorder.push_back(source);
+    while (!stack.empty()) {
+      auto& [at, next] = stack.back();
+      if (next == child_begin[at + 1]) {
+        tree.end[at] = static_cast<int>(tree.preorder.size());
+        stack.pop_back();
+        continue;
+      }
+      const int child = children[next++];
+      tree.first[child] = static_cast<int>(tree.preorder.size());
+      tree.preorder.push_back(child);
+      stack.emplace_back(child, child_begin[child]);
+    }
+    tree.regular = static_cast<int>(tree.preorder.size()) == reachable;
+  }
+  Tree& tree = *slot;
+  if (tree.epoch != epoch_) Decide(source, tree);
+  return tree;
+}
+
+void FailureDistances::Decide(int source, Tree& tree) {
+  tree.epoch = epoch_;
+  tree.state = Tree::State::kBase;
+  if (exclusion_.link < 0 && exclusion_.srlg < 0 && exclusion_.facility < 0) return;
+  if (exclusion_.facility == source) {
+    tree.state = Tree::State::kSourceDown;
+    return;
+  }
+  if (!tree.regular) {
+    tree.recomputed = ShortestPaths::Run(snapshot_, source, exclusion_);
+    tree.state = Tree::State::kRecomputed;
+    return;
+  }
+  // The roots of the subtrees the failure cuts off.
+  std::vector<int> roots;
+  auto cut_link = [&](int link) {
+    const int at = snapshot_.link_dst(link);
+    if (tree.base.parent_arc_link[at] == link) roots.push_back(at);
+  };
+  if (exclusion_.link >= 0) cut_link(exclusion_.link);
+  if (exclusion_.srlg >= 0 && exclusion_.srlg < static_cast<int>(srlg_links_.size())) {
+    for (int link : srlg_links_[exclusion_.srlg]) cut_link(link);
+  }
+  if (exclusion_.facility >= 0 && tree.base.distance_us[exclusion_.facility] != kUnreachable) {
+    roots.push_back(exclusion_.facility);
+  }
+  if (roots.empty()) return;
+  Repair(tree, roots);
+  tree.state = Tree::State::kRepaired;
+}
+
+void FailureDistances::Repair(Tree& tree, const std::vector<int>& roots) {
+  const int n = snapshot_.facility_count();
+  if (tree.stamp.empty()) {
+    tree.stamp.assign(n, 0);
+    tree.distance_us.assign(n, kUnreachable);
+    tree.parent.assign(n, -1);
+    tree.parent_arc_link.assign(n, -1);
+  }
+  const uint32_t now = epoch_;
+  std::vector<int> cut;
+  for (int root : roots) {
+    for (int i = tree.first[root]; i < tree.end[root]; ++i) {
+      const int at = tree.preorder[i];
+      if (tree.stamp[at] == now) continue;
+      tree.stamp[at] = now;
+      tree.distance_us[at] = kUnreachable;
+      tree.parent[at] = -1;
+      tree.parent_arc_link[at] = -1;
+      cut.push_back(at);
+    }
+  }
+  // The rest of the tree keeps its distances (they cannot shrink): seed the
+  // cut facilities from it, then a Dijkstra among them.
+  using Entry = std::pair<uint64_t, int>;
+  std::vector<Entry> queue;
+  for (int at : cut) {
+    for (int link : in_links_[at]) {
+      const int from = snapshot_.link_src(link);
+      if (tree.stamp[from] == now || tree.base.distance_us[from] == kUnreachable || Excluded(link)) continue;
+      tree.distance_us[at] = std::min(tree.distance_us[at], tree.base.distance_us[from] + snapshot_.link_state(link).cost_us);
+    }
+    if (tree.distance_us[at] != kUnreachable) queue.emplace_back(tree.distance_us[at], at);
+  }
+  std::make_heap(queue.begin(), queue.end(), std::greater<>());
+  while (!queue.empty()) {
+    std::pop_heap(queue.begin(), queue.end(), std::greater<>());
+    const auto [distance, at] = queue.back();
+    queue.pop_back();
+    if (distance != tree.distance_us[at]) continue;
+    for (const int link : snapshot_.out_links(at)) {
+      const int next = snapshot_.link_dst(link);
+      if (tree.stamp[next] != now || Excluded(link)) continue;
+      const uint64_t candidate = distance + snapshot_.link_state(link).cost_us;
+      if (candidate < tree.distance_us[next]) {
+        tree.distance_us[next] = candidate;
+        queue.emplace_back(candidate, next);
+        std::push_heap(queue.begin(), queue.end(), std::greater<>());
+      }
+    }
+  }
+  // Parents as ShortestPaths::Run leaves them: the lowest-index link on a
+  // shortest path into the facility.
+  for (int at : cut) {
+    if (tree.distance_us[at] == kUnreachable) continue;
+    for (int link : in_links_[at]) {
+      const int from = snapshot_.link_src(link);
+      const uint64_t before = tree.stamp[from] == now ? tree.distance_us[from] : tree.base.distance_us[from];
+      if (before == kUnreachable || before + snapshot_.link_state(link).cost_us != tree.distance_us[at]) continue;
+      if (Excluded(link)) continue;
+      tree.parent_arc_link[at] = link;  // in_links_ ascend: the first is the lowest
+      tree.parent[at] = from;
+      break;
+    }
+  }
+}
+
+}  // namespace geodesic::pathcomp

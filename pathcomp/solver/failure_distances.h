@@ -1,0 +1,63 @@
+#pragma once
+// Lowest-latency paths between pairs of facilities with no failure and under
+// one failure at a time (a link, an SRLG or a facility), for solvers that ask
+// many pairs under many failures (the chain placer's backups).
+//
+// Answers are exactly ShortestPaths::Run's (same distances, same paths, same
+// tie-breaks): a shortest-path tree is determined by its distances (every
+// facility's parent link is the lowest-index link into it on a shortest
+// path), so a facility whose tree path from the source avoids the failure
+// keeps its distance and its path, and only the subtrees the failure cuts off
+// are recomputed (a Dijkstra over them, seeded from the rest of the tree).
+// Trees are computed lazily per source; repairs lazily per (failure, source),
+// on the first question about that source under that failure. Memory grows
+// with the sources asked about: O(facilities) each.
+// Pure: no I/O, no clock, no threads. Thread-compatible. Keeps references to
+// the snapshot and to `allowed`, which must outlive it.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "pathcomp/solver/shortest_paths.h"
+#include "pathcomp/solver/snapshot.h"
+
+namespace geodesic::pathcomp {
+
+class FailureDistances {
+ public:
+  // `allowed`: only links between allowed facilities (a pinned chain's mask,
+  // Chain::allowed), or null for every usable link.
+  FailureDistances(const Snapshot& snapshot, const std::vector<char>* allowed);
+  ~FailureDistances();
+  FailureDistances(const FailureDistances&) = delete;
+  FailureDistances& operator=(const FailureDistances&) = delete;
+
+  // Answers from now on avoid `failure` (its link, SRLG and facility; its
+  // `allowed` is ignored: the constructor's applies). Cheap when unchanged.
+  void SetFailure(const Exclusion& failure);
+
+  // Lowest latency from `from` to `to`; kUnreachable when there is no path
+  // (also from a failed facility, to itself included).
+  uint64_t Distance(int from, int to);
+  // Link indices of that path (ShortestPaths::LinksTo); empty when from == to
+  // or unreachable.
+  std::vector<int> LinksTo(int from, int to);
+
+ private:
+  struct Tree;
+
+  Tree& TreeFrom(int source);  // built, and decided for the current failure
+  void Decide(int source, Tree& tree);
+  void Repair(Tree& tree, const std::vector<int>& roots);
+  bool Excluded(int link) const { return exclusion_.Excludes(snapshot_, link); }
+
+  const Snapshot& snapshot_;
+  const std::vector<char>* allowed_;
+  Exclusion exclusion_;
+  uint32_t epoch_ = 1;  // of the current failure
+  std::vector<std::vector<int>> in_links_;   // per facility, ascending
+  std::vector<std::vector<int>> srlg_links_;  // per SRLG
+  std::vector<std::unique_ptr<Tree>> trees_;  // per source, lazily
+};
+
+}  // namespace geodesic::pathcomp
