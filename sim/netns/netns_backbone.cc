@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -14,8 +15,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -190,6 +193,41 @@ absl::StatusOr<std::vector<std::string>> NetnsBackbone::RemoveLeftovers(const st
   return removed;
 }
 
+namespace {
+
+// A file descriptor closed when it goes out of scope, unless released.
+struct OwnedFd {
+  int fd = -1;
+  OwnedFd() = default;
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  ~OwnedFd() {
+    if (fd >= 0) close(fd);
+  }
+  int release() { return std::exchange(fd, -1); }
+};
+
+// An advisory lock on a management pool, held while the descriptor is open
+// (flock: released when the process dies, so a crashed run leaves no stale
+// lock). nullopt when `wait` is false and another holder has it.
+absl::StatusOr<std::optional<int>> LockManagementPool(const std::string& pool, bool wait) {
+  std::string name = pool;
+  std::replace(name.begin(), name.end(), '/', '_');
+  const std::string dir = std::filesystem::is_directory("/run/lock") ? "/run/lock" : "/tmp";
+  const std::string path = absl::StrCat(dir, "/geodesic-netns-management-", name, ".lock");
+  OwnedFd lock;
+  lock.fd = open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+  if (lock.fd < 0) return absl::UnavailableError(absl::StrCat("cannot open ", path, ": ", strerror(errno)));
+  while (flock(lock.fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+    if (errno == EINTR) continue;
+    if (errno == EWOULDBLOCK) return std::optional<int>();
+    return absl::UnavailableError(absl::StrCat("cannot lock ", path, ": ", strerror(errno)));
+  }
+  return std::optional<int>(lock.release());
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<NetnsBackbone>> NetnsBackbone::Create(const topology::Topology& topology,
                                                                     NetnsOptions options) {
   if (options.mbit_per_gbps <= 0) return absl::InvalidArgumentError("mbit_per_gbps must be positive");
@@ -229,8 +267,31 @@ absl::StatusOr<std::unique_ptr<NetnsBackbone>> NetnsBackbone::Create(const topol
   if (absl::StatusOr<std::vector<std::string>> leftovers = RemoveLeftovers(options.name_prefix); !leftovers.ok()) {
     return leftovers.status();
   }
+  // The management pool's addresses live in the root namespace, which
+  // concurrent labs (ctest -j) share: each holds its pool while it lives.
+  OwnedFd pool_lock;
+  if (options.management_network) {
+    if (options.management_pool_v4 == NetnsOptions().management_pool_v4) {
+      for (int third = 100; third < 200 && pool_lock.fd < 0; ++third) {
+        const std::string pool = absl::StrCat("169.254.", third, ".0/24");
+        absl::StatusOr<std::optional<int>> locked = LockManagementPool(pool, /*wait=*/false);
+        if (!locked.ok()) return locked.status();
+        if (!locked->has_value()) continue;
+        pool_lock.fd = **locked;
+        options.management_pool_v4 = pool;
+      }
+      if (pool_lock.fd < 0) {
+        return absl::ResourceExhaustedError("every management pool 169.254.100-199.0/24 is held by another lab");
+      }
+    } else {
+      absl::StatusOr<std::optional<int>> locked = LockManagementPool(options.management_pool_v4, /*wait=*/true);
+      if (!locked.ok()) return locked.status();
+      pool_lock.fd = **locked;
+    }
+  }
 
   std::unique_ptr<NetnsBackbone> backbone(new NetnsBackbone(NewRun(), std::move(options)));
+  backbone->management_pool_lock_ = pool_lock.release();
   for (const v1::Facility& facility : topology.facilities) {
     if (absl::Status added = backbone->AddFacility(facility); !added.ok()) return added;
   }
@@ -433,6 +494,7 @@ NetnsBackbone::~NetnsBackbone() {
   if (absl::Status removed = Remove(); !removed.ok()) {
     std::fprintf(stderr, "netns backbone %s: %s\n", run_.c_str(), std::string(removed.message()).c_str());
   }
+  if (management_pool_lock_ >= 0) close(management_pool_lock_);  // the pool is free again
 }
 
 absl::Status NetnsBackbone::Remove() {

@@ -24,7 +24,10 @@
 //     backbone traffic never takes it. Remove deletes the root ends at once
 //     (not when the kernel gets round to a deleted namespace's veths). The
 //     root end and its address are in the root namespace: two runs with
-//     management networks at once need distinct pools;
+//     management networks at once need distinct pools. A backbone holds a
+//     lock on its pool while it lives (flock, gone with its process); with
+//     the default pool it takes the first free one of 169.254.100-199.0/24,
+//     with a pool given it waits for that one;
 //   - a veth pair per bidirectional link (the topology's directed links A->B and
 //     B->A become one pair; a link without a reverse gets a pair of its own,
 //     shaped alike both ways),
@@ -206,6 +209,7 @@ class NetnsBackbone {
   absl::flat_hash_map<std::string, int> link_by_id_;  // both directions' ids -> links_ index
   std::vector<std::string> namespaces_;               // made so far, removed by Remove()
   std::vector<std::string> management_interfaces_;    // root ends of management veths, removed by Remove()
+  int management_pool_lock_ = -1;                     // flock'ed while the backbone lives
 };
 using NetnsBackbonePtr = std::unique_ptr<NetnsBackbone>;
 

@@ -435,14 +435,14 @@ TEST_F(NetnsCleanupTest, TheNextCreateRemovesTheNamespacesOfADeadRunButNotOfALiv
 // its own management veth, routes nothing over it beyond the connected /31
 // (so it reaches no other facility's), and the veth goes with the backbone.
 TEST_F(NetnsCleanupTest, TheManagementNetworkReachesTheHostAndNothingElse) {
-  // A pool of its own: the root namespace is shared with netns_lab_test's default pool.
+  // A pool of its own: outside the 169.254.100-199 range that labs on the default take theirs from.
   NetnsBackbonePtr backbone =
-      NetnsBackbone::Create(Pair(), {.management_network = true, .management_pool_v4 = "169.254.101.0/24"}).value();
+      NetnsBackbone::Create(Pair(), {.management_network = true, .management_pool_v4 = "169.254.250.0/24"}).value();
   const NetnsFacility aaa = backbone->Facility("aaa").value();
   const NetnsFacility bbb = backbone->Facility("bbb").value();
-  EXPECT_EQ(aaa.management_host_address, "169.254.101.0");
-  EXPECT_EQ(aaa.management_address, "169.254.101.1");
-  EXPECT_EQ(bbb.management_host_address, "169.254.101.2");
+  EXPECT_EQ(aaa.management_host_address, "169.254.250.0");
+  EXPECT_EQ(aaa.management_address, "169.254.250.1");
+  EXPECT_EQ(bbb.management_host_address, "169.254.250.2");
 
   // A datagram from aaa's namespace to a socket of this (the root) namespace.
   Socket host{socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)};
@@ -464,7 +464,7 @@ TEST_F(NetnsCleanupTest, TheManagementNetworkReachesTheHostAndNothingElse) {
   // Only the connected /31 over mgmt; bbb's management addresses unroutable from aaa.
   const google::protobuf::Value routes = Json(ExecOk(*backbone, "aaa", {"ip", "-j", "route", "show", "dev", "mgmt"}));
   ASSERT_EQ(routes.list_value().values_size(), 1);
-  EXPECT_EQ(Field(routes.list_value().values(0), "dst").string_value(), "169.254.101.0/31");
+  EXPECT_EQ(Field(routes.list_value().values(0), "dst").string_value(), "169.254.250.0/31");
   for (const std::string& other : {bbb.management_address, bbb.management_host_address}) {
     absl::StatusOr<RunResult> route = backbone->Exec("aaa", {"ip", "route", "get", other});
     ASSERT_TRUE(route.ok()) << route.status();
@@ -472,7 +472,7 @@ TEST_F(NetnsCleanupTest, TheManagementNetworkReachesTheHostAndNothingElse) {
   }
 
   backbone.reset();
-  absl::StatusOr<RunResult> addresses = RunCommand({"/usr/sbin/ip", "-o", "addr", "show", "to", "169.254.101.0/30"});
+  absl::StatusOr<RunResult> addresses = RunCommand({"/usr/sbin/ip", "-o", "addr", "show", "to", "169.254.250.0/30"});
   ASSERT_TRUE(addresses.ok()) << addresses.status();
   EXPECT_EQ(absl::StripAsciiWhitespace(addresses->output), "") << "the root end outlived the backbone";
 }
