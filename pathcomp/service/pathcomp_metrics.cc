@@ -42,8 +42,9 @@ PathcompScrapedFamilies DeclareScraped(Registry& registry) {
 
       .telemetry_messages_total = registry.ScrapedCounter(
           "telemetry_messages_total",
-          "Site agent messages acknowledged, by result: applied (stored and applied to the model) or duplicate "
-          "(applied before; acknowledged again, not re-applied)",
+          "Site agent messages acknowledged, by result: applied (applied to the model; stored before the ack when "
+          "it changes a state, within `measurement_flush_ms` when it only measures) or duplicate (applied before; "
+          "acknowledged again, not re-applied)",
           {"result"}),
       .telemetry_refused_total = registry.ScrapedCounter(
           "telemetry_refused_total",
@@ -192,7 +193,8 @@ TelemetryMetrics::TelemetryMetrics(Registry& registry)
     : commit_duration_(registry
                            .Histogram("telemetry_commit_duration_seconds",
                                       "From reading a site agent's message to acknowledging it: validated, "
-                                      "applied to the model, stored (synced when it changes a state) and acked")
+                                      "applied to the model, stored and synced first when it changes a state (a "
+                                      "measurement only is written later, coalesced) and acked")
                            .Add()),
       session_resets_(registry.Counter(
           "agent_session_resets_total",
