@@ -266,10 +266,11 @@ absl::Status NetnsTraffic::StartReceivers() {
     std::filesystem::remove(receiver.report_path);
     // The receivers run in real time (the lab is root): on a host busy with
     // other work, a receiver that waits its turn overflows its socket, which
-    // would read as the network losing packets.
+    // would read as the network losing packets. Below the agents' probe
+    // threads (10): the network's control plane goes first.
     absl::StatusOr<ChildProcessPtr> process = backbone_.Spawn(
         stream.to_facility,
-        {binary, "receive", "--realtime-priority", "10", "--listen", Target(address, stream.v6, options_.port), "--duration-s", kRunSeconds,
+        {binary, "receive", "--realtime-priority", "5", "--listen", Target(address, stream.v6, options_.port), "--duration-s", kRunSeconds,
          "--report", receiver.report_path, "--late-ms", absl::StrCat(options_.late_ms), "--outage-min-ms",
          absl::StrCat(options_.outage_min_ms)},
         absl::StrCat(options_.work_dir, "/", name, ".log"));
