@@ -44,19 +44,13 @@ constexpr int kChains = 10'000;
 constexpr int kServices = 24;
 constexpr int kRuns = 3;
 
-std::string DataDir() {
-  const char* source = getenv("GEODESIC_SOURCE_DIR");
-  return absl::StrCat(source != nullptr && *source != '\0' ? source : GEODESIC_DEFAULT_SOURCE_DIR,
-                      "/../shared/data/repetita");
-}
-
 double Ms(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
 
 pathcomp::ModelView CogentcoWithChains() {
-  auto topology = topology::LoadRepetita(DataDir() + "/Cogentco.graph",
-                                         DataDir() + "/Cogentco.0000.demands");
+  const std::string data = RepetitaDir(GEODESIC_DEFAULT_SOURCE_DIR);
+  auto topology = topology::LoadRepetita(data + "/Cogentco.graph", data + "/Cogentco.0000.demands");
   if (!topology.ok()) {
     fprintf(stderr, "bench_chains: %s\n", topology.status().ToString().c_str());
     exit(1);

@@ -66,12 +66,6 @@ constexpr size_t kCogentcoDemandsWithTraffic = 37'805;
   exit(1);
 }
 
-std::string RepetitaDir() {
-  const char* source = getenv("GEODESIC_SOURCE_DIR");
-  return std::string(source != nullptr && *source != '\0' ? source : GEODESIC_DEFAULT_SOURCE_DIR) +
-         "/../shared/data/repetita";
-}
-
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 double Us(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
 
@@ -158,7 +152,8 @@ std::vector<std::pair<std::string, v1::LinkHealth>> HealthUpdate(const std::stri
 
 int main() {
   using namespace geodesic::bench;
-  const Files files{RepetitaDir() + "/Cogentco.graph", RepetitaDir() + "/Cogentco.0000.demands"};
+  const std::string data = RepetitaDir(GEODESIC_DEFAULT_SOURCE_DIR);
+  const Files files{data + "/Cogentco.graph", data + "/Cogentco.0000.demands"};
   const size_t bytes = ReadFiles(files);  // also warms the page cache for both sides
 
   // Import + snapshot against reading the files; every repetition into a fresh store.

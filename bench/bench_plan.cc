@@ -74,12 +74,6 @@ constexpr unsigned kChildTimeoutS = 600;
   exit(1);
 }
 
-std::string RepetitaDir() {
-  const char* source = getenv("GEODESIC_SOURCE_DIR");
-  return std::string(source != nullptr && *source != '\0' ? source : GEODESIC_DEFAULT_SOURCE_DIR) +
-         "/../shared/data/repetita";
-}
-
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
 void AddBenchChains(topology::Topology& topology) {
@@ -95,7 +89,8 @@ void AddBenchChains(topology::Topology& topology) {
 }
 
 topology::Topology Cogentco() {
-  auto topology = topology::LoadRepetita(RepetitaDir() + "/Cogentco.graph", RepetitaDir() + "/Cogentco.0000.demands");
+  const std::string data = RepetitaDir(GEODESIC_DEFAULT_SOURCE_DIR);
+  auto topology = topology::LoadRepetita(data + "/Cogentco.graph", data + "/Cogentco.0000.demands");
   if (!topology.ok()) Die(topology.status().ToString());
   AddBenchChains(*topology);
   return *std::move(topology);

@@ -1,13 +1,22 @@
 #pragma once
-// What every benchmark of bench/ shares: the median of repeated measurements
-// and the one line per result that `make bench` collects:
+// What every benchmark of bench/ shares: where the shared WAN data is, the
+// median of repeated measurements and the one line per result that `make
+// bench` collects:
 //   BENCH <name>: ours=<value><unit> <reference>=<value><unit> ratio=<ours/reference>
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 namespace geodesic::bench {
+
+// ../shared/data/repetita beside the source tree: $GEODESIC_SOURCE_DIR's,
+// else `default_source`'s.
+inline std::string RepetitaDir(const char* default_source) {
+  const char* source = std::getenv("GEODESIC_SOURCE_DIR");
+  return std::string(source != nullptr && *source != '\0' ? source : default_source) + "/../shared/data/repetita";
+}
 
 // The median of `values` (the mean of the two middle ones for an even count); 0 when empty.
 inline double Median(std::vector<double> values) {

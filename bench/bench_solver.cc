@@ -33,6 +33,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "bench/bench_report.h"
 #include "daemon/allocator.h"
 #include "pathcomp/solver/edge_lp.h"
 #include "pathcomp/solver/mcf_problem.h"
@@ -57,15 +58,10 @@ constexpr std::chrono::milliseconds kRepetitionBudget(2000);
 const char* const kNetworks[] = {"Abilene", "Geant2009", "AttMpls",   "Esnet",
                                  "Deltacom", "GtsCe",    "UsCarrier", "Cogentco"};
 
-std::string RepetitaDir() {
-  const char* source = std::getenv("GEODESIC_SOURCE_DIR");
-  return std::string(source != nullptr ? source : ".") + "/../shared/data/repetita";
-}
-
 // The network as the service sees it: model -> Snapshot -> problem, every
 // link measured up.
 McfProblem Load(const std::string& network) {
-  const std::string base = RepetitaDir() + "/" + network;
+  const std::string base = RepetitaDir(".") + "/" + network;
   auto topology = topology::LoadRepetita(base + ".graph", base + ".0000.demands");
   if (!topology.ok()) {
     std::fprintf(stderr, "bench_solver: %s\n", topology.status().ToString().c_str());

@@ -204,7 +204,12 @@ void AddChainDependency(const Snapshot& snapshot, const Chain& chain, const Chai
   }
 }
 
-void SortDependencies(std::vector<FacilityDependency>& dependencies) {
+// The audit's last step, after the chains' dependencies: the elephant
+// flows' (transit facilities), then everything in a stable order.
+void CompleteAudit(const Snapshot& snapshot, std::vector<FacilityDependency>& dependencies) {
+  std::vector<FacilityDependency> elephants = ElephantTransitDependencies(snapshot);
+  dependencies.insert(dependencies.end(), std::make_move_iterator(elephants.begin()),
+                      std::make_move_iterator(elephants.end()));
   std::sort(dependencies.begin(), dependencies.end(), [](const FacilityDependency& a, const FacilityDependency& b) {
     if (a.workload != b.workload) return a.workload < b.workload;
     if (a.facility != b.facility) return a.facility < b.facility;
@@ -373,10 +378,7 @@ ChainPlan ChainPlacer::PlanAll() {
       AddChainDependency(snapshot_, chains[c], plan.primary[c], backup, plan.dependencies);
     }
   }
-  std::vector<FacilityDependency> elephants = ElephantTransitDependencies(snapshot_);
-  plan.dependencies.insert(plan.dependencies.end(), std::make_move_iterator(elephants.begin()),
-                           std::make_move_iterator(elephants.end()));
-  SortDependencies(plan.dependencies);
+  CompleteAudit(snapshot_, plan.dependencies);
   return plan;
 }
 
@@ -445,10 +447,7 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
       AddChainDependency(snapshot_, chains[c], plan.primary[c], backup, plan.dependencies);
     }
   }
-  std::vector<FacilityDependency> elephants = ElephantTransitDependencies(snapshot_);
-  plan.dependencies.insert(plan.dependencies.end(), std::make_move_iterator(elephants.begin()),
-                           std::make_move_iterator(elephants.end()));
-  SortDependencies(plan.dependencies);
+  CompleteAudit(snapshot_, plan.dependencies);
   return plan;
 }
 
