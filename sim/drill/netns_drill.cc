@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "pathcomp/solver/impact.h"
 #include "sim/drill/live_drill.h"
+#include "sim/lab_client.h"
 #include "sim/netns/link_counters.h"
 #include "sim/netns/netns_route_monitor.h"
 #include "sim/netns/netns_traffic.h"
@@ -166,15 +167,27 @@ class NetnsTarget : public LiveDrillTarget {
     return traffic_->WaitDelivering(std::chrono::seconds(30));
   }
 
-  // The plan is installed everywhere: each link's rate on its veth over
-  // measure_ms, against the plan's elephant load.
-  absl::Status Settled(const v1::Plan& plan, v1::DrillEventOutcome& outcome) override {
+  // The plan is installed everywhere: every kernel routes it, and each
+  // link's rate on its veth over measure_ms, against the plan's elephant load.
+  // The controller's plan may move on after the event settled (the lossy
+  // fiber auto-drained after its hold, new measurements): the kernels are
+  // held to the newest plan the controller reports at every site's routers,
+  // and the rates to that plan's loads.
+  absl::Status Settled(const v1::Plan& settled, v1::DrillEventOutcome& outcome) override {
     // routerd installed the plan in its routers; zebra installs it in the
     // kernel on its own time.
     v1::EventPackets& packets = *outcome.mutable_packets();
+    v1::Plan plan = settled;
+    std::vector<std::string> facilities;
+    for (const auto& facility : spec_.topology.facilities) facilities.push_back(facility.id());
+    const LabClient client(lab_.lab());
     std::vector<std::string> differing;
     absl::Status read = absl::OkStatus();
-    const absl::Status followed = WaitUntil("every facility's kernel to route the new plan", kKernelsFollowTimeout, [&] {
+    const absl::Status followed = WaitUntil("every facility's kernel to route the plan at its routers", kKernelsFollowTimeout, [&] {
+      if (absl::StatusOr<v1::GetPlanResponse> now = client.Plan();
+          now.ok() && ConvergenceGap(*now, facilities).empty() && now->plan().generation() >= plan.generation()) {
+        plan = now->plan();
+      }
       absl::StatusOr<std::vector<std::string>> now = lab_.KernelRoutesDiffering(plan);
       if (!now.ok()) read = now.status();
       differing = now.ok() ? *std::move(now) : std::vector<std::string>{};
