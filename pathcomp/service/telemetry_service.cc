@@ -30,9 +30,13 @@ void TelemetryService::StartFlusher() {
   stop_flusher_ = false;
   flusher_ = std::thread([this] {
     std::unique_lock wait_lock(flusher_mu_);
-    // Each write starts `measurement_flush_` after the last one ended, so a
-    // slow disk stretches the interval rather than queueing writes.
-    while (!flusher_cv_.wait_for(wait_lock, measurement_flush_, [this] { return stop_flusher_; })) {
+    // A write starts every `measurement_flush_`, or as soon as the last one
+    // ended when it took longer (reports go on being applied while a write
+    // runs: each write takes what arrived during the one before, so a
+    // measurement waits at most the interval and two writes' time).
+    auto next = std::chrono::steady_clock::now() + measurement_flush_;
+    while (!flusher_cv_.wait_until(wait_lock, next, [this] { return stop_flusher_; })) {
+      next = std::chrono::steady_clock::now() + measurement_flush_;
       wait_lock.unlock();
       if (auto written = model_.FlushMeasurements(); !written.ok()) {
         daemon::LogError("measurements not written (kept for the next try)",
