@@ -47,6 +47,11 @@
 //                          sender (routerd: Apply of 100,000 removed routes;
 //                          BIRD: `birdc disable plan`, its static protocol) to
 //                          the receiving FRR holding none from it.
+//   bgp_change_all_100k_vs_frr, bgp_withdraw_100k_vs_frr
+//                          the same two against the FRR sender: its outbound
+//                          route-map's next hop changed, then the route-map
+//                          denying every prefix (vtysh edits, each followed
+//                          by `clear bgp ... soft out`; the session stays up).
 //                          Each inject/change/withdraw figure is the median of
 //                          kInjectTrials runs, the senders interleaved.
 //
@@ -364,6 +369,12 @@ int main() {
                          median(bird_spans, &Spans::change_ms), "ms", 0);
       bench::PrintResult("bgp_withdraw_100k_vs_bird", median(routerd, &Spans::withdraw_ms), "bird",
                          median(bird_spans, &Spans::withdraw_ms), "ms", 0);
+    }
+    if (network) {
+      bench::PrintResult("bgp_change_all_100k_vs_frr", median(routerd, &Spans::change_ms), "frr",
+                         median(frr, &Spans::change_ms), "ms", 0);
+      bench::PrintResult("bgp_withdraw_100k_vs_frr", median(routerd, &Spans::withdraw_ms), "frr",
+                         median(frr, &Spans::withdraw_ms), "ms", 0);
     }
   } catch (const bench::BenchFailure& failure) {
     // Unwound: every daemon stopped, the namespace and the scratch directory removed.

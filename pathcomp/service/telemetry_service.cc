@@ -146,6 +146,7 @@ grpc::Status TelemetryService::Report(
                        {"count", std::to_string(result->service_reports_dropped.size())},
                        {"first", result->service_reports_dropped.front()}});
     }
+    if (!result->duplicate && message.has_delta()) RecordMeasurementAge(message.delta());
     if (!result->duplicate && observer_) observer_(hello.facility_id(), message, daemon::UnixNowMs());
     if (!result->plane_changes.empty()) {
       std::string reason;
@@ -182,6 +183,15 @@ grpc::Status TelemetryService::Report(
     metrics_.RecordCommit(std::chrono::steady_clock::now() - read_at);
   }
   return grpc::Status::OK;
+}
+
+void TelemetryService::RecordMeasurementAge(const v1::Update& delta) {
+  int64_t oldest_unix_ms = 0;
+  for (const v1::LinkReport& link : delta.links()) {
+    const int64_t measured = link.health().measured_at_unix_ms();
+    if (measured > 0 && (oldest_unix_ms == 0 || measured < oldest_unix_ms)) oldest_unix_ms = measured;
+  }
+  if (oldest_unix_ms > 0) metrics_.RecordMeasurementAge(std::chrono::milliseconds(daemon::UnixNowMs() - oldest_unix_ms));
 }
 
 void TelemetryService::CountRefusal(const absl::Status& status) {
