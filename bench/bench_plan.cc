@@ -24,7 +24,8 @@
 //                        ru_maxrss.
 //   plan_bytes_per_route_<net>
 //                        the serialized plan's bytes per route; reference:
-//                        the bytes of the routes' primary next hops alone.
+//                        the bytes of the routes' primary next hops alone,
+//                        with their ids (v1::NextHop, as routerd resolves them).
 // A child that runs out of its memory limit (RLIMIT_AS,
 // $GEODESIC_BENCH_PLAN_LIMIT_GB, default 6) or time (600 s) is reported on
 // stderr with what it reached, and its results are not printed.
@@ -58,6 +59,7 @@
 #include "pathcomp/solver/plan_builder.h"
 #include "pathcomp/solver/snapshot.h"
 #include "sim/drill/drill_generator.h"
+#include "site_plan/site_plan_reader.h"
 #include "topology/repetita.h"
 #include "topology/synthetic_wan.h"
 
@@ -220,8 +222,10 @@ Measured Plan(const Instance& instance) {
   for (const auto& site : built.plan.sites()) {
     measured.routes += static_cast<uint64_t>(site.routes_size());
     for (const auto& route : site.routes()) {
-      v1::Route primary;
-      *primary.mutable_next_hops() = route.next_hops();
+      v1::ForwardingRoute primary;
+      for (v1::NextHop& hop : site_plan::NextHops(site, site_plan::PrimaryGroup(site, route))) {
+        *primary.add_next_hops() = std::move(hop);
+      }
       measured.primary_bytes += primary.ByteSizeLong();
     }
   }
