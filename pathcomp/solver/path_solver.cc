@@ -154,20 +154,18 @@ uint64_t FollowInstalled(const Snapshot& snapshot, const InstalledHops& installe
 // Traffic handed to a neighbour that sends it back loops until the new plan
 // arrives (seen in the netns lab: a repair from chi to nyc for iad, while
 // nyc sent 12% of its iad traffic via chi; with multipath hashing those
-// flows loop, the others arrive). nullopt when every neighbour sends all of
-// it back.
+// flows loop, the others arrive). The link, or -1 when every neighbour sends
+// all of it back; its path is FollowInstalled's from the link's far end.
+// `shares` must have begun (dst, source, failure) or, for the failure of one
+// of source's own links, (dst, source, no failure): traffic that comes back
+// to source is counted returned before it could reach source's links.
 struct LoopFreeBackup {
   int link = -1;
-  std::vector<int> path;  // facilities, from source
-  uint64_t latency_us = 0;
   double returned_share = 0;
 };
-std::optional<LoopFreeBackup> FindLoopFreeBackup(const Snapshot& snapshot, const InstalledHops& installed,
-                                                 const Wcmp* weights, const std::vector<ShortestPaths>& all,
-                                                 ReturnedShares& shares, int source, int dst,
-                                                 const Exclusion& failure) {
+int FindLoopFreeBackup(const Snapshot& snapshot, const std::vector<ShortestPaths>& all, ReturnedShares& shares,
+                       int source, int dst, const Exclusion& failure) {
   std::optional<LoopFreeBackup> best;
-  shares.Begin(dst, source, failure);
   uint64_t best_score = kInfinity;
   for (const int link : snapshot.out_links(source)) {
     if (failure.Excludes(snapshot, link)) continue;
@@ -185,12 +183,9 @@ std::optional<LoopFreeBackup> FindLoopFreeBackup(const Snapshot& snapshot, const
       continue;
     }
     best_score = score;
-    LoopFreeBackup backup{.link = link, .path = {source, next}, .latency_us = snapshot.link_state(link).cost_us,
-                          .returned_share = returned};
-    backup.latency_us += FollowInstalled(snapshot, installed, weights, dst, next, &backup.path);
-    best = std::move(backup);
+    best = LoopFreeBackup{.link = link, .returned_share = returned};
   }
-  return best;
+  return best ? best->link : -1;
 }
 
 
@@ -205,6 +200,7 @@ class SiteTables {
         ports_(static_cast<size_t>(snapshot.link_count()), kNone),
         facilities_(static_cast<size_t>(snapshot.facility_count()), kNone),
         link_failures_(static_cast<size_t>(snapshot.link_count()), kNone),
+        single_link_groups_(static_cast<size_t>(snapshot.link_count()), kNone),
         facility_failures_(static_cast<size_t>(snapshot.facility_count()), kNone) {}
 
   uint32_t Facility(int facility) {
@@ -229,6 +225,16 @@ class SiteTables {
       return writer_.Group(ports_scratch_, weights_scratch_);
     }
     return writer_.Group(ports_scratch_, weights);
+  }
+
+  // The group of `link` alone, weight 1.
+  uint32_t SingleLinkGroup(int link) {
+    uint32_t& index = single_link_groups_[static_cast<size_t>(link)];
+    if (index == kNone) {
+      single_link_scratch_.assign(1, link);
+      index = Group(single_link_scratch_, {});
+    }
+    return index;
   }
 
   uint32_t Path(const std::vector<int>& facilities, uint64_t latency_us) {
@@ -266,7 +272,8 @@ class SiteTables {
   static constexpr uint32_t kNone = ~uint32_t{0};
   const Snapshot& snapshot_;
   site_plan::SitePlanWriter writer_;
-  std::vector<uint32_t> ports_, facilities_, link_failures_, facility_failures_, srlg_failures_;
+  std::vector<uint32_t> ports_, facilities_, link_failures_, single_link_groups_, facility_failures_, srlg_failures_;
+  std::vector<int> single_link_scratch_;
   std::vector<uint32_t> ports_scratch_, weights_scratch_, facilities_scratch_;
 };
 
@@ -310,7 +317,14 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
   }
 
   ReturnedShares shares(snapshot, installed, weights);
-  std::vector<int> first_links, path, path_links, backup_link(1);
+  std::vector<int> first_links, path, path_links, backup_path;
+  const Exclusion no_failure;
+  // The path of the loop-free backup over each link toward the current
+  // destination (the same whatever the failure): its table index, or
+  // kNoPath; the links set for this destination, to reset.
+  constexpr uint32_t kNoPath = ~uint32_t{0};
+  std::vector<uint32_t> loop_free_paths(static_cast<size_t>(snapshot.link_count()), kNoPath);
+  std::vector<int> loop_free_links;
   std::vector<uint32_t> weights_of_links;
   std::vector<Exclusion> failures;
   std::vector<uint32_t> backup_triples;
@@ -369,13 +383,29 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
       for (int srlg : srlgs) failures.push_back(Exclusion{.srlg = srlg});
       for (size_t i = 1; i + 1 < path.size(); ++i) failures.push_back(Exclusion{.facility = path[i]});
       backup_triples.clear();
+      for (const int link : loop_free_links) loop_free_paths[static_cast<size_t>(link)] = kNoPath;
+      loop_free_links.clear();
+      bool shares_without_failure = false;  // `shares` began (dst, source, no failure)
       for (const Exclusion& exclusion : failures) {
         const uint32_t failure = tables.Failure(exclusion);
-        if (std::optional<LoopFreeBackup> loop_free =
-                FindLoopFreeBackup(snapshot, installed, weights, all, shares, source, dst, exclusion)) {
-          backup_link[0] = loop_free->link;
-          backup_triples.insert(backup_triples.end(), {failure, tables.Group(backup_link, {}),
-                                                         tables.Path(loop_free->path, loop_free->latency_us)});
+        if (exclusion.link < 0) {
+          shares.Begin(dst, source, exclusion);
+          shares_without_failure = false;
+        } else if (!shares_without_failure) {
+          shares.Begin(dst, source, no_failure);
+          shares_without_failure = true;
+        }
+        if (const int link = FindLoopFreeBackup(snapshot, all, shares, source, dst, exclusion); link >= 0) {
+          uint32_t& loop_free_path = loop_free_paths[static_cast<size_t>(link)];
+          if (loop_free_path == kNoPath) {
+            const int next = snapshot.link_dst(link);
+            backup_path.assign({source, next});
+            const uint64_t latency_us = snapshot.link_state(link).cost_us +
+                                        FollowInstalled(snapshot, installed, weights, dst, next, &backup_path);
+            loop_free_path = tables.Path(backup_path, latency_us);
+            loop_free_links.push_back(link);
+          }
+          backup_triples.insert(backup_triples.end(), {failure, tables.SingleLinkGroup(link), loop_free_path});
           continue;
         }
         // No neighbour is loop-free: the lowest-latency path around the
@@ -385,9 +415,9 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
           backup_triples.insert(backup_triples.end(), {failure, tables.Group({}, {}), tables.Path({}, 0)});
           continue;
         }
-        backup_link[0] = alternative.FirstLinkTo(dst);
-        backup_triples.insert(backup_triples.end(), {failure, tables.Group(backup_link, {}),
-                                                       tables.Path(alternative.PathTo(dst), alternative.distance_us[dst])});
+        backup_triples.insert(backup_triples.end(),
+                              {failure, tables.SingleLinkGroup(alternative.FirstLinkTo(dst)),
+                               tables.Path(alternative.PathTo(dst), alternative.distance_us[dst])});
       }
 
       // One route per prefix, all sharing the tables.
