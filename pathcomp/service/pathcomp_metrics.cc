@@ -112,7 +112,7 @@ PathcompScrapedFamilies DeclareScraped(Registry& registry) {
       .site_install_lag_seconds = registry.ScrapedGauge(
           "site_install_lag_seconds",
           "How long the facility's routerd has been behind: since the first plan it has not installed was "
-          "computed (at most the newest 100 plans back; 0: the current plan is installed), on the replica whose "
+          "computed (at most as far back as the plan history keeps: the newest 100, within 256 MB; 0: the current plan is installed), on the replica whose "
           "plans go to routerd",
           {"facility"}),
       .site_install_failing = registry.ScrapedGauge(
