@@ -38,6 +38,19 @@ constexpr uint64_t kHeaderBytes = 14 + 20 + 8;
 constexpr double kIdleLinkGbps = 5;
 constexpr std::chrono::seconds kKernelsFollowTimeout{30};
 
+// Every facility of `facilities` reports `response`'s plan installed and at
+// its routers.
+bool AtEverySite(const v1::GetPlanResponse& response, const std::vector<std::string>& facilities) {
+  std::set<std::string> sent;
+  for (const v1::SiteInstallStatus& site : response.sites()) {
+    if (site.generation() == response.plan().generation() && site.installed() && site.sent_to_routers()) {
+      sent.insert(site.facility_id());
+    }
+  }
+  return std::all_of(facilities.begin(), facilities.end(),
+                     [&](const std::string& facility) { return sent.count(facility) > 0; });
+}
+
 // What one event's window (from its injection to the next event's, or to the
 // end of the traffic) did to one stream.
 struct StreamAtEvent {
@@ -184,8 +197,10 @@ class NetnsTarget : public LiveDrillTarget {
     std::vector<std::string> differing;
     absl::Status read = absl::OkStatus();
     const absl::Status followed = WaitUntil("every facility's kernel to route the plan at its routers", kKernelsFollowTimeout, [&] {
+      // (Whether a re-plan is pending does not matter here: only what the
+      // routers were given.)
       if (absl::StatusOr<v1::GetPlanResponse> now = client.Plan();
-          now.ok() && ConvergenceGap(*now, facilities).empty() && now->plan().generation() >= plan.generation()) {
+          now.ok() && now->plan().generation() > plan.generation() && AtEverySite(*now, facilities)) {
         plan = now->plan();
       }
       absl::StatusOr<std::vector<std::string>> now = lab_.KernelRoutesDiffering(plan);
