@@ -1,12 +1,8 @@
 #include "pathcomp/solver/chain_placer.h"
 
 #include <algorithm>
-#include <iterator>
 #include <map>
-#include <set>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "pathcomp/solver/failure_distances.h"
 #include "pathcomp/solver/transit_audit.h"
 
@@ -17,90 +13,50 @@ bool SameExclusion(const Exclusion& a, const Exclusion& b) {
   return a.link == b.link && a.srlg == b.srlg && a.facility == b.facility && a.allowed == b.allowed;
 }
 
-std::string FacilityList(const Snapshot& snapshot, const std::vector<int>& facilities) {
-  std::vector<std::string> ids;
-  for (int f : facilities) ids.push_back(snapshot.facility_id(f));
-  return absl::StrJoin(ids, ", ");
-}
-
-}  // namespace
-
-std::vector<int> ChainPlacement::Facilities(const Snapshot& snapshot, const Chain& chain) const {
-  std::set<int> facilities = {chain.origin};
-  for (const ChainHop& hop : hops) {
-    facilities.insert(hop.replica);
-    for (const auto* links : {&hop.links_there, &hop.links_back}) {
-      for (int link : *links) {
-        facilities.insert(snapshot.link_src(link));
-        facilities.insert(snapshot.link_dst(link));
-      }
-    }
-  }
-  return {facilities.begin(), facilities.end()};
-}
-
-std::vector<int> ChainPlacement::Links() const {
-  std::set<int> links;
-  for (const ChainHop& hop : hops) {
-    links.insert(hop.links_there.begin(), hop.links_there.end());
-    links.insert(hop.links_back.begin(), hop.links_back.end());
-  }
-  return {links.begin(), links.end()};
-}
-
-Exclusion ChainFailure::AsExclusion() const {
-  switch (kind) {
-    case Kind::kFacility: return Exclusion{.facility = index};
-    case Kind::kLink: return Exclusion{.link = index};
-    case Kind::kSrlg: return Exclusion{.srlg = index};
-  }
-  return {};
-}
-
-namespace {
-
 // One entry of the layered graph: a replica a call can run at, the least
-// latency sum up to and including the call, and the entry of the previous
-// layer it is called from (its position there).
+// latency sum up to and including the call, the entry of the previous layer
+// it is called from (its position there), and the distances from the
+// replica's facility under the failure (a row by destination).
 struct Entry {
   int facility;
   uint64_t total_us;
   int from;
+  const uint64_t* row;
 };
 
-// The layers of one placement, one after another; reused between placements.
+// The layers of one placement, one after another, and the answer they lead
+// to; reused between placements.
 struct LayerScratch {
   std::vector<Entry> entries;
   std::vector<size_t> begin;  // layer i: entries[begin[i] .. begin[i + 1])
+  // When placed, per call: the replica, the facility it is called from, the
+  // round trip between them.
+  std::vector<int> replica, from;
+  std::vector<uint64_t> rtt_us;
+  uint64_t total_us = 0;
 };
 
 // The least latency-sum placement of `chain` avoiding `failed_facility`
-// (-1: none), with one-way distances and paths from `distance(a, b)` and
-// `links(a, b)`, which must already avoid the failure and keep to the chain's
-// pin mask. Shared by Place() and the plans, so both place alike.
-template <typename DistanceFn, typename LinksFn>
-ChainPlacement PlaceChain(const Snapshot& snapshot, const Chain& chain, int failed_facility,
-                          DistanceFn&& distance, LinksFn&& links, LayerScratch& scratch) {
-  ChainPlacement result;
+// (-1: none), with one-way distances from `row(a)` (distances from a by
+// destination, which must already avoid the failure and keep to the chain's
+// pin mask; a failed facility's entry is never read). Fills `scratch`'s
+// answer and returns true when placed; otherwise fills why it is not in
+// `unplaced`. Shared by Place() and the plans, so both place alike.
+template <typename RowFn>
+bool SolveLayers(const Snapshot& snapshot, const Chain& chain, int failed_facility, RowFn&& row,
+                 LayerScratch& scratch, ChainPlacement& unplaced) {
   if (failed_facility == chain.origin) {
-    result.failed_call = 0;
-    result.reason = absl::StrCat("the origin ", snapshot.facility_id(chain.origin), " is down");
-    return result;
+    unplaced.failed_call = 0;
+    unplaced.why = ChainUnplacedWhy::kOriginDown;
+    unplaced.failed_facility = chain.origin;
+    return false;
   }
-  auto rtt = [&](int a, int b) -> uint64_t {
-    if (a == b) return 0;
-    const uint64_t there = distance(a, b);
-    if (there == kUnreachable) return kUnreachable;
-    const uint64_t back = distance(b, a);
-    return back == kUnreachable ? kUnreachable : there + back;
-  };
-
   std::vector<Entry>& entries = scratch.entries;
   std::vector<size_t>& begin = scratch.begin;
   entries.clear();
   begin.clear();
   begin.push_back(0);
-  entries.push_back(Entry{chain.origin, 0, -1});
+  entries.push_back(Entry{chain.origin, 0, -1, row(chain.origin)});
   begin.push_back(1);
   for (size_t call = 0; call < chain.services.size(); ++call) {
     const int service = chain.services[call];
@@ -111,41 +67,46 @@ ChainPlacement PlaceChain(const Snapshot& snapshot, const Chain& chain, int fail
       if (replica == failed_facility) continue;
       if (!chain.pinned_replicas.empty() && replica != chain.pinned_replicas[call]) continue;
       if (!chain.allowed.empty() && !chain.allowed[replica]) continue;
-      Entry best{replica, kUnreachable, -1};
+      const uint64_t* replica_row = row(replica);
+      Entry best{replica, kUnreachable, -1, replica_row};
       for (int j = 0; j < previous_size; ++j) {
         const Entry& from = entries[previous + j];
-        const uint64_t network = rtt(from.facility, replica);
-        if (network == kUnreachable) continue;
+        uint64_t network = 0;
+        if (from.facility != replica) {
+          const uint64_t there = from.row[replica];
+          const uint64_t back = replica_row[from.facility];
+          if (there == kUnreachable || back == kUnreachable) continue;
+          network = there + back;
+        }
         const uint64_t total = from.total_us + network;
-        if (total < best.total_us) best = Entry{replica, total, j};  // ties: lowest index
+        if (total < best.total_us) {  // ties: lowest index
+          best.total_us = total;
+          best.from = j;
+        }
       }
       if (best.from < 0) continue;
       best.total_us += replicas.service_time_us;
       entries.push_back(best);
     }
     if (entries.size() == begin.back()) {
-      const std::string& name = snapshot.service_id(service);
-      result.failed_call = static_cast<int>(call);
+      unplaced.failed_call = static_cast<int>(call);
       if (!chain.pinned_replicas.empty() && chain.pinned_replicas[call] == failed_facility) {
-        result.reason = absl::StrCat("service ", name, " is pinned to ", snapshot.facility_id(failed_facility));
+        unplaced.why = ChainUnplacedWhy::kPinnedToFailed;
+        unplaced.failed_facility = failed_facility;
       } else if (!chain.pinned_replicas.empty() || !chain.allowed.empty()) {
-        result.reason = absl::StrCat("no replica of service ", name, " the chain's pin allows can be reached and back");
+        unplaced.why = ChainUnplacedWhy::kPinBlocks;
       } else if (replicas.facilities.empty()) {
-        result.reason = absl::StrCat("service ", name, " has no replica in a known facility");
+        unplaced.why = ChainUnplacedWhy::kNoKnownReplica;
       } else if (failed_facility >= 0 &&
                  std::all_of(replicas.facilities.begin(), replicas.facilities.end(),
                              [&](int f) { return f == failed_facility; })) {
-        result.reason = absl::StrCat("service ", name, " has one replica, in ",
-                                     snapshot.facility_id(failed_facility));
+        unplaced.why = ChainUnplacedWhy::kOneReplica;
+        unplaced.failed_facility = failed_facility;
       } else {
-        std::vector<int> from;
-        for (int j = 0; j < previous_size; ++j) from.push_back(entries[previous + j].facility);
-        result.reason = absl::StrCat("no replica of service ", name, " (",
-                                     FacilityList(snapshot, replicas.facilities),
-                                     ") can be reached from ", FacilityList(snapshot, from),
-                                     " and back");
+        unplaced.why = ChainUnplacedWhy::kUnreachable;
+        for (int j = 0; j < previous_size; ++j) unplaced.unreached_from.push_back(entries[previous + j].facility);
       }
-      return result;
+      return false;
     }
     begin.push_back(entries.size());
   }
@@ -158,49 +119,69 @@ ChainPlacement PlaceChain(const Snapshot& snapshot, const Chain& chain, int fail
   for (int j = 1; j < last_size; ++j) {
     if (entries[last + j].total_us < entries[last + at].total_us) at = j;
   }
-  result.placed = true;
-  result.total_us = entries[last + at].total_us;
-  result.within_budget = result.total_us <= chain.budget_us;
-  result.hops.resize(calls);
+  scratch.total_us = entries[last + at].total_us;
+  scratch.replica.resize(calls);
+  scratch.from.resize(calls);
+  scratch.rtt_us.resize(calls);
   for (size_t call = calls; call-- > 0;) {
     const Entry& entry = entries[begin[call + 1] + at];
-    const int from = entries[begin[call] + entry.from].facility;
+    const Entry& from = entries[begin[call] + entry.from];
+    scratch.replica[call] = entry.facility;
+    scratch.from[call] = from.facility;
+    scratch.rtt_us[call] =
+        entry.total_us - snapshot.service(chain.services[call]).service_time_us - from.total_us;
+    at = entry.from;
+  }
+  return true;
+}
+
+// The placement SolveLayers found, whole, with paths from `links(a, b)`.
+template <typename LinksFn>
+ChainPlacement FullPlacement(const Snapshot& snapshot, const Chain& chain, const LayerScratch& scratch,
+                             LinksFn&& links) {
+  ChainPlacement result;
+  result.placed = true;
+  result.total_us = scratch.total_us;
+  result.within_budget = result.total_us <= chain.budget_us;
+  result.hops.resize(chain.services.size());
+  for (size_t call = 0; call < chain.services.size(); ++call) {
     ChainHop& hop = result.hops[call];
     hop.service = chain.services[call];
-    hop.replica = entry.facility;
+    hop.replica = scratch.replica[call];
     hop.service_time_us = snapshot.service(hop.service).service_time_us;
-    if (from != entry.facility) {
-      hop.links_there = links(from, entry.facility);
-      hop.links_back = links(entry.facility, from);
-      hop.network_rtt_us = rtt(from, entry.facility);
+    const int from = scratch.from[call];
+    if (from != hop.replica) {
+      hop.links_there = links(from, hop.replica);
+      hop.links_back = links(hop.replica, from);
+      hop.network_rtt_us = scratch.rtt_us[call];
     }
-    at = entry.from;
   }
   return result;
 }
 
 // The single-facility dependency a facility backup reveals, if any: the chain
 // cannot run without the facility, or not within its budget.
-void AddChainDependency(const Snapshot& snapshot, const Chain& chain, const ChainPlacement& primary,
-                        const ChainBackup& backup, std::vector<FacilityDependency>& dependencies) {
+void AddChainDependency(const Chain& chain, const ChainPlacement& primary, const ChainPlan::CompactBackup& backup,
+                        std::vector<FacilityDependency>& dependencies) {
   if (backup.failure.kind != ChainFailure::Kind::kFacility) return;
   const int facility = backup.failure.index;
-  if (!backup.placement.placed) {
-    std::string reason = backup.placement.reason;
-    if (reason.rfind("service ", 0) != 0 || (reason.find(" has one replica") == std::string::npos &&
-                                              reason.find(" is pinned to ") == std::string::npos)) {
-      const int call = backup.placement.failed_call;
-      const int from = call == 0 ? chain.origin : primary.hops[call - 1].replica;
-      reason = absl::StrCat("facility ", snapshot.facility_id(facility), " is the only transit between ",
-                            snapshot.facility_id(from), " and the replicas of service ",
-                            snapshot.service_id(chain.services[call]));
+  if (!backup.placed) {
+    const int call = backup.failed_call;
+    FacilityDependency dependency{.workload = chain.workload, .facility = facility,
+                                  .why = FacilityDependency::Why::kOnlyTransitToService,
+                                  .service = chain.services[call]};
+    if (backup.why == ChainUnplacedWhy::kOneReplica) {
+      dependency.why = FacilityDependency::Why::kOneReplica;
+    } else if (backup.why == ChainUnplacedWhy::kPinnedToFailed) {
+      dependency.why = FacilityDependency::Why::kPinnedTo;
+    } else {
+      dependency.from = call == 0 ? chain.origin : primary.hops[call - 1].replica;
     }
-    dependencies.push_back({chain.workload, facility, std::move(reason)});
-  } else if (primary.within_budget && !backup.placement.within_budget) {
-    dependencies.push_back({chain.workload, facility,
-                            absl::StrCat("without facility ", snapshot.facility_id(facility), " the chain takes ",
-                                         backup.placement.total_us, " us, over its budget of ", chain.budget_us,
-                                         " us")});
+    dependencies.push_back(dependency);
+  } else if (primary.within_budget && !backup.within_budget) {
+    dependencies.push_back({.workload = chain.workload, .facility = facility,
+                            .why = FacilityDependency::Why::kOverBudget, .total_us = backup.total_us,
+                            .budget_us = chain.budget_us});
   }
 }
 
@@ -208,13 +189,8 @@ void AddChainDependency(const Snapshot& snapshot, const Chain& chain, const Chai
 // flows' (transit facilities), then everything in a stable order.
 void CompleteAudit(const Snapshot& snapshot, std::vector<FacilityDependency>& dependencies) {
   std::vector<FacilityDependency> elephants = ElephantTransitDependencies(snapshot);
-  dependencies.insert(dependencies.end(), std::make_move_iterator(elephants.begin()),
-                      std::make_move_iterator(elephants.end()));
-  std::sort(dependencies.begin(), dependencies.end(), [](const FacilityDependency& a, const FacilityDependency& b) {
-    if (a.workload != b.workload) return a.workload < b.workload;
-    if (a.facility != b.facility) return a.facility < b.facility;
-    return a.reason < b.reason;
-  });
+  dependencies.insert(dependencies.end(), elephants.begin(), elephants.end());
+  std::sort(dependencies.begin(), dependencies.end(), DependencyBefore);
 }
 
 // Dense numbers for failures, in ChainFailure order: facilities, links, SRLGs.
@@ -256,15 +232,62 @@ class ChainPlacer::Shared {
 
   const FailureIds& ids() const { return ids_; }
 
-  // The placement of chain `c` under `failure` (none when null).
-  ChainPlacement Place(int c, const ChainFailure* failure) {
+  // The primary placement of chain `c`, whole.
+  ChainPlacement PlacePrimary(int c) {
     const Chain& chain = snapshot_.chains()[c];
     FailureDistances& paths = PathsFor(chain);
-    const Exclusion exclusion = failure != nullptr ? failure->AsExclusion() : Exclusion{};
+    paths.SetFailure(Exclusion{});
+    ChainPlacement result;
+    if (!SolveLayers(snapshot_, chain, -1, [&](int a) { return paths.Row(a); }, scratch_, result)) return result;
+    return FullPlacement(snapshot_, chain, scratch_, [&](int a, int b) { return paths.LinksTo(a, b); });
+  }
+
+  // The backup of chain `c` (whose primary `plan` has) under `failure`,
+  // written compactly into `backup` (its failure aside).
+  void PlaceBackup(int c, const ChainFailure& failure, ChainPlan& plan, ChainPlan::CompactBackup& backup) {
+    const Chain& chain = snapshot_.chains()[c];
+    FailureDistances& paths = PathsFor(chain);
+    const Exclusion exclusion = failure.AsExclusion();
     paths.SetFailure(exclusion);
-    return PlaceChain(
-        snapshot_, chain, exclusion.facility, [&](int a, int b) { return paths.Distance(a, b); },
-        [&](int a, int b) { return paths.LinksTo(a, b); }, scratch_);
+    unplaced_.unreached_from.clear();
+    ChainPlan::ChainBackups& of = plan.chains[c];
+    if (!SolveLayers(snapshot_, chain, exclusion.facility, [&](int a) { return paths.Row(a); }, scratch_,
+                     unplaced_)) {
+      backup.placed = false;
+      backup.within_budget = false;
+      backup.total_us = 0;
+      backup.failed_call = static_cast<int16_t>(unplaced_.failed_call);
+      backup.why = unplaced_.why;
+      backup.failed_facility = unplaced_.failed_facility;
+      backup.first = static_cast<uint32_t>(of.unreached_from.size());
+      backup.count = static_cast<uint16_t>(unplaced_.unreached_from.size());
+      of.unreached_from.insert(of.unreached_from.end(), unplaced_.unreached_from.begin(),
+                               unplaced_.unreached_from.end());
+      unplaced_ = ChainPlacement();
+      return;
+    }
+    backup.placed = true;
+    backup.total_us = scratch_.total_us;
+    backup.within_budget = scratch_.total_us <= chain.budget_us;
+    backup.failed_call = -1;
+    backup.why = ChainUnplacedWhy::kNone;
+    backup.failed_facility = -1;
+    backup.first = static_cast<uint32_t>(of.changed.size());
+    backup.count = 0;
+    const std::vector<ChainHop>& primary = plan.primary[c].hops;
+    for (size_t call = 0; call < chain.services.size(); ++call) {
+      const int from = scratch_.from[call], replica = scratch_.replica[call];
+      int there = 0, back = 0;
+      if (from != replica) {
+        there = paths.PathId(from, replica, plan.paths);
+        back = paths.PathId(replica, from, plan.paths);
+      }
+      if (replica == primary[call].replica && there == of.primary_there[call] && back == of.primary_back[call]) {
+        continue;
+      }
+      of.changed.push_back({static_cast<int>(call), replica, there, back, scratch_.rtt_us[call]});
+      ++backup.count;
+    }
   }
 
   // The failures a placed primary touches, as ids, ascending: every facility
@@ -311,6 +334,7 @@ class ChainPlacer::Shared {
   std::unique_ptr<FailureDistances> unpinned_;
   std::map<std::vector<char>, std::unique_ptr<FailureDistances>> pinned_;  // by mask
   LayerScratch scratch_;
+  ChainPlacement unplaced_;
   std::vector<uint32_t> mark_;  // per failure id: == stamp_ when touched by the current chain
   uint32_t stamp_ = 0;
   std::vector<int> touched_;
@@ -340,9 +364,12 @@ ChainPlacement ChainPlacer::Place(const Chain& chain, const Exclusion& failure_o
   if (!chain.allowed.empty()) failure.allowed = &chain.allowed;
   SetFailure(failure);
   LayerScratch scratch;
-  return PlaceChain(
-      snapshot_, chain, failure.facility, [this](int a, int b) { return From(a).distance_us[b]; },
-      [this](int a, int b) { return From(a).LinksTo(b); }, scratch);
+  ChainPlacement result;
+  if (!SolveLayers(snapshot_, chain, failure.facility, [this](int a) { return From(a).distance_us.data(); }, scratch,
+                   result)) {
+    return result;
+  }
+  return FullPlacement(snapshot_, chain, scratch, [this](int a, int b) { return From(a).LinksTo(b); });
 }
 
 ChainPlacer::Shared& ChainPlacer::shared() {
@@ -355,17 +382,17 @@ ChainPlan ChainPlacer::PlanAll() {
   const int chain_count = static_cast<int>(chains.size());
   Shared& shared = this->shared();
   ChainPlan plan;
-  plan.primary.reserve(chains.size());
-  plan.backups.resize(chains.size());
+  plan.primary.resize(chains.size());
+  plan.chains.resize(chains.size());
 
   // Primaries, and which chains each failure touches.
   std::vector<std::vector<int>> touched(shared.ids().size());
   for (int c = 0; c < chain_count; ++c) {
-    plan.primary.push_back(shared.Place(c, nullptr));
-    const ChainPlacement& primary = plan.primary.back();
+    plan.SetPrimary(c, shared.PlacePrimary(c));
+    const ChainPlacement& primary = plan.primary[c];
     if (!primary.placed) continue;
     const std::vector<int>& ids = shared.Touched(chains[c], primary);
-    plan.backups[c].reserve(ids.size());
+    plan.chains[c].backups.reserve(ids.size());
     for (int id : ids) touched[id].push_back(c);
   }
   // One failure at a time, in ChainFailure order, so every chain's backups
@@ -374,8 +401,10 @@ ChainPlan ChainPlacer::PlanAll() {
     if (touched[id].empty()) continue;
     const ChainFailure failure = shared.ids().At(id);
     for (int c : touched[id]) {
-      ChainBackup& backup = plan.backups[c].emplace_back(ChainBackup{failure, shared.Place(c, &failure)});
-      AddChainDependency(snapshot_, chains[c], plan.primary[c], backup, plan.dependencies);
+      ChainPlan::CompactBackup& backup = plan.chains[c].backups.emplace_back();
+      backup.failure = failure;
+      shared.PlaceBackup(c, failure, plan, backup);
+      AddChainDependency(chains[c], plan.primary[c], backup, plan.dependencies);
     }
   }
   CompleteAudit(snapshot_, plan.dependencies);
@@ -386,7 +415,7 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
   const auto& chains = snapshot_.chains();
   const int chain_count = static_cast<int>(chains.size());
   if (!snapshot_.SharesInventory(before) || previous.primary.size() != chains.size() ||
-      previous.backups.size() != chains.size()) {
+      previous.chains.size() != chains.size()) {
     return PlanAll();
   }
   // The links whose change matters to paths: each must have got worse.
@@ -401,50 +430,60 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
     changed = true;
   }
   if (!changed) return previous;
-  auto uses_worse = [&](const ChainPlacement& placement) {
-    for (const ChainHop& hop : placement.hops) {
-      for (const auto* links : {&hop.links_there, &hop.links_back}) {
-        for (int link : *links) {
-          if (worse[link]) return true;
-        }
+  ChainPlan plan = std::move(previous);
+  // Which of the plan's paths use a changed link.
+  std::vector<char> path_worse(plan.paths.size(), 0);
+  for (int path = 0; path < plan.paths.size(); ++path) {
+    for (int link : plan.paths.Links(path)) {
+      if (worse[link]) {
+        path_worse[path] = 1;
+        break;
       }
+    }
+  }
+  auto primary_uses_worse = [&](int c) {
+    const ChainPlan::ChainBackups& of = plan.chains[c];
+    for (size_t call = 0; call < of.primary_there.size(); ++call) {
+      if (path_worse[of.primary_there[call]] || path_worse[of.primary_back[call]]) return true;
     }
     return false;
   };
 
   Shared& shared = this->shared();
-  ChainPlan plan = std::move(previous);
   // Per failure id, the (chain, backup position) pairs to place again.
   std::vector<std::vector<std::pair<int, int>>> redo(shared.ids().size());
   for (int c = 0; c < chain_count; ++c) {
-    std::vector<ChainBackup>& backups = plan.backups[c];
-    if (!plan.primary[c].placed || uses_worse(plan.primary[c])) {
-      plan.primary[c] = shared.Place(c, nullptr);
-      backups.clear();
+    if (!plan.primary[c].placed || primary_uses_worse(c)) {
+      plan.SetPrimary(c, shared.PlacePrimary(c));
       if (!plan.primary[c].placed) continue;
+      std::vector<ChainPlan::CompactBackup>& backups = plan.chains[c].backups;
       for (int id : shared.Touched(chains[c], plan.primary[c])) {
         redo[id].emplace_back(c, static_cast<int>(backups.size()));
-        backups.push_back(ChainBackup{shared.ids().At(id), {}});
+        backups.emplace_back().failure = shared.ids().At(id);
       }
       continue;
     }
-    for (int i = 0; i < static_cast<int>(backups.size()); ++i) {
-      if (!backups[i].placement.placed || uses_worse(backups[i].placement)) {
-        redo[shared.ids().Id(backups[i].failure)].emplace_back(c, i);
+    const ChainPlan::ChainBackups& of = plan.chains[c];
+    for (int i = 0; i < static_cast<int>(of.backups.size()); ++i) {
+      const ChainPlan::CompactBackup& backup = of.backups[i];
+      bool redo_it = !backup.placed;
+      for (uint32_t k = backup.first; !redo_it && k < backup.first + backup.count; ++k) {
+        redo_it = path_worse[of.changed[k].path_there] || path_worse[of.changed[k].path_back];
       }
+      if (redo_it) redo[shared.ids().Id(backup.failure)].emplace_back(c, i);
     }
   }
   for (int id = 0; id < static_cast<int>(redo.size()); ++id) {
     if (redo[id].empty()) continue;
     const ChainFailure failure = shared.ids().At(id);
-    for (const auto& [c, i] : redo[id]) plan.backups[c][i].placement = shared.Place(c, &failure);
+    for (const auto& [c, i] : redo[id]) shared.PlaceBackup(c, failure, plan, plan.chains[c].backups[i]);
   }
   // The audit, from the new placements.
   plan.dependencies.clear();
   for (int c = 0; c < chain_count; ++c) {
-    for (const ChainBackup& backup : plan.backups[c]) {
+    for (const ChainPlan::CompactBackup& backup : plan.chains[c].backups) {
       if (backup.failure.kind != ChainFailure::Kind::kFacility) break;  // facilities come first
-      AddChainDependency(snapshot_, chains[c], plan.primary[c], backup, plan.dependencies);
+      AddChainDependency(chains[c], plan.primary[c], backup, plan.dependencies);
     }
   }
   CompleteAudit(snapshot_, plan.dependencies);

@@ -21,71 +21,11 @@
 #include <string>
 #include <vector>
 
+#include "pathcomp/solver/chain_plan.h"
 #include "pathcomp/solver/shortest_paths.h"
 #include "pathcomp/solver/snapshot.h"
 
 namespace geodesic::pathcomp {
-
-struct ChainHop {
-  int service = -1;
-  int replica = -1;             // facility index running the call
-  std::vector<int> links_there;  // from the previous facility; empty when the same
-  std::vector<int> links_back;
-  uint64_t network_rtt_us = 0;
-  uint64_t service_time_us = 0;
-  uint64_t latency_us() const { return network_rtt_us + service_time_us; }
-  friend bool operator==(const ChainHop&, const ChainHop&) = default;
-};
-
-struct ChainPlacement {
-  bool placed = false;  // every call has a reachable replica
-  uint64_t total_us = 0;
-  bool within_budget = false;
-  std::vector<ChainHop> hops;
-  // When not placed: the first call that cannot be made, and why.
-  int failed_call = -1;
-  std::string reason;
-
-  // Facility indices the placement uses (origin, transits, replicas), ascending.
-  std::vector<int> Facilities(const Snapshot& snapshot, const Chain& chain) const;
-  // Link indices on its paths, ascending.
-  std::vector<int> Links() const;
-  friend bool operator==(const ChainPlacement&, const ChainPlacement&) = default;
-};
-
-// A failure a backup avoids.
-struct ChainFailure {
-  enum class Kind { kFacility, kLink, kSrlg };
-  Kind kind;
-  int index;  // facility, link or SRLG index
-  friend bool operator<(const ChainFailure& a, const ChainFailure& b) {
-    return a.kind != b.kind ? a.kind < b.kind : a.index < b.index;
-  }
-  friend bool operator==(const ChainFailure&, const ChainFailure&) = default;
-  Exclusion AsExclusion() const;
-};
-
-struct ChainBackup {
-  ChainFailure failure;
-  ChainPlacement placement;  // placed == false: no placement survives the failure
-  friend bool operator==(const ChainBackup&, const ChainBackup&) = default;
-};
-
-// A facility without which a workload cannot run (or, for a chain, cannot
-// run within its budget), and why.
-struct FacilityDependency {
-  int workload;  // index for Snapshot::workload_id
-  int facility;
-  std::string reason;
-  friend bool operator==(const FacilityDependency&, const FacilityDependency&) = default;
-};
-
-struct ChainPlan {
-  std::vector<ChainPlacement> primary;            // per Snapshot::chains()
-  std::vector<std::vector<ChainBackup>> backups;  // per chain, by failure
-  std::vector<FacilityDependency> dependencies;   // chains and elephant flows, by workload and facility
-  friend bool operator==(const ChainPlan&, const ChainPlan&) = default;
-};
 
 class ChainPlacer {
  public:

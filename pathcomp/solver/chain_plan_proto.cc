@@ -16,10 +16,10 @@ void AddPath(const Snapshot& snapshot, const std::vector<int>& links,
   for (int link : links) facilities->Add(std::string(snapshot.facility_id(snapshot.link_dst(link))));
 }
 
-v1::ChainAssignment ToProto(const Snapshot& snapshot, const ChainPlacement& placement) {
+v1::ChainAssignment ToProto(const Snapshot& snapshot, const Chain& chain, const ChainPlacement& placement) {
   v1::ChainAssignment assignment;
   assignment.set_placed(placement.placed);
-  assignment.set_reason(placement.reason);
+  assignment.set_reason(placement.Reason(snapshot, chain));
   if (!placement.placed) return assignment;
   assignment.set_total_latency_us(placement.total_us);
   assignment.set_within_budget(placement.within_budget);
@@ -67,11 +67,12 @@ void AddChainPlan(const Snapshot& snapshot, const ChainPlan& chains, v1::Plan& p
     v1::ChainPlan& out = *plan.add_chains();
     out.set_workload_id(snapshot.workload_id(specs[c].workload));
     out.set_latency_budget_us(specs[c].budget_us);
-    *out.mutable_primary() = ToProto(snapshot, chains.primary[c]);
+    *out.mutable_primary() = ToProto(snapshot, specs[c], chains.primary[c]);
     // Many failures leave the same best answer: one entry each.
     std::map<std::string, int> entry_of;  // serialized assignment -> index in backups
-    for (const ChainBackup& backup : chains.backups[c]) {
-      v1::ChainAssignment assignment = ToProto(snapshot, backup.placement);
+    for (int i = 0; i < chains.backup_count(c); ++i) {
+      const ChainBackup backup = chains.backup(c, i);
+      v1::ChainAssignment assignment = ToProto(snapshot, specs[c], backup.placement);
       std::string key = assignment.SerializeAsString();
       auto [it, inserted] = entry_of.emplace(std::move(key), out.backups_size());
       if (inserted) *out.add_backups()->mutable_assignment() = std::move(assignment);
@@ -82,7 +83,7 @@ void AddChainPlan(const Snapshot& snapshot, const ChainPlan& chains, v1::Plan& p
     v1::FacilityDependency& out = *plan.add_single_facility_dependencies();
     out.set_workload_id(snapshot.workload_id(dependency.workload));
     out.set_facility_id(snapshot.facility_id(dependency.facility));
-    out.set_reason(dependency.reason);
+    out.set_reason(dependency.Reason(snapshot));
   }
 }
 

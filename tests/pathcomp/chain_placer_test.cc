@@ -175,10 +175,10 @@ TEST(ChainPlacerTest, MatchesBruteForceOnRandomBackbones) {
                                   " without ", excluded));
         const ChainPlacement placement = placer.Place(chain, Exclusion{.facility = excluded});
         const uint64_t best = BruteForce(snapshot, chain, excluded);
-        ASSERT_EQ(placement.placed, best != kInf) << placement.reason;
+        ASSERT_EQ(placement.placed, best != kInf) << placement.Reason(snapshot, chain);
         if (!placement.placed) {
           ++unplaceable;
-          EXPECT_FALSE(placement.reason.empty());
+          EXPECT_FALSE(placement.Reason(snapshot, chain).empty());
           continue;
         }
         ++compared;
@@ -224,8 +224,8 @@ TEST_F(ChainAuditTest, PlacesBackupsAndNamesSingleFacilityDependencies) {
   EXPECT_EQ(snapshot.facility_id(primary.hops[1].replica), "b");
 
   // Every backup avoids what it protects.
-  ASSERT_FALSE(plan.backups[0].empty());
-  for (const ChainBackup& backup : plan.backups[0]) {
+  ASSERT_GT(plan.backup_count(0), 0);
+  for (const ChainBackup& backup : plan.backups_of(0)) {
     if (!backup.placement.placed) continue;
     const Chain& chain = snapshot.chains()[0];
     if (backup.failure.kind == ChainFailure::Kind::kFacility) {
@@ -238,7 +238,7 @@ TEST_F(ChainAuditTest, PlacesBackupsAndNamesSingleFacilityDependencies) {
   std::map<std::string, std::string> reasons;  // "workload@facility" -> reason
   for (const auto& dependency : plan.dependencies) {
     reasons[snapshot.workload_id(dependency.workload) + "@" +
-            snapshot.facility_id(dependency.facility)] = dependency.reason;
+            snapshot.facility_id(dependency.facility)] = dependency.Reason(snapshot);
   }
   EXPECT_THAT(reasons["ask@c"], HasSubstr("service retriever has one replica, in c"));
   EXPECT_THAT(reasons["ask@b"], HasSubstr("facility b is the only transit between a and"));
@@ -261,7 +261,7 @@ TEST_F(ChainAuditTest, BudgetOnlyMetThroughOneFacilityIsADependency) {
   for (const auto& dependency : plan.dependencies) {
     if (snapshot.facility_id(dependency.facility) == "b") {
       found = true;
-      EXPECT_THAT(dependency.reason, HasSubstr("over its budget of 2100 us"));
+      EXPECT_THAT(dependency.Reason(snapshot), HasSubstr("over its budget of 2100 us"));
     }
   }
   EXPECT_TRUE(found);
@@ -274,16 +274,16 @@ TEST_F(ChainAuditTest, ServiceWithoutKnownReplicaCannotBePlaced) {
   ChainPlacer placer(snapshot);
   const ChainPlacement placement = placer.Place(snapshot.chains()[0]);
   EXPECT_FALSE(placement.placed);
-  EXPECT_THAT(placement.reason, HasSubstr("service ghost has no replica in a known facility"));
+  EXPECT_THAT(placement.Reason(snapshot, snapshot.chains()[0]), HasSubstr("service ghost has no replica in a known facility"));
 }
 
 
 // The first difference between two chain plans, in words; empty when equal.
 std::string FirstDifference(const Snapshot& snapshot, const ChainPlan& got, const ChainPlan& want) {
-  auto describe = [&](const ChainPlacement& p) {
+  auto describe = [&](const ChainPlacement& p, const Chain& c) {
     std::ostringstream out;
     out << (p.placed ? "placed" : "unplaced") << " total=" << p.total_us << " within=" << p.within_budget
-        << " failed_call=" << p.failed_call << " reason='" << p.reason << "' hops:";
+        << " failed_call=" << p.failed_call << " reason='" << p.Reason(snapshot, c) << "' hops:";
     for (const ChainHop& hop : p.hops) {
       out << " [" << hop.service << "@" << hop.replica << " rtt=" << hop.network_rtt_us << " there=";
       for (int l : hop.links_there) out << l << ",";
@@ -296,19 +296,23 @@ std::string FirstDifference(const Snapshot& snapshot, const ChainPlan& got, cons
   if (got.primary.size() != want.primary.size()) return "different chain counts";
   for (size_t c = 0; c < want.primary.size(); ++c) {
     const std::string chain = snapshot.workload_id(snapshot.chains()[c].workload);
+    const Chain& spec = snapshot.chains()[c];
     if (!(got.primary[c] == want.primary[c])) {
-      return absl::StrCat("primary of ", chain, ": got ", describe(got.primary[c]), " want ", describe(want.primary[c]));
+      return absl::StrCat("primary of ", chain, ": got ", describe(got.primary[c], spec), " want ",
+                          describe(want.primary[c], spec));
     }
-    if (got.backups[c].size() != want.backups[c].size()) {
-      return absl::StrCat(chain, ": ", got.backups[c].size(), " backups, want ", want.backups[c].size());
+    const std::vector<ChainBackup> got_backups = got.backups_of(static_cast<int>(c));
+    const std::vector<ChainBackup> want_backups = want.backups_of(static_cast<int>(c));
+    if (got_backups.size() != want_backups.size()) {
+      return absl::StrCat(chain, ": ", got_backups.size(), " backups, want ", want_backups.size());
     }
-    for (size_t i = 0; i < want.backups[c].size(); ++i) {
-      const ChainBackup& g = got.backups[c][i];
-      const ChainBackup& w = want.backups[c][i];
+    for (size_t i = 0; i < want_backups.size(); ++i) {
+      const ChainBackup& g = got_backups[i];
+      const ChainBackup& w = want_backups[i];
       if (!(g.failure == w.failure)) return absl::StrCat(chain, ": backup ", i, " protects something else");
       if (!(g.placement == w.placement)) {
         return absl::StrCat("backup of ", chain, " for failure kind ", static_cast<int>(w.failure.kind), " index ",
-                            w.failure.index, ": got ", describe(g.placement), " want ", describe(w.placement));
+                            w.failure.index, ": got ", describe(g.placement, spec), " want ", describe(w.placement, spec));
       }
     }
   }
@@ -318,7 +322,7 @@ std::string FirstDifference(const Snapshot& snapshot, const ChainPlan& got, cons
       auto text = [&](const std::vector<FacilityDependency>& list) {
         if (i >= list.size()) return std::string("(none)");
         return absl::StrCat(snapshot.workload_id(list[i].workload), "@", snapshot.facility_id(list[i].facility), ": ",
-                            list[i].reason);
+                            list[i].Reason(snapshot));
       };
       return absl::StrCat("dependency ", i, ": got ", text(got.dependencies), " want ", text(want.dependencies));
     }
@@ -383,9 +387,9 @@ TEST(ChainPlanTest, PlanAllEqualsTheReferenceOnRandomInstances) {
     const ChainPlan reference = ChainPlacer(snapshot).PlanAllReference();
     ASSERT_EQ(FirstDifference(snapshot, fast, reference), "") << "instance " << instance;
     EXPECT_TRUE(fast == reference);
-    for (size_t c = 0; c < reference.backups.size(); ++c) {
+    for (size_t c = 0; c < reference.chains.size(); ++c) {
       pinned += !snapshot.chains()[c].allowed.empty() || !snapshot.chains()[c].pinned_replicas.empty();
-      for (const ChainBackup& backup : reference.backups[c]) {
+      for (const ChainBackup& backup : reference.backups_of(static_cast<int>(c))) {
         ++backups;
         unplaced += !backup.placement.placed;
         srlg_backups += backup.failure.kind == ChainFailure::Kind::kSrlg;
