@@ -36,6 +36,19 @@ struct LayerScratch {
   uint64_t total_us = 0;
 };
 
+// What placing a chain reads of it, from wherever it is kept.
+struct ChainView {
+  int origin;
+  const int* services;  // in call order
+  int calls;
+  const Chain* pins;  // the chain when it has a pin (pinned replicas or an allowed set), else null
+
+  static ChainView Of(const Chain& chain) {
+    return {chain.origin, chain.services.data(), static_cast<int>(chain.services.size()),
+            chain.pinned_replicas.empty() && chain.allowed.empty() ? nullptr : &chain};
+  }
+};
+
 // The least latency-sum placement of `chain` avoiding `failed_facility`
 // (-1: none), with one-way distances from `row(a)` (distances from a by
 // destination, which must already avoid the failure and keep to the chain's
@@ -43,8 +56,10 @@ struct LayerScratch {
 // answer and returns true when placed; otherwise fills why it is not in
 // `unplaced`. Shared by Place() and the plans, so both place alike.
 template <typename RowFn>
-bool SolveLayers(const Snapshot& snapshot, const Chain& chain, int failed_facility, RowFn&& row,
+bool SolveLayers(const Snapshot& snapshot, const ChainView& chain, int failed_facility, RowFn&& row,
                  LayerScratch& scratch, ChainPlacement& unplaced) {
+  static const Chain kNoPins{};
+  const Chain& pins = chain.pins != nullptr ? *chain.pins : kNoPins;
   if (failed_facility == chain.origin) {
     unplaced.failed_call = 0;
     unplaced.why = ChainUnplacedWhy::kOriginDown;
@@ -58,15 +73,17 @@ bool SolveLayers(const Snapshot& snapshot, const Chain& chain, int failed_facili
   begin.push_back(0);
   entries.push_back(Entry{chain.origin, 0, -1, row(chain.origin)});
   begin.push_back(1);
-  for (size_t call = 0; call < chain.services.size(); ++call) {
+  for (int call = 0; call < chain.calls; ++call) {
     const int service = chain.services[call];
     const ServiceReplicas& replicas = snapshot.service(service);
     const size_t previous = begin[call];
     const int previous_size = static_cast<int>(begin[call + 1] - previous);
     for (int replica : replicas.facilities) {
       if (replica == failed_facility) continue;
-      if (!chain.pinned_replicas.empty() && replica != chain.pinned_replicas[call]) continue;
-      if (!chain.allowed.empty() && !chain.allowed[replica]) continue;
+      if (chain.pins != nullptr) {
+        if (!pins.pinned_replicas.empty() && replica != pins.pinned_replicas[call]) continue;
+        if (!pins.allowed.empty() && !pins.allowed[replica]) continue;
+      }
       const uint64_t* replica_row = row(replica);
       Entry best{replica, kUnreachable, -1, replica_row};
       for (int j = 0; j < previous_size; ++j) {
@@ -89,11 +106,11 @@ bool SolveLayers(const Snapshot& snapshot, const Chain& chain, int failed_facili
       entries.push_back(best);
     }
     if (entries.size() == begin.back()) {
-      unplaced.failed_call = static_cast<int>(call);
-      if (!chain.pinned_replicas.empty() && chain.pinned_replicas[call] == failed_facility) {
+      unplaced.failed_call = call;
+      if (!pins.pinned_replicas.empty() && pins.pinned_replicas[call] == failed_facility) {
         unplaced.why = ChainUnplacedWhy::kPinnedToFailed;
         unplaced.failed_facility = failed_facility;
-      } else if (!chain.pinned_replicas.empty() || !chain.allowed.empty()) {
+      } else if (!pins.pinned_replicas.empty() || !pins.allowed.empty()) {
         unplaced.why = ChainUnplacedWhy::kPinBlocks;
       } else if (replicas.facilities.empty()) {
         unplaced.why = ChainUnplacedWhy::kNoKnownReplica;
@@ -112,7 +129,7 @@ bool SolveLayers(const Snapshot& snapshot, const Chain& chain, int failed_facili
   }
 
   // The best last entry, then back through the layers.
-  const size_t calls = chain.services.size();
+  const size_t calls = chain.calls;
   const size_t last = begin[calls];
   const int last_size = static_cast<int>(begin[calls + 1] - last);
   int at = 0;
@@ -159,11 +176,13 @@ ChainPlacement FullPlacement(const Snapshot& snapshot, const Chain& chain, const
   return result;
 }
 
-// The single-facility dependency a facility backup reveals, if any: the chain
-// cannot run without the facility, or not within its budget.
-void AddChainDependency(const Chain& chain, const ChainPlacement& primary, const ChainPlan::CompactBackup& backup,
+// The single-facility dependency a facility backup reveals, if any: its
+// chain cannot run without the facility, or not within its budget.
+void AddChainDependency(const Snapshot& snapshot, const ChainPlan& plan, const ChainPlan::CompactBackup& backup,
                         std::vector<FacilityDependency>& dependencies) {
   if (backup.failure.kind != ChainFailure::Kind::kFacility) return;
+  if (backup.placed && (backup.within_budget || !plan.primary[backup.chain].within_budget)) return;
+  const Chain& chain = snapshot.chains()[backup.chain];
   const int facility = backup.failure.index;
   if (!backup.placed) {
     const int call = backup.failed_call;
@@ -175,10 +194,10 @@ void AddChainDependency(const Chain& chain, const ChainPlacement& primary, const
     } else if (backup.why == ChainUnplacedWhy::kPinnedToFailed) {
       dependency.why = FacilityDependency::Why::kPinnedTo;
     } else {
-      dependency.from = call == 0 ? chain.origin : primary.hops[call - 1].replica;
+      dependency.from = plan.primary_calls[plan.call_begin[backup.chain] + call].from;
     }
     dependencies.push_back(dependency);
-  } else if (primary.within_budget && !backup.within_budget) {
+  } else {
     dependencies.push_back({.workload = chain.workload, .facility = facility,
                             .why = FacilityDependency::Why::kOverBudget, .total_us = backup.total_us,
                             .budget_us = chain.budget_us});
@@ -224,93 +243,130 @@ class FailureIds {
 }  // namespace
 
 // What the plans share between chains: shortest paths per pin mask, the
-// failures' numbering, the layers' scratch.
+// failures' numbering, the layers' scratch, and the chains in flat arrays:
+// backups are solved one failure at a time, each for chains all over the
+// plan, so what a backup reads of its chain stays together in memory.
 class ChainPlacer::Shared {
  public:
   explicit Shared(const Snapshot& snapshot)
-      : snapshot_(snapshot), ids_(snapshot), mark_(ids_.size(), 0) {}
+      : snapshot_(snapshot),
+        ids_(snapshot),
+        mark_(ids_.size(), 0),
+        position_(ids_.size(), 0) {
+    const auto& chains = snapshot.chains();
+    service_begin_.reserve(chains.size() + 1);
+    service_begin_.push_back(0);
+    for (const Chain& chain : chains) {
+      services_.insert(services_.end(), chain.services.begin(), chain.services.end());
+      service_begin_.push_back(static_cast<uint32_t>(services_.size()));
+      origin_.push_back(chain.origin);
+      budget_us_.push_back(chain.budget_us);
+      pinned_.push_back(!chain.pinned_replicas.empty() || !chain.allowed.empty());
+    }
+  }
 
   const FailureIds& ids() const { return ids_; }
+  int origin(int c) const { return origin_[c]; }
 
   // The primary placement of chain `c`, whole.
   ChainPlacement PlacePrimary(int c) {
     const Chain& chain = snapshot_.chains()[c];
-    FailureDistances& paths = PathsFor(chain);
+    FailureDistances& paths = PathsFor(c);
     paths.SetFailure(Exclusion{});
     ChainPlacement result;
-    if (!SolveLayers(snapshot_, chain, -1, [&](int a) { return paths.Row(a); }, scratch_, result)) return result;
+    if (!SolveLayers(snapshot_, View(c), -1, [&](int a) { return paths.Row(a); }, scratch_, result)) return result;
     return FullPlacement(snapshot_, chain, scratch_, [&](int a, int b) { return paths.LinksTo(a, b); });
   }
 
-  // The backup of chain `c` (whose primary `plan` has) under `failure`,
-  // written compactly into `backup` (its failure aside).
-  void PlaceBackup(int c, const ChainFailure& failure, ChainPlan& plan, ChainPlan::CompactBackup& backup) {
-    const Chain& chain = snapshot_.chains()[c];
-    FailureDistances& paths = PathsFor(chain);
-    const Exclusion exclusion = failure.AsExclusion();
+  // The failure the next PlaceBackup calls are for.
+  void BeginFailure(const ChainFailure& failure) { failure_ = failure; }
+
+  // The backup of chain `c` (whose primary `plan` has) under the current
+  // failure (BeginFailure), written at plan.backups[slot], or appended
+  // when slot is kAppend.
+  static constexpr size_t kAppend = ~size_t{0};
+  // `on_path`: bit i set when the failure may be on the primary's paths of
+  // call i (all set: unknown).
+  void PlaceBackup(int c, ChainPlan& plan, uint32_t on_path, size_t slot = kAppend) {
+    FailureDistances& paths = PathsFor(c);
+    const Exclusion exclusion = failure_.AsExclusion();
     paths.SetFailure(exclusion);
-    unplaced_.unreached_from.clear();
-    ChainPlan::ChainBackups& of = plan.chains[c];
+    ChainPlan::CompactBackup& backup = slot == kAppend ? plan.backups.emplace_back() : plan.backups[slot];
+    backup = ChainPlan::CompactBackup();
+    backup.failure = failure_;
+    backup.chain = c;
+    const ChainView chain = View(c);
     if (!SolveLayers(snapshot_, chain, exclusion.facility, [&](int a) { return paths.Row(a); }, scratch_,
                      unplaced_)) {
-      backup.placed = false;
-      backup.within_budget = false;
-      backup.total_us = 0;
       backup.failed_call = static_cast<int16_t>(unplaced_.failed_call);
       backup.why = unplaced_.why;
       backup.failed_facility = unplaced_.failed_facility;
-      backup.first = static_cast<uint32_t>(of.unreached_from.size());
+      backup.first = static_cast<uint32_t>(plan.unreached_from.size());
       backup.count = static_cast<uint16_t>(unplaced_.unreached_from.size());
-      of.unreached_from.insert(of.unreached_from.end(), unplaced_.unreached_from.begin(),
-                               unplaced_.unreached_from.end());
-      unplaced_ = ChainPlacement();
+      plan.unreached_from.insert(plan.unreached_from.end(), unplaced_.unreached_from.begin(),
+                                 unplaced_.unreached_from.end());
+      unplaced_.failed_call = -1;
+      unplaced_.why = ChainUnplacedWhy::kNone;
+      unplaced_.failed_facility = -1;
+      unplaced_.unreached_from.clear();
       return;
     }
     backup.placed = true;
     backup.total_us = scratch_.total_us;
-    backup.within_budget = scratch_.total_us <= chain.budget_us;
-    backup.failed_call = -1;
-    backup.why = ChainUnplacedWhy::kNone;
-    backup.failed_facility = -1;
-    backup.first = static_cast<uint32_t>(of.changed.size());
-    backup.count = 0;
-    const std::vector<ChainHop>& primary = plan.primary[c].hops;
-    for (size_t call = 0; call < chain.services.size(); ++call) {
+    backup.within_budget = scratch_.total_us <= budget(c);
+    backup.first = static_cast<uint32_t>(plan.changed.size());
+    const ChainPlan::PrimaryCall* was = &plan.primary_calls[plan.call_begin[c]];
+    for (int call = 0; call < chain.calls; ++call) {
       const int from = scratch_.from[call], replica = scratch_.replica[call];
+      if (replica == was[call].replica && from == was[call].from) {
+        // The same hop keeps its paths unless the failure is on them.
+        if (from == replica) continue;
+        const bool maybe_on_path = call >= 32 || ((on_path >> call) & 1) != 0;
+        if (!maybe_on_path && !paths.MovesUntouchedPaths(from) && !paths.MovesUntouchedPaths(replica)) continue;
+      }
       int there = 0, back = 0;
       if (from != replica) {
         there = paths.PathId(from, replica, plan.paths);
         back = paths.PathId(replica, from, plan.paths);
       }
-      if (replica == primary[call].replica && there == of.primary_there[call] && back == of.primary_back[call]) {
-        continue;
-      }
-      of.changed.push_back({static_cast<int>(call), replica, there, back, scratch_.rtt_us[call]});
+      if (replica == was[call].replica && there == was[call].path_there && back == was[call].path_back) continue;
+      plan.changed.push_back({call, replica, there, back, scratch_.rtt_us[call]});
       ++backup.count;
     }
   }
 
-  // The failures a placed primary touches, as ids, ascending: every facility
-  // but the origin, every link, every SRLG of those links.
-  const std::vector<int>& Touched(const Chain& chain, const ChainPlacement& primary) {
+  // The failures a placed primary touches: every facility but the origin,
+  // every link, every SRLG of those links; by id, ascending, each with the
+  // calls whose paths it is on (bit i: call i; calls past 31 always set).
+  struct TouchedFailure {
+    int id;
+    uint32_t on_path;
+    friend bool operator<(const TouchedFailure& a, const TouchedFailure& b) { return a.id < b.id; }
+  };
+  const std::vector<TouchedFailure>& Touched(const Chain& chain, const ChainPlacement& primary) {
     touched_.clear();
     ++stamp_;
-    auto add = [&](int id) {
-      if (mark_[id] == stamp_) return;
-      mark_[id] = stamp_;
-      touched_.push_back(id);
+    auto add = [&](int id, uint32_t calls) {
+      if (mark_[id] != stamp_) {
+        mark_[id] = stamp_;
+        position_[id] = static_cast<int>(touched_.size());
+        touched_.push_back({id, 0});
+      }
+      touched_[position_[id]].on_path |= calls;
     };
-    auto add_facility = [&](int facility) {
-      if (facility != chain.origin) add(ids_.Id({ChainFailure::Kind::kFacility, facility}));
+    auto add_facility = [&](int facility, uint32_t calls) {
+      if (facility != chain.origin) add(ids_.Id({ChainFailure::Kind::kFacility, facility}), calls);
     };
-    for (const ChainHop& hop : primary.hops) {
-      add_facility(hop.replica);
+    for (size_t call = 0; call < primary.hops.size(); ++call) {
+      const ChainHop& hop = primary.hops[call];
+      const uint32_t bit = call < 32 ? uint32_t{1} << call : ~uint32_t{0};
+      add_facility(hop.replica, 0);
       for (const auto* links : {&hop.links_there, &hop.links_back}) {
         for (int link : *links) {
-          add_facility(snapshot_.link_src(link));
-          add_facility(snapshot_.link_dst(link));
-          add(ids_.Id({ChainFailure::Kind::kLink, link}));
-          for (int srlg : snapshot_.link_srlgs(link)) add(ids_.Id({ChainFailure::Kind::kSrlg, srlg}));
+          add_facility(snapshot_.link_src(link), bit);
+          add_facility(snapshot_.link_dst(link), bit);
+          add(ids_.Id({ChainFailure::Kind::kLink, link}), bit);
+          for (int srlg : snapshot_.link_srlgs(link)) add(ids_.Id({ChainFailure::Kind::kSrlg, srlg}), bit);
         }
       }
     }
@@ -319,12 +375,19 @@ class ChainPlacer::Shared {
   }
 
  private:
-  FailureDistances& PathsFor(const Chain& chain) {
-    if (chain.allowed.empty()) {
+  ChainView View(int c) const {
+    return {origin_[c], services_.data() + service_begin_[c], static_cast<int>(service_begin_[c + 1] - service_begin_[c]),
+            pinned_[c] ? &snapshot_.chains()[c] : nullptr};
+  }
+  uint64_t budget(int c) const { return budget_us_[c]; }
+
+  FailureDistances& PathsFor(int c) {
+    const Chain* pins = pinned_[c] ? &snapshot_.chains()[c] : nullptr;
+    if (pins == nullptr || pins->allowed.empty()) {
       if (!unpinned_) unpinned_ = std::make_unique<FailureDistances>(snapshot_, nullptr);
       return *unpinned_;
     }
-    auto [it, inserted] = pinned_.try_emplace(chain.allowed);
+    auto [it, inserted] = pinned_paths_.try_emplace(pins->allowed);
     if (inserted) it->second = std::make_unique<FailureDistances>(snapshot_, &it->first);
     return *it->second;
   }
@@ -332,12 +395,20 @@ class ChainPlacer::Shared {
   const Snapshot& snapshot_;
   FailureIds ids_;
   std::unique_ptr<FailureDistances> unpinned_;
-  std::map<std::vector<char>, std::unique_ptr<FailureDistances>> pinned_;  // by mask
+  std::map<std::vector<char>, std::unique_ptr<FailureDistances>> pinned_paths_;  // by mask
   LayerScratch scratch_;
   ChainPlacement unplaced_;
   std::vector<uint32_t> mark_;  // per failure id: == stamp_ when touched by the current chain
   uint32_t stamp_ = 0;
-  std::vector<int> touched_;
+  std::vector<int> position_;  // per failure id marked: its place in touched_
+  std::vector<TouchedFailure> touched_;
+  ChainFailure failure_{ChainFailure::Kind::kFacility, -1};  // the current one
+  // The chains, flat: services of chain c at services_[service_begin_[c] ..).
+  std::vector<int> services_;
+  std::vector<uint32_t> service_begin_;
+  std::vector<int> origin_;
+  std::vector<uint64_t> budget_us_;
+  std::vector<char> pinned_;
 };
 
 ChainPlacer::ChainPlacer(const Snapshot& snapshot)
@@ -365,7 +436,8 @@ ChainPlacement ChainPlacer::Place(const Chain& chain, const Exclusion& failure_o
   SetFailure(failure);
   LayerScratch scratch;
   ChainPlacement result;
-  if (!SolveLayers(snapshot_, chain, failure.facility, [this](int a) { return From(a).distance_us.data(); }, scratch,
+  if (!SolveLayers(snapshot_, ChainView::Of(chain), failure.facility,
+                   [this](int a) { return From(a).distance_us.data(); }, scratch,
                    result)) {
     return result;
   }
@@ -382,31 +454,33 @@ ChainPlan ChainPlacer::PlanAll() {
   const int chain_count = static_cast<int>(chains.size());
   Shared& shared = this->shared();
   ChainPlan plan;
-  plan.primary.resize(chains.size());
-  plan.chains.resize(chains.size());
+  plan.primary.reserve(chains.size());
+  plan.call_begin.reserve(chains.size() + 1);
 
   // Primaries, and which chains each failure touches.
-  std::vector<std::vector<int>> touched(shared.ids().size());
+  std::vector<std::vector<std::pair<int, uint32_t>>> touched(shared.ids().size());  // (chain, on_path)
+  size_t backups = 0;
   for (int c = 0; c < chain_count; ++c) {
-    plan.SetPrimary(c, shared.PlacePrimary(c));
-    const ChainPlacement& primary = plan.primary[c];
-    if (!primary.placed) continue;
-    const std::vector<int>& ids = shared.Touched(chains[c], primary);
-    plan.chains[c].backups.reserve(ids.size());
-    for (int id : ids) touched[id].push_back(c);
+    ChainPlacement primary = shared.PlacePrimary(c);
+    if (primary.placed) {
+      const auto& ids = shared.Touched(chains[c], primary);
+      for (const auto& [id, on_path] : ids) touched[id].push_back({c, on_path});
+      backups += ids.size();
+    }
+    plan.AddPrimary(chains[c], std::move(primary));
   }
-  // One failure at a time, in ChainFailure order, so every chain's backups
-  // come out ordered by failure.
+  // One failure at a time, in ChainFailure order.
+  plan.backups.reserve(backups);
+  plan.changed.reserve(2 * backups);
   for (int id = 0; id < static_cast<int>(touched.size()); ++id) {
     if (touched[id].empty()) continue;
-    const ChainFailure failure = shared.ids().At(id);
-    for (int c : touched[id]) {
-      ChainPlan::CompactBackup& backup = plan.chains[c].backups.emplace_back();
-      backup.failure = failure;
-      shared.PlaceBackup(c, failure, plan, backup);
-      AddChainDependency(chains[c], plan.primary[c], backup, plan.dependencies);
+    shared.BeginFailure(shared.ids().At(id));
+    for (const auto& [c, on_path] : touched[id]) {
+      shared.PlaceBackup(c, plan, on_path);
+      AddChainDependency(snapshot_, plan, plan.backups.back(), plan.dependencies);
     }
   }
+  plan.Finish();
   CompleteAudit(snapshot_, plan.dependencies);
   return plan;
 }
@@ -415,7 +489,7 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
   const auto& chains = snapshot_.chains();
   const int chain_count = static_cast<int>(chains.size());
   if (!snapshot_.SharesInventory(before) || previous.primary.size() != chains.size() ||
-      previous.chains.size() != chains.size()) {
+      previous.call_begin.size() != chains.size() + 1 || previous.primary_calls.size() != previous.call_begin.back()) {
     return PlanAll();
   }
   // The links whose change matters to paths: each must have got worse.
@@ -430,61 +504,110 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
     changed = true;
   }
   if (!changed) return previous;
-  ChainPlan plan = std::move(previous);
-  // Which of the plan's paths use a changed link.
-  std::vector<char> path_worse(plan.paths.size(), 0);
-  for (int path = 0; path < plan.paths.size(); ++path) {
-    for (int link : plan.paths.Links(path)) {
+  // Which of the previous plan's paths use a changed link.
+  std::vector<char> path_worse(previous.paths.size(), 0);
+  for (int path = 0; path < previous.paths.size(); ++path) {
+    for (int link : previous.paths.Links(path)) {
       if (worse[link]) {
         path_worse[path] = 1;
         break;
       }
     }
   }
-  auto primary_uses_worse = [&](int c) {
-    const ChainPlan::ChainBackups& of = plan.chains[c];
-    for (size_t call = 0; call < of.primary_there.size(); ++call) {
-      if (path_worse[of.primary_there[call]] || path_worse[of.primary_back[call]]) return true;
-    }
-    return false;
-  };
 
   Shared& shared = this->shared();
-  // Per failure id, the (chain, backup position) pairs to place again.
-  std::vector<std::vector<std::pair<int, int>>> redo(shared.ids().size());
+  ChainPlan plan = std::move(previous);
+  // Chains placed again whole (their primary used a changed link, or was
+  // not placed): their backups are dropped, and the failures their new
+  // primaries touch get new ones.
+  std::vector<std::vector<std::pair<int, uint32_t>>> touched(shared.ids().size());  // (chain, on_path)
+  std::vector<char> again(chain_count, 0);
   for (int c = 0; c < chain_count; ++c) {
-    if (!plan.primary[c].placed || primary_uses_worse(c)) {
-      plan.SetPrimary(c, shared.PlacePrimary(c));
-      if (!plan.primary[c].placed) continue;
-      std::vector<ChainPlan::CompactBackup>& backups = plan.chains[c].backups;
-      for (int id : shared.Touched(chains[c], plan.primary[c])) {
-        redo[id].emplace_back(c, static_cast<int>(backups.size()));
-        backups.emplace_back().failure = shared.ids().At(id);
-      }
-      continue;
+    bool redo = !plan.primary[c].placed;
+    for (uint32_t k = plan.call_begin[c]; !redo && k < plan.call_begin[c + 1]; ++k) {
+      redo = path_worse[plan.primary_calls[k].path_there] || path_worse[plan.primary_calls[k].path_back];
     }
-    const ChainPlan::ChainBackups& of = plan.chains[c];
-    for (int i = 0; i < static_cast<int>(of.backups.size()); ++i) {
-      const ChainPlan::CompactBackup& backup = of.backups[i];
-      bool redo_it = !backup.placed;
-      for (uint32_t k = backup.first; !redo_it && k < backup.first + backup.count; ++k) {
-        redo_it = path_worse[of.changed[k].path_there] || path_worse[of.changed[k].path_back];
+    if (!redo) continue;
+    again[c] = 1;
+    plan.DropBackups(c);
+    ChainPlacement primary = shared.PlacePrimary(c);
+    if (primary.placed) {
+      for (const auto& [id, on_path] : shared.Touched(chains[c], primary)) touched[id].push_back({c, on_path});
+    }
+    plan.SetPrimary(c, std::move(primary));
+  }
+  // Links that went down. A backup that could not be placed stays as it is
+  // when every one of them has another way between its ends under the
+  // backup's failure: which facilities reach which is then unchanged, and
+  // that is all an unplaced answer (the first call without a reachable
+  // replica, the facilities it is called from) depends on.
+  std::vector<int> down;
+  for (int link = 0; link < snapshot_.link_count(); ++link) {
+    if (worse[link] && !snapshot_.link_state(link).usable) down.push_back(link);
+  }
+  std::vector<int8_t> reach_kept(shared.ids().size(), -1);  // per failure id: -1 not known yet
+  std::vector<char> seen(snapshot_.facility_count());
+  std::vector<int> stack;
+  auto reachability_kept = [&](int id) {
+    if (reach_kept[id] >= 0) return reach_kept[id] == 1;
+    const Exclusion failure = shared.ids().At(id).AsExclusion();
+    bool kept = true;
+    for (int link : down) {
+      if (failure.link == link || failure.facility == before.link_src(link) || failure.facility == before.link_dst(link)) {
+        continue;  // out under the failure anyway
       }
-      if (redo_it) redo[shared.ids().Id(backup.failure)].emplace_back(c, i);
+      const auto srlgs = before.link_srlgs(link);
+      if (failure.srlg >= 0 && std::find(srlgs.begin(), srlgs.end(), failure.srlg) != srlgs.end()) continue;
+      std::fill(seen.begin(), seen.end(), 0);
+      stack.assign(1, snapshot_.link_src(link));
+      seen[stack[0]] = 1;
+      while (!stack.empty() && !seen[snapshot_.link_dst(link)]) {
+        const int at = stack.back();
+        stack.pop_back();
+        for (int out : snapshot_.out_links(at)) {
+          const int next = snapshot_.link_dst(out);
+          if (seen[next] || failure.Excludes(snapshot_, out)) continue;
+          seen[next] = 1;
+          stack.push_back(next);
+        }
+      }
+      if (!seen[snapshot_.link_dst(link)]) {
+        kept = false;
+        break;
+      }
+    }
+    reach_kept[id] = kept ? 1 : 0;
+    return kept;
+  };
+
+  // The other chains' backups placed again where they are: those not
+  // placed (unless reachability is kept), and those whose changed hops use
+  // a changed link (their other hops are the primary's, which does not).
+  std::vector<std::vector<uint32_t>> redo(shared.ids().size());
+  for (int c = 0; c < chain_count; ++c) {
+    if (again[c]) continue;
+    const bool masked = !chains[c].allowed.empty();
+    for (int i = 0; i < plan.backup_count(c); ++i) {
+      const uint32_t position = plan.backup_position(c, i);
+      const ChainPlan::CompactBackup& backup = plan.backups[position];
+      bool place = !backup.placed && (masked || !reachability_kept(shared.ids().Id(backup.failure)));
+      for (uint32_t k = backup.first; backup.placed && !place && k < backup.first + backup.count; ++k) {
+        place = path_worse[plan.changed[k].path_there] || path_worse[plan.changed[k].path_back];
+      }
+      if (place) redo[shared.ids().Id(backup.failure)].push_back(position);
     }
   }
-  for (int id = 0; id < static_cast<int>(redo.size()); ++id) {
-    if (redo[id].empty()) continue;
-    const ChainFailure failure = shared.ids().At(id);
-    for (const auto& [c, i] : redo[id]) shared.PlaceBackup(c, failure, plan, plan.chains[c].backups[i]);
+  for (int id = 0; id < static_cast<int>(touched.size()); ++id) {
+    if (redo[id].empty() && touched[id].empty()) continue;
+    shared.BeginFailure(shared.ids().At(id));
+    for (uint32_t position : redo[id]) shared.PlaceBackup(plan.backups[position].chain, plan, ~uint32_t{0}, position);
+    for (const auto& [c, on_path] : touched[id]) shared.PlaceBackup(c, plan, on_path);
   }
+  plan.Finish();
   // The audit, from the new placements.
   plan.dependencies.clear();
-  for (int c = 0; c < chain_count; ++c) {
-    for (const ChainPlan::CompactBackup& backup : plan.chains[c].backups) {
-      if (backup.failure.kind != ChainFailure::Kind::kFacility) break;  // facilities come first
-      AddChainDependency(chains[c], plan.primary[c], backup, plan.dependencies);
-    }
+  for (const ChainPlan::CompactBackup& backup : plan.backups) {
+    if (backup.chain >= 0) AddChainDependency(snapshot_, plan, backup, plan.dependencies);
   }
   CompleteAudit(snapshot_, plan.dependencies);
   return plan;

@@ -112,13 +112,11 @@ ChainPlacement ChainPlacer::PlaceReference(const Chain& chain, const Exclusion& 
 ChainPlan ChainPlacer::PlanAllReference() {
   const auto& chains = snapshot_.chains();
   ChainPlan plan;
-  plan.primary.resize(chains.size());
-  plan.chains.resize(chains.size());
 
   // Primaries, and which chains each failure would touch.
   std::map<ChainFailure, std::vector<int>> touched;
   for (int c = 0; c < static_cast<int>(chains.size()); ++c) {
-    plan.SetPrimary(c, PlaceReference(chains[c]));
+    plan.AddPrimary(chains[c], PlaceReference(chains[c]));
     const ChainPlacement& primary = plan.primary[c];
     if (!primary.placed) continue;
     for (int facility : primary.Facilities(snapshot_, chains[c])) {
@@ -195,6 +193,7 @@ ChainPlan ChainPlacer::PlanAllReference() {
   }
   SetFailure({});
   std::sort(plan.dependencies.begin(), plan.dependencies.end(), DependencyBefore);
+  plan.Finish();
   return plan;
 }
 

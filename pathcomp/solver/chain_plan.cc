@@ -139,22 +139,45 @@ int ChainPathTable::Intern(std::span<const int> links) {
   return path;
 }
 
-void ChainPlan::SetPrimary(int chain, ChainPlacement placement) {
-  if (chain >= static_cast<int>(primary.size())) {
-    primary.resize(chain + 1);
-    chains.resize(chain + 1);
-  }
-  ChainBackups& of = chains[chain];
-  of = ChainBackups();
-  for (const ChainHop& hop : placement.hops) {
-    of.primary_there.push_back(paths.Intern(hop.links_there));
-    of.primary_back.push_back(paths.Intern(hop.links_back));
-  }
-  primary[chain] = std::move(placement);
+void ChainPlan::AddPrimary(const Chain& chain, ChainPlacement placement) {
+  const int c = chain_count();
+  primary_calls.resize(primary_calls.size() + chain.services.size(), PrimaryCall{-1, chain.origin, 0, 0});
+  call_begin.push_back(static_cast<uint32_t>(primary_calls.size()));
+  primary.emplace_back();
+  SetPrimary(c, std::move(placement));
 }
 
-void ChainPlan::Compact(int chain, const ChainPlacement& placement, CompactBackup& backup) {
-  ChainBackups& of = chains[chain];
+void ChainPlan::SetPrimary(int c, ChainPlacement placement) {
+  SetCalls(c, placement);
+  primary[c] = std::move(placement);
+}
+
+void ChainPlan::SetCalls(int c, const ChainPlacement& placement) {
+  PrimaryCall* calls = &primary_calls[call_begin[c]];
+  const size_t count = call_begin[c + 1] - call_begin[c];
+  for (size_t call = 0; call < count; ++call) {
+    if (!placement.placed) {
+      calls[call].replica = -1;
+      if (call > 0) calls[call].from = -1;
+      calls[call].path_there = calls[call].path_back = 0;
+      continue;
+    }
+    const ChainHop& hop = placement.hops[call];
+    if (call > 0) calls[call].from = placement.hops[call - 1].replica;
+    calls[call].replica = hop.replica;
+    calls[call].path_there = paths.Intern(hop.links_there);
+    calls[call].path_back = paths.Intern(hop.links_back);
+  }
+}
+
+void ChainPlan::DropBackups(int chain) {
+  for (int i = 0; i < backup_count(chain); ++i) backups[backup_position(chain, i)].chain = -1;
+}
+
+void ChainPlan::AddBackup(int chain, ChainFailure failure, const ChainPlacement& placement) {
+  CompactBackup& backup = backups.emplace_back();
+  backup.failure = failure;
+  backup.chain = chain;
   backup.total_us = placement.total_us;
   backup.placed = placement.placed;
   backup.within_budget = placement.within_budget;
@@ -162,39 +185,71 @@ void ChainPlan::Compact(int chain, const ChainPlacement& placement, CompactBacku
   backup.why = placement.why;
   backup.failed_facility = placement.failed_facility;
   if (!placement.placed) {
-    backup.first = static_cast<uint32_t>(of.unreached_from.size());
+    backup.first = static_cast<uint32_t>(unreached_from.size());
     backup.count = static_cast<uint16_t>(placement.unreached_from.size());
-    of.unreached_from.insert(of.unreached_from.end(), placement.unreached_from.begin(), placement.unreached_from.end());
+    unreached_from.insert(unreached_from.end(), placement.unreached_from.begin(), placement.unreached_from.end());
     return;
   }
-  backup.first = static_cast<uint32_t>(of.changed.size());
-  backup.count = 0;
+  backup.first = static_cast<uint32_t>(changed.size());
   const std::vector<ChainHop>& was = primary[chain].hops;
+  const PrimaryCall* calls = &primary_calls[call_begin[chain]];
   for (size_t call = 0; call < placement.hops.size(); ++call) {
     const ChainHop& hop = placement.hops[call];
     const int there = paths.Intern(hop.links_there), back = paths.Intern(hop.links_back);
-    if (hop.replica == was[call].replica && there == of.primary_there[call] && back == of.primary_back[call]) continue;
-    of.changed.push_back({static_cast<int>(call), hop.replica, there, back, hop.network_rtt_us});
+    if (hop.replica == was[call].replica && there == calls[call].path_there && back == calls[call].path_back) continue;
+    changed.push_back({static_cast<int>(call), hop.replica, there, back, hop.network_rtt_us});
     ++backup.count;
   }
 }
 
-void ChainPlan::AddBackup(int chain, ChainFailure failure, const ChainPlacement& placement) {
-  CompactBackup backup;
-  backup.failure = failure;
-  Compact(chain, placement, backup);
-  chains[chain].backups.push_back(backup);
+void ChainPlan::Finish() {
+  const int chains = chain_count();
+  backup_begin_.assign(chains + 1, 0);
+  size_t live = 0, live_changed = 0;
+  for (const CompactBackup& backup : backups) {
+    if (backup.chain < 0) continue;
+    ++backup_begin_[backup.chain + 1];
+    ++live;
+    live_changed += backup.placed ? backup.count : 0;
+  }
+  for (int c = 0; c < chains; ++c) backup_begin_[c + 1] += backup_begin_[c];
+  std::vector<uint32_t> fill(backup_begin_.begin(), backup_begin_.end() - 1);
+  backup_index_.resize(live);
+  for (uint32_t i = 0; i < backups.size(); ++i) {
+    if (backups[i].chain >= 0) backup_index_[fill[backups[i].chain]++] = i;
+  }
+  // Dropped and replaced backups stay in storage until they are as many as
+  // the live ones: then the live ones are copied out, chain by chain.
+  if (backups.size() > 2 * live || changed.size() > 2 * live_changed) CompactStorage();
 }
 
-size_t ChainPlan::total_backups() const {
-  size_t total = 0;
-  for (const ChainBackups& chain : chains) total += chain.backups.size();
-  return total;
+void ChainPlan::CompactStorage() {
+  std::vector<CompactBackup> kept_backups;
+  std::vector<ChangedHop> kept_changed;
+  std::vector<int> kept_from;
+  kept_backups.reserve(backup_index_.size());
+  for (uint32_t position : backup_index_) {
+    CompactBackup backup = backups[position];
+    if (backup.placed) {
+      const uint32_t first = static_cast<uint32_t>(kept_changed.size());
+      kept_changed.insert(kept_changed.end(), changed.begin() + backup.first, changed.begin() + backup.first + backup.count);
+      backup.first = first;
+    } else {
+      const uint32_t first = static_cast<uint32_t>(kept_from.size());
+      kept_from.insert(kept_from.end(), unreached_from.begin() + backup.first,
+                       unreached_from.begin() + backup.first + backup.count);
+      backup.first = first;
+    }
+    kept_backups.push_back(backup);
+  }
+  backups = std::move(kept_backups);
+  changed = std::move(kept_changed);
+  unreached_from = std::move(kept_from);
+  for (uint32_t i = 0; i < backup_index_.size(); ++i) backup_index_[i] = i;  // chain by chain now
 }
 
 ChainBackup ChainPlan::backup(int chain, int i) const {
-  const ChainBackups& of = chains[chain];
-  const CompactBackup& compact = of.backups[i];
+  const CompactBackup& compact = compact_backup(chain, i);
   ChainBackup out{compact.failure, {}};
   ChainPlacement& placement = out.placement;
   placement.placed = compact.placed;
@@ -205,56 +260,56 @@ ChainBackup ChainPlan::backup(int chain, int i) const {
   placement.failed_facility = compact.failed_facility;
   if (!compact.placed) {
     if (compact.why == ChainUnplacedWhy::kUnreachable) {
-      placement.unreached_from.assign(of.unreached_from.begin() + compact.first,
-                                      of.unreached_from.begin() + compact.first + compact.count);
+      placement.unreached_from.assign(unreached_from.begin() + compact.first,
+                                      unreached_from.begin() + compact.first + compact.count);
     }
     return out;
   }
   placement.hops = primary[chain].hops;
   for (uint32_t k = compact.first; k < compact.first + compact.count; ++k) {
-    const ChangedHop& changed = of.changed[k];
-    ChainHop& hop = placement.hops[changed.call];
-    hop.replica = changed.replica;
-    const std::span<const int> there = paths.Links(changed.path_there), back = paths.Links(changed.path_back);
+    const ChangedHop& hop_change = changed[k];
+    ChainHop& hop = placement.hops[hop_change.call];
+    hop.replica = hop_change.replica;
+    const std::span<const int> there = paths.Links(hop_change.path_there), back = paths.Links(hop_change.path_back);
     hop.links_there.assign(there.begin(), there.end());
     hop.links_back.assign(back.begin(), back.end());
-    hop.network_rtt_us = changed.network_rtt_us;
+    hop.network_rtt_us = hop_change.network_rtt_us;
   }
   return out;
 }
 
 std::vector<ChainBackup> ChainPlan::backups_of(int chain) const {
   std::vector<ChainBackup> out;
-  out.reserve(chains[chain].backups.size());
+  out.reserve(backup_count(chain));
   for (int i = 0; i < backup_count(chain); ++i) out.push_back(backup(chain, i));
   return out;
 }
 
 bool operator==(const ChainPlan& a, const ChainPlan& b) {
-  if (a.primary != b.primary || a.dependencies != b.dependencies || a.chains.size() != b.chains.size()) return false;
+  if (a.primary != b.primary || a.dependencies != b.dependencies || a.total_backups() != b.total_backups()) {
+    return false;
+  }
   auto same_path = [&](int pa, int pb) {
     const auto la = a.paths.Links(pa), lb = b.paths.Links(pb);
     return std::equal(la.begin(), la.end(), lb.begin(), lb.end());
   };
-  for (size_t c = 0; c < a.chains.size(); ++c) {
-    const ChainPlan::ChainBackups& x = a.chains[c];
-    const ChainPlan::ChainBackups& y = b.chains[c];
-    if (x.backups.size() != y.backups.size()) return false;
-    for (size_t i = 0; i < x.backups.size(); ++i) {
-      const ChainPlan::CompactBackup& p = x.backups[i];
-      const ChainPlan::CompactBackup& q = y.backups[i];
-      if (!(p.failure == q.failure) || p.total_us != q.total_us || p.count != q.count ||
+  for (int c = 0; c < a.chain_count(); ++c) {
+    if (a.backup_count(c) != b.backup_count(c)) return false;
+    for (int i = 0; i < a.backup_count(c); ++i) {
+      const ChainPlan::CompactBackup& p = a.compact_backup(c, i);
+      const ChainPlan::CompactBackup& q = b.compact_backup(c, i);
+      if (!(p.failure == q.failure) || p.chain != q.chain || p.total_us != q.total_us || p.count != q.count ||
           p.failed_call != q.failed_call || p.placed != q.placed || p.within_budget != q.within_budget ||
           p.why != q.why || p.failed_facility != q.failed_facility) {
         return false;
       }
       for (uint32_t k = 0; k < p.count; ++k) {
         if (!p.placed) {
-          if (x.unreached_from[p.first + k] != y.unreached_from[q.first + k]) return false;
+          if (a.unreached_from[p.first + k] != b.unreached_from[q.first + k]) return false;
           continue;
         }
-        const ChainPlan::ChangedHop& g = x.changed[p.first + k];
-        const ChainPlan::ChangedHop& h = y.changed[q.first + k];
+        const ChainPlan::ChangedHop& g = a.changed[p.first + k];
+        const ChainPlan::ChangedHop& h = b.changed[q.first + k];
         if (g.call != h.call || g.replica != h.replica || g.network_rtt_us != h.network_rtt_us ||
             !same_path(g.path_there, h.path_there) || !same_path(g.path_back, h.path_back)) {
           return false;

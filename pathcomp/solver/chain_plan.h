@@ -139,10 +139,12 @@ class ChainPlan {
     uint64_t network_rtt_us;
     friend bool operator==(const ChangedHop&, const ChangedHop&) = default;
   };
-  // One backup, compact: the changed hops are changed[first, first + count)
-  // of its chain (unplaced kUnreachable: unreached_from facilities, the same way).
+  // One backup, compact: its changed hops are changed[first, first + count)
+  // (unplaced kUnreachable: unreached_from[first, first + count), the
+  // facilities the call could be made from).
   struct CompactBackup {
     ChainFailure failure;
+    int chain = -1;
     uint64_t total_us = 0;
     uint32_t first = 0;
     uint16_t count = 0;
@@ -152,36 +154,57 @@ class ChainPlan {
     ChainUnplacedWhy why = ChainUnplacedWhy::kNone;
     int failed_facility = -1;
   };
-  // What a chain has besides its primary.
-  struct ChainBackups {
-    std::vector<CompactBackup> backups;  // by failure
-    std::vector<ChangedHop> changed;     // the backups' changed hops
-    std::vector<int> unreached_from;     // the backups' kUnreachable lists
-    std::vector<int> primary_there, primary_back;  // the primary's path ids, per call
+  // A call of a primary: where it runs, where it is called from (the
+  // origin, then the previous call's replica), its paths.
+  struct PrimaryCall {
+    int replica;
+    int from;
+    int path_there, path_back;  // ChainPathTable ids
   };
 
   std::vector<ChainPlacement> primary;           // per Snapshot::chains()
-  std::vector<ChainBackups> chains;              // per Snapshot::chains()
   std::vector<FacilityDependency> dependencies;  // chains and elephant flows, DependencyBefore
   ChainPathTable paths;                          // of every backup and primary
+  // Every backup, in no particular order (PlanAll writes them failure by
+  // failure; a re-plan places some again where they are, and appends those
+  // of chains placed anew); a chain's, by failure, through backup_count()
+  // and compact_backup() / backup(). chain < 0: dropped, no longer listed.
+  std::vector<CompactBackup> backups;
+  std::vector<ChangedHop> changed;
+  std::vector<int> unreached_from;
+  // The primaries' calls, one per call of the chain (unplaced: replica and
+  // from -1): chain c's are primary_calls[call_begin[c] .. call_begin[c + 1]).
+  std::vector<PrimaryCall> primary_calls;
+  std::vector<uint32_t> call_begin = {0};
 
-  int backup_count(int chain) const { return static_cast<int>(chains[chain].backups.size()); }
-  size_t total_backups() const;
-  const ChainFailure& backup_failure(int chain, int i) const { return chains[chain].backups[i].failure; }
-  // Backup i of a chain, expanded.
+  int chain_count() const { return static_cast<int>(primary.size()); }
+  int backup_count(int chain) const { return static_cast<int>(backup_begin_[chain + 1] - backup_begin_[chain]); }
+  size_t total_backups() const { return backup_index_.size(); }
+  // Backup i of a chain (by failure), compact and expanded.
+  const CompactBackup& compact_backup(int chain, int i) const { return backups[backup_index_[backup_begin_[chain] + i]]; }
+  uint32_t backup_position(int chain, int i) const { return backup_index_[backup_begin_[chain] + i]; }
   ChainBackup backup(int chain, int i) const;
   std::vector<ChainBackup> backups_of(int chain) const;
 
-  // Building. SetPrimary sets a chain's primary (growing the plan to it) and
-  // drops its backups; AddBackup appends one, in failure order.
-  void SetPrimary(int chain, ChainPlacement placement);
+  // Building: AddPrimary for every chain in order (SetPrimary replaces one
+  // later); backups appended to `backups`, each chain's in failure order
+  // (AddBackup from a whole placement, or written directly); DropBackups
+  // drops a chain's; then Finish(), which lists them by chain (and
+  // compacts the storage when much of it was dropped or replaced).
+  void AddPrimary(const Chain& chain, ChainPlacement placement);
+  void SetPrimary(int c, ChainPlacement placement);
   void AddBackup(int chain, ChainFailure failure, const ChainPlacement& placement);
-  // The compact form of a backup placement of `chain`, written at `backup`
-  // (its failure aside); appends to the chain's changed hops.
-  void Compact(int chain, const ChainPlacement& placement, CompactBackup& backup);
+  void DropBackups(int chain);
+  void Finish();
 
   // Equal placements, backups and audit (paths compared by their links).
   friend bool operator==(const ChainPlan& a, const ChainPlan& b);
+
+ private:
+  void SetCalls(int c, const ChainPlacement& placement);
+  void CompactStorage();
+
+  std::vector<uint32_t> backup_begin_ = {0}, backup_index_;  // per chain, into backups
 };
 
 }  // namespace geodesic::pathcomp

@@ -54,6 +54,31 @@ v1::FailureScope ToProto(const Snapshot& snapshot, const ChainFailure& failure) 
   return scope;
 }
 
+// The bytes that tell compact backups of one chain apart (all but the failure).
+std::string CompactKey(const ChainPlan& plan, const ChainPlan::CompactBackup& backup) {
+  std::string key;
+  auto put = [&key](const auto& value) { key.append(reinterpret_cast<const char*>(&value), sizeof(value)); };
+  put(backup.placed);
+  put(backup.total_us);
+  put(backup.within_budget);
+  put(backup.failed_call);
+  put(backup.why);
+  put(backup.failed_facility);
+  for (uint32_t k = backup.first; k < backup.first + backup.count; ++k) {
+    if (!backup.placed) {
+      put(plan.unreached_from[k]);
+      continue;
+    }
+    const ChainPlan::ChangedHop& hop = plan.changed[k];
+    put(hop.call);
+    put(hop.replica);
+    put(hop.path_there);
+    put(hop.path_back);
+    put(hop.network_rtt_us);
+  }
+  return key;
+}
+
 }  // namespace
 
 void AddChainPlan(const Snapshot& snapshot, const ChainPlan& chains, v1::Plan& plan) {
@@ -68,15 +93,27 @@ void AddChainPlan(const Snapshot& snapshot, const ChainPlan& chains, v1::Plan& p
     out.set_workload_id(snapshot.workload_id(specs[c].workload));
     out.set_latency_budget_us(specs[c].budget_us);
     *out.mutable_primary() = ToProto(snapshot, specs[c], chains.primary[c]);
-    // Many failures leave the same best answer: one entry each.
-    std::map<std::string, int> entry_of;  // serialized assignment -> index in backups
+    // Many failures leave the same best answer: one entry each. Compact
+    // backups that are equal are the same answer (made and compared on
+    // the wire once); different ones can still look alike there (parallel
+    // links), so entries are told apart by their wire form.
+    std::map<std::string, int> entry_of;     // serialized assignment -> index in backups
+    std::map<std::string, int> entry_of_compact;  // CompactKey -> index in backups
     for (int i = 0; i < chains.backup_count(c); ++i) {
-      const ChainBackup backup = chains.backup(c, i);
-      v1::ChainAssignment assignment = ToProto(snapshot, specs[c], backup.placement);
-      std::string key = assignment.SerializeAsString();
-      auto [it, inserted] = entry_of.emplace(std::move(key), out.backups_size());
-      if (inserted) *out.add_backups()->mutable_assignment() = std::move(assignment);
-      *out.mutable_backups(it->second)->add_protects() = ToProto(snapshot, backup.failure);
+      const ChainPlan::CompactBackup& compact = chains.compact_backup(c, i);
+      std::string key = CompactKey(chains, compact);
+      auto known = entry_of_compact.find(key);
+      int entry;
+      if (known != entry_of_compact.end()) {
+        entry = known->second;
+      } else {
+        v1::ChainAssignment assignment = ToProto(snapshot, specs[c], chains.backup(c, i).placement);
+        auto [it, inserted] = entry_of.emplace(assignment.SerializeAsString(), out.backups_size());
+        if (inserted) *out.add_backups()->mutable_assignment() = std::move(assignment);
+        entry = it->second;
+        entry_of_compact.emplace(std::move(key), entry);
+      }
+      *out.mutable_backups(entry)->add_protects() = ToProto(snapshot, compact.failure);
     }
   }
   for (const FacilityDependency& dependency : chains.dependencies) {

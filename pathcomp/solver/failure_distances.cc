@@ -19,7 +19,8 @@ struct FailureDistances::Tree {
   uint32_t epoch = 0;
   State state = State::kBase;
   std::vector<uint32_t> stamp;  // == epoch: cut off by the failure, repaired below
-  std::vector<uint64_t> distance_us;
+  std::vector<uint64_t> distance_us;  // a whole row: base.distance_us but where `repaired` says
+  std::vector<int> repaired;          // the facilities distance_us differs from base for
   std::vector<int> parent, parent_arc_link;
   ShortestPaths recomputed;  // State::kRecomputed
   // Links of the unfailed path to each facility, once asked (most pairs keep
@@ -64,7 +65,8 @@ FailureDistances::FailureDistances(const Snapshot& snapshot, const std::vector<c
       allowed_(allowed),
       exclusion_{.allowed = allowed},
       in_links_(snapshot.facility_count()),
-      trees_(snapshot.facility_count()) {
+      trees_(snapshot.facility_count()),
+      irregular_(snapshot.facility_count(), 0) {
   for (int link = 0; link < snapshot.link_count(); ++link) {
     in_links_[snapshot.link_dst(link)].push_back(link);
     for (int srlg : snapshot.link_srlgs(link)) {
@@ -205,6 +207,7 @@ FailureDistances::Tree& FailureDistances::TreeFrom(int source) {
       stack.emplace_back(child, child_begin[child]);
     }
     tree.regular = static_cast<int>(tree.preorder.size()) == reachable;
+    irregular_[source] = !tree.regular;
   }
   Tree& tree = *slot;
   if (tree.epoch != epoch_) Decide(source, tree);
@@ -252,7 +255,11 @@ void FailureDistances::Repair(Tree& tree, const std::vector<int>& roots) {
     tree.parent.assign(n, -1);
     tree.parent_arc_link.assign(n, -1);
   }
-  tree.distance_us = tree.base.distance_us;  // a whole row (Row), the cut part below
+  // distance_us is a whole row (Row): the last repair's part back to base,
+  // then this one's.
+  if (tree.distance_us.empty()) tree.distance_us = tree.base.distance_us;
+  for (int at : tree.repaired) tree.distance_us[at] = tree.base.distance_us[at];
+  tree.repaired.clear();
   const uint32_t now = epoch_;
   std::vector<int> cut;
   for (int root : roots) {
@@ -260,6 +267,7 @@ void FailureDistances::Repair(Tree& tree, const std::vector<int>& roots) {
       const int at = tree.preorder[i];
       if (tree.stamp[at] == now) continue;
       tree.stamp[at] = now;
+      tree.repaired.push_back(at);
       tree.distance_us[at] = kUnreachable;
       tree.parent[at] = -1;
       tree.parent_arc_link[at] = -1;

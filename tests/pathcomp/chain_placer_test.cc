@@ -387,7 +387,7 @@ TEST(ChainPlanTest, PlanAllEqualsTheReferenceOnRandomInstances) {
     const ChainPlan reference = ChainPlacer(snapshot).PlanAllReference();
     ASSERT_EQ(FirstDifference(snapshot, fast, reference), "") << "instance " << instance;
     EXPECT_TRUE(fast == reference);
-    for (size_t c = 0; c < reference.chains.size(); ++c) {
+    for (size_t c = 0; c < reference.primary.size(); ++c) {
       pinned += !snapshot.chains()[c].allowed.empty() || !snapshot.chains()[c].pinned_replicas.empty();
       for (const ChainBackup& backup : reference.backups_of(static_cast<int>(c))) {
         ++backups;
@@ -442,6 +442,68 @@ TEST(ChainPlanTest, ReplanEqualsPlanAllAfterRandomLinkChanges) {
     }
   }
   EXPECT_GT(incremental, steps / 4);  // most of them link failures or slowdowns
+}
+
+// Re-plans place some backups again where they are and drop whole chains'
+// others; storage holds at most twice what the plan lists, and the plan
+// stays the one a full PlanAll makes, through many link failures in a row.
+TEST(ChainPlanTest, ReplansInARowKeepStorageBoundedAndEqualToPlanAll) {
+  std::mt19937 random(9122026);
+  int compacted = 0, steps = 0;
+  for (int instance = 0; instance < 20; ++instance) {
+    Snapshot before = Snapshot::Build(RandomModel(random));
+    if (before.link_count() == 0) continue;
+    ChainPlan plan = ChainPlacer(before).PlanAll();
+    for (int step = 0; step < 25; ++step) {
+      v1::LinkHealth health;
+      health.set_state(step % 6 == 5 ? v1::OPER_STATE_UP : v1::OPER_STATE_DOWN);
+      auto after = before.WithLinkHealth({{before.link_id(static_cast<int>(random() % before.link_count())), health}});
+      ASSERT_TRUE(after.ok()) << after.status();
+      const size_t stored = plan.backups.size();
+      ChainPlan replanned = ChainPlacer(*after).Replan(std::move(plan), before);
+      ASSERT_EQ(FirstDifference(*after, replanned, ChainPlacer(*after).PlanAll()), "")
+          << "instance " << instance << " step " << step;
+      EXPECT_LE(replanned.backups.size(), 2 * replanned.total_backups());
+      size_t live_changed = 0;
+      for (int c = 0; c < replanned.chain_count(); ++c) {
+        for (int i = 0; i < replanned.backup_count(c); ++i) {
+          const auto& backup = replanned.compact_backup(c, i);
+          live_changed += backup.placed ? backup.count : 0;
+        }
+      }
+      EXPECT_LE(replanned.changed.size(), 2 * live_changed);
+      compacted += replanned.backups.size() == replanned.total_backups() && stored > replanned.total_backups();
+      ++steps;
+      plan = std::move(replanned);
+      before = *std::move(after);
+    }
+  }
+  EXPECT_GT(steps, 300);
+  EXPECT_GT(compacted, 0);  // storage was compacted at least once
+}
+
+// Interned paths: one id per distinct link list, 0 for the empty one, ids
+// that stay what they were as the table grows.
+TEST(ChainPathTableTest, InternsEachPathOnce) {
+  ChainPathTable paths;
+  EXPECT_EQ(paths.Intern({}), 0);
+  std::vector<std::vector<int>> lists;
+  std::mt19937 random(3);
+  for (int i = 0; i < 500; ++i) {
+    std::vector<int> links(1 + random() % 6);
+    for (int& link : links) link = static_cast<int>(random() % 40);
+    lists.push_back(links);
+  }
+  std::vector<int> ids;
+  for (const auto& links : lists) ids.push_back(paths.Intern(links));
+  for (size_t i = 0; i < lists.size(); ++i) {
+    EXPECT_EQ(paths.Intern(lists[i]), ids[i]);
+    const auto stored = paths.Links(ids[i]);
+    EXPECT_EQ(std::vector<int>(stored.begin(), stored.end()), lists[i]);
+    for (size_t j = 0; j < i; ++j) EXPECT_EQ(ids[i] == ids[j], lists[i] == lists[j]);
+  }
+  EXPECT_TRUE(paths.Links(0).empty());
+  EXPECT_EQ(paths.Intern(std::vector<int>{1, 2}) == paths.Intern(std::vector<int>{2, 1}), false);
 }
 
 TEST(ChainPlanTest, ReplanOfAnotherInventoryIsAFullPlan) {
