@@ -43,25 +43,31 @@ class ChainPlacer {
   // per source, repaired per failure only where the failure cuts it
   // (FailureDistances), so a pair whose path avoids the failure reuses its
   // unfailed distance; a backup is placed only for the chains whose primary
-  // touches the failure; elephant flows are audited with one dominator tree
-  // per source facility. Failures are solved one at a time, so memory stays
+  // touches the failure, and a hop that keeps the primary's ends keeps its
+  // paths without a look-up unless the failure is on them; elephant flows are
+  // audited with one dominator tree per source facility. Failures are solved
+  // one at a time, so the working memory beyond the plan stays
   // O(facilities^2) (per distinct pin mask for pinned chains).
-  // Equal, field for field, to PlanAllReference().
+  // Equal (ChainPlan's operator==) to PlanAllReference().
   ChainPlan PlanAll();
 
-  // PlanAll() of this placer's snapshot, given `previous` = PlanAll() of
-  // `before`, an earlier version of the same inventory (the snapshot is
-  // `before.WithLinkHealth(...)`, or one built from it the same way). Equal to
-  // PlanAll(), and only re-places what can have changed when every changed link
-  // got worse for paths (went unusable, or costs more): then a placement that
-  // uses none of those links keeps its latency while every other placement can
-  // only get slower, and the shortest-path ties break the same way, so it is
-  // still the answer. Re-placed are the chains whose primary uses a changed
-  // link (with all their backups), the backups that use one, and whatever was
-  // not placed; the audit is recomputed. When a link got better (came up, or
-  // costs less), any chain may improve and this is a full PlanAll(); likewise
-  // when `before` is not the same inventory. Takes `previous` by value: move
-  // it in to avoid copying it.
+  // PlanAll() of this placer's snapshot, given `previous` = PlanAll() (or
+  // Replan()) of `before`, an earlier version of the same inventory (the
+  // snapshot is `before.WithLinkHealth(...)`, or one built from it the same
+  // way). Equal to PlanAll(), and only re-places what can have changed when
+  // every changed link got worse for paths (went unusable, or costs more):
+  // then a placement that uses none of those links keeps its latency while
+  // every other placement can only get slower, and the shortest-path ties
+  // break the same way, so it is still the answer. Re-placed are the chains
+  // whose primary uses a changed link or was not placed (with all their
+  // backups), the backups whose changed hops use one, and the backups that
+  // could not be placed, unless every link that went down still has another
+  // way between its ends under the backup's failure (an unplaced answer
+  // depends only on which facilities reach which). Backups are re-placed where
+  // they are in `previous`; the audit is recomputed. When a link got better
+  // (came up, or costs less), any chain may improve and this is a full
+  // PlanAll(); likewise when `before` is not the same inventory. Takes
+  // `previous` by value: move it in to avoid copying it.
   ChainPlan Replan(ChainPlan previous, const Snapshot& before);
 
   // The straightforward computation PlanAll() replaces (a Place() per chain
