@@ -16,6 +16,33 @@ void AddPath(const Snapshot& snapshot, const std::vector<int>& links,
   for (int link : links) facilities->Add(std::string(snapshot.facility_id(snapshot.link_dst(link))));
 }
 
+void SetHop(const Snapshot& snapshot, const ChainHop& hop, v1::ChainHop& out) {
+  out.set_service_id(snapshot.service_id(hop.service));
+  out.set_replica_facility_id(snapshot.facility_id(hop.replica));
+  AddPath(snapshot, hop.links_there, out.mutable_path_there_facility_ids());
+  AddPath(snapshot, hop.links_back, out.mutable_path_back_facility_ids());
+  out.set_network_rtt_us(hop.network_rtt_us);
+  out.set_service_time_us(hop.service_time_us);
+}
+
+// A backup of `chain` on the wire: its changed hops only.
+v1::ChainAssignment BackupToProto(const Snapshot& snapshot, const Chain& chain, const ChainPlan& plan,
+                                  const ChainPlan::CompactBackup& backup, const ChainPlacement& expanded) {
+  v1::ChainAssignment assignment;
+  assignment.set_placed(backup.placed);
+  assignment.set_reason(expanded.Reason(snapshot, chain));
+  if (!backup.placed) return assignment;
+  assignment.set_total_latency_us(backup.total_us);
+  assignment.set_within_budget(backup.within_budget);
+  for (uint32_t k = backup.first; k < backup.first + backup.count; ++k) {
+    const int call = plan.changed[k].call;
+    v1::ChainHop& out = *assignment.add_hops();
+    SetHop(snapshot, expanded.hops[call], out);
+    out.set_call(static_cast<uint32_t>(call));
+  }
+  return assignment;
+}
+
 v1::ChainAssignment ToProto(const Snapshot& snapshot, const Chain& chain, const ChainPlacement& placement) {
   v1::ChainAssignment assignment;
   assignment.set_placed(placement.placed);
@@ -23,15 +50,7 @@ v1::ChainAssignment ToProto(const Snapshot& snapshot, const Chain& chain, const 
   if (!placement.placed) return assignment;
   assignment.set_total_latency_us(placement.total_us);
   assignment.set_within_budget(placement.within_budget);
-  for (const ChainHop& hop : placement.hops) {
-    v1::ChainHop& out = *assignment.add_hops();
-    out.set_service_id(snapshot.service_id(hop.service));
-    out.set_replica_facility_id(snapshot.facility_id(hop.replica));
-    AddPath(snapshot, hop.links_there, out.mutable_path_there_facility_ids());
-    AddPath(snapshot, hop.links_back, out.mutable_path_back_facility_ids());
-    out.set_network_rtt_us(hop.network_rtt_us);
-    out.set_service_time_us(hop.service_time_us);
-  }
+  for (const ChainHop& hop : placement.hops) SetHop(snapshot, hop, *assignment.add_hops());
   return assignment;
 }
 
@@ -107,7 +126,8 @@ void AddChainPlan(const Snapshot& snapshot, const ChainPlan& chains, v1::Plan& p
       if (known != entry_of_compact.end()) {
         entry = known->second;
       } else {
-        v1::ChainAssignment assignment = ToProto(snapshot, specs[c], chains.backup(c, i).placement);
+        v1::ChainAssignment assignment =
+            BackupToProto(snapshot, specs[c], chains, compact, chains.backup(c, i).placement);
         auto [it, inserted] = entry_of.emplace(assignment.SerializeAsString(), out.backups_size());
         if (inserted) *out.add_backups()->mutable_assignment() = std::move(assignment);
         entry = it->second;

@@ -7,11 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "pathcomp/solver/chain_plan_proto.h"
 #include "pathcomp/solver/plan_builder.h"
 
 namespace geodesic::pathcomp {
@@ -504,6 +507,86 @@ TEST(ChainPathTableTest, InternsEachPathOnce) {
   }
   EXPECT_TRUE(paths.Links(0).empty());
   EXPECT_EQ(paths.Intern(std::vector<int>{1, 2}) == paths.Intern(std::vector<int>{2, 1}), false);
+}
+
+// On the wire a backup lists only the calls that differ from the primary;
+// with the primary's other hops it is the placer's backup, every failure is
+// protected by exactly one entry, and entries are distinct.
+TEST(ChainPlanProtoTest, WireBackupsListChangedCallsAndExpandToThePlacersBackups) {
+  std::mt19937 random(1552026);
+  size_t compared = 0, listed_hops = 0, whole_hops = 0;
+  for (int instance = 0; instance < 40; ++instance) {
+    const Snapshot snapshot = Snapshot::Build(RandomModel(random));
+    const ChainPlan plan = ChainPlacer(snapshot).PlanAll();
+    v1::Plan wire;
+    AddChainPlan(snapshot, plan, wire);
+    ASSERT_EQ(wire.chains_size(), plan.chain_count());
+    auto facility_path = [&](const std::vector<int>& links) {
+      std::vector<std::string> ids;
+      if (!links.empty()) ids.push_back(snapshot.facility_id(snapshot.link_src(links.front())));
+      for (int link : links) ids.push_back(snapshot.facility_id(snapshot.link_dst(link)));
+      return ids;
+    };
+    for (int c = 0; c < plan.chain_count(); ++c) {
+      const std::string id = snapshot.workload_id(snapshot.chains()[c].workload);
+      const v1::ChainPlan* chain = nullptr;
+      for (const auto& candidate : wire.chains()) {
+        if (candidate.workload_id() == id) chain = &candidate;
+      }
+      ASSERT_NE(chain, nullptr) << id;
+      std::map<std::string, int> backup_of;  // "kind:id" -> backup index
+      for (int i = 0; i < plan.backup_count(c); ++i) {
+        const ChainFailure failure = plan.compact_backup(c, i).failure;
+        const std::string scope = failure.kind == ChainFailure::Kind::kFacility ? snapshot.facility_id(failure.index)
+                                  : failure.kind == ChainFailure::Kind::kLink   ? snapshot.link_id(failure.index)
+                                                                                : snapshot.srlg_name(failure.index);
+        backup_of[absl::StrCat(static_cast<int>(failure.kind), ":", scope)] = i;
+      }
+      auto kind_of = [](v1::FailureKind kind) {
+        return static_cast<int>(kind == v1::FAILURE_KIND_FACILITY ? ChainFailure::Kind::kFacility
+                                : kind == v1::FAILURE_KIND_LINK   ? ChainFailure::Kind::kLink
+                                                                  : ChainFailure::Kind::kSrlg);
+      };
+      size_t protects = 0;
+      std::set<std::string> entries;
+      for (const auto& entry : chain->backups()) {
+        EXPECT_TRUE(entries.insert(entry.assignment().SerializeAsString()).second) << id << ": a repeated entry";
+        for (const auto& scope : entry.protects()) {
+          ++protects;
+          auto it = backup_of.find(absl::StrCat(kind_of(scope.kind()), ":", scope.id()));
+          ASSERT_NE(it, backup_of.end()) << id << " protects " << scope.id();
+          const ChainPlacement want = plan.backup(c, it->second).placement;
+          const v1::ChainAssignment& got = entry.assignment();
+          ASSERT_EQ(got.placed(), want.placed);
+          EXPECT_EQ(got.reason(), want.Reason(snapshot, snapshot.chains()[c]));
+          if (!want.placed) continue;
+          EXPECT_EQ(got.total_latency_us(), want.total_us);
+          EXPECT_EQ(got.within_budget(), want.within_budget);
+          std::vector<const v1::ChainHop*> whole;
+          for (const auto& hop : chain->primary().hops()) whole.push_back(&hop);
+          ASSERT_EQ(whole.size(), want.hops.size());
+          for (const auto& hop : got.hops()) {
+            ASSERT_LT(hop.call(), whole.size());
+            whole[hop.call()] = &hop;
+          }
+          for (size_t k = 0; k < want.hops.size(); ++k) {
+            EXPECT_EQ(whole[k]->replica_facility_id(), snapshot.facility_id(want.hops[k].replica));
+            EXPECT_THAT(whole[k]->path_there_facility_ids(), ::testing::ElementsAreArray(facility_path(want.hops[k].links_there)));
+            EXPECT_THAT(whole[k]->path_back_facility_ids(), ::testing::ElementsAreArray(facility_path(want.hops[k].links_back)));
+            EXPECT_EQ(whole[k]->network_rtt_us(), want.hops[k].network_rtt_us);
+          }
+          listed_hops += got.hops_size();
+          whole_hops += want.hops.size();
+          ++compared;
+        }
+      }
+      EXPECT_EQ(protects, static_cast<size_t>(plan.backup_count(c))) << id;
+    }
+  }
+  EXPECT_GT(compared, 500u);
+  // What the compact form is for: these chains have 1 to 4 calls, and a
+  // backup lists about half of them.
+  EXPECT_LT(listed_hops * 10, whole_hops * 6);
 }
 
 TEST(ChainPlanTest, ReplanOfAnotherInventoryIsAFullPlan) {
