@@ -47,6 +47,11 @@
 //                          sender (routerd: Apply of 100,000 removed routes;
 //                          BIRD: `birdc disable plan`, its static protocol) to
 //                          the receiving FRR holding none from it.
+//   bgp_change_all_100k_vs_frr, bgp_withdraw_100k_vs_frr
+//                          the same two against the FRR sender: its outbound
+//                          route-map's next hop changed, then the route-map
+//                          denying every prefix (vtysh edits, each followed
+//                          by `clear bgp ... soft out`; the session stays up).
 //                          Each inject/change/withdraw figure is the median of
 //                          kInjectTrials runs, the senders interleaved.
 //
@@ -90,6 +95,7 @@
 #include "routerd/plan_installer.h"
 #include "sim/frr_router.h"
 #include "sim/netns/netns_backbone.h"
+#include "site_plan/site_plan_writer.h"
 
 namespace geodesic::bench {
 namespace {
@@ -144,33 +150,26 @@ v1::SitePlan RepairPlan(int prefixes) {
   plan.set_facility_id("bench");
   plan.set_epoch(1);
   plan.set_generation(1);
+  site_plan::SitePlanWriter writer(&plan);
+  auto hop = [](const char* link) {
+    v1::NextHop next;
+    next.set_link_id(link);
+    next.set_weight(1);
+    return next;
+  };
+  auto link_failure = [](const char* link) {
+    v1::FailureScope failure;
+    failure.set_kind(v1::FAILURE_KIND_LINK);
+    failure.set_id(link);
+    return failure;
+  };
   for (int i = 0; i < prefixes; ++i) {
-    v1::Route* route = plan.add_routes();
-    route->set_prefix(Prefix24(i));
-    for (const char* link : {"primary-a", "primary-b"}) {
-      v1::NextHop* hop = route->add_next_hops();
-      hop->set_link_id(link);
-      hop->set_weight(1);
-    }
-    v1::Backup* backup = route->add_backups();
-    backup->mutable_protects()->set_kind(v1::FAILURE_KIND_LINK);
-    backup->mutable_protects()->set_id("primary-a");
-    v1::NextHop* hop = backup->add_next_hops();
-    hop->set_link_id("backup");
-    hop->set_weight(1);
+    v1::Route& route = writer.AddRoute(Prefix24(i), "elsewhere", {hop("primary-a"), hop("primary-b")}, {}, 0);
+    writer.AddBackup(route, link_failure("primary-a"), {hop("backup")}, {}, 0);
   }
   // The reference: one prefix alone on its link.
-  v1::Route* lone = plan.add_routes();
-  lone->set_prefix(kLonePrefix);
-  v1::NextHop* hop = lone->add_next_hops();
-  hop->set_link_id("lone");
-  hop->set_weight(1);
-  v1::Backup* backup = lone->add_backups();
-  backup->mutable_protects()->set_kind(v1::FAILURE_KIND_LINK);
-  backup->mutable_protects()->set_id("lone");
-  v1::NextHop* backup_hop = backup->add_next_hops();
-  backup_hop->set_link_id("backup");
-  backup_hop->set_weight(1);
+  v1::Route& lone = writer.AddRoute(kLonePrefix, "elsewhere", {hop("lone")}, {}, 0);
+  writer.AddBackup(lone, link_failure("lone"), {hop("backup")}, {}, 0);
   return plan;
 }
 
@@ -275,7 +274,7 @@ routerd::RibDiff AddAll(const std::string& link) {
   routerd::RibDiff diff;
   diff.added.reserve(kInjectPrefixes);
   for (int i = 0; i < kInjectPrefixes; ++i) {
-    v1::Route& route = diff.added.emplace_back();
+    v1::ForwardingRoute& route = diff.added.emplace_back();
     route.set_prefix(Prefix24(i));
     v1::NextHop* hop = route.add_next_hops();
     hop->set_link_id(link);
@@ -291,8 +290,8 @@ SenderSpans RunRouterd(const std::string& dir, const InjectionPath& path, bool a
   routerd::RibDiff added = AddAll("primary-a");
   routerd::RibDiff changed, removed;
   changed.changed.reserve(kInjectPrefixes);
-  for (const v1::Route& route : AddAll("primary-b").added) {
-    changed.changed.push_back({.before = v1::Route(), .after = route});
+  for (const v1::ForwardingRoute& route : AddAll("primary-b").added) {
+    changed.changed.push_back({.before = v1::ForwardingRoute(), .after = route});
   }
   removed.removed = AddAll("primary-b").added;
   // The routes are in the speaker before its session can come up: the
@@ -364,6 +363,12 @@ int main() {
                          median(bird_spans, &Spans::change_ms), "ms", 0);
       bench::PrintResult("bgp_withdraw_100k_vs_bird", median(routerd, &Spans::withdraw_ms), "bird",
                          median(bird_spans, &Spans::withdraw_ms), "ms", 0);
+    }
+    if (network) {
+      bench::PrintResult("bgp_change_all_100k_vs_frr", median(routerd, &Spans::change_ms), "frr",
+                         median(frr, &Spans::change_ms), "ms", 0);
+      bench::PrintResult("bgp_withdraw_100k_vs_frr", median(routerd, &Spans::withdraw_ms), "frr",
+                         median(frr, &Spans::withdraw_ms), "ms", 0);
     }
   } catch (const bench::BenchFailure& failure) {
     // Unwound: every daemon stopped, the namespace and the scratch directory removed.

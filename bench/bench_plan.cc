@@ -24,7 +24,8 @@
 //                        ru_maxrss.
 //   plan_bytes_per_route_<net>
 //                        the serialized plan's bytes per route; reference:
-//                        the bytes of the routes' primary next hops alone.
+//                        the bytes of the routes' primary next hops alone,
+//                        with their ids (v1::NextHop, as routerd resolves them).
 // A child that runs out of its memory limit (RLIMIT_AS,
 // $GEODESIC_BENCH_PLAN_LIMIT_GB, default 6) or time (600 s) is reported on
 // stderr with what it reached, and its results are not printed.
@@ -58,6 +59,7 @@
 #include "pathcomp/solver/plan_builder.h"
 #include "pathcomp/solver/snapshot.h"
 #include "sim/drill/drill_generator.h"
+#include "site_plan/site_plan_reader.h"
 #include "topology/repetita.h"
 #include "topology/synthetic_wan.h"
 
@@ -217,18 +219,25 @@ Measured Plan(const Instance& instance) {
   Measured measured;
   measured.ms = Ms(Clock::now() - start);
   measured.plan_bytes = built.plan.ByteSizeLong();
+  uint64_t path_bytes = 0, entry_bytes = 0;  // the sites' path tables; their route entries
   for (const auto& site : built.plan.sites()) {
     measured.routes += static_cast<uint64_t>(site.routes_size());
+    for (const auto& path : site.paths()) path_bytes += path.ByteSizeLong() + 2;
+    for (const auto& route : site.routes()) entry_bytes += route.ByteSizeLong() + 2;
     for (const auto& route : site.routes()) {
-      v1::Route primary;
-      *primary.mutable_next_hops() = route.next_hops();
+      v1::ForwardingRoute primary;
+      for (v1::NextHop& hop : site_plan::NextHops(site, site_plan::PrimaryGroup(site, route))) {
+        *primary.add_next_hops() = std::move(hop);
+      }
       measured.primary_bytes += primary.ByteSizeLong();
     }
   }
   uint64_t chain_bytes = 0;
   for (const auto& chain : built.plan.chains()) chain_bytes += chain.ByteSizeLong();
-  snprintf(measured.note, sizeof measured.note, "routes %.1f MB, chains %.1f MB; %zu problems%s%s",
-           static_cast<double>(measured.plan_bytes - chain_bytes) / 1e6, static_cast<double>(chain_bytes) / 1e6,
+  snprintf(measured.note, sizeof measured.note,
+           "routes %.1f MB (entries %.1f MB, paths %.1f MB), chains %.1f MB; %zu problems%s%s",
+           static_cast<double>(measured.plan_bytes - chain_bytes) / 1e6, static_cast<double>(entry_bytes) / 1e6,
+           static_cast<double>(path_bytes) / 1e6, static_cast<double>(chain_bytes) / 1e6,
            built.problems.size(), built.problems.empty() ? "" : ", the first: ",
            built.problems.empty() ? "" : built.problems.front().substr(0, 100).c_str());
   return measured;

@@ -256,11 +256,16 @@ SenderSpans RunBird(const std::string& dir, const InjectionPath& path) {
 
 // A second bgpd (no zebra) with the 100,000 prefixes as `network` statements
 // (in its RIB before the session: the neighbor starts shut down), next hop
-// set by an outbound route-map, `frr defaults datacenter` like the receiver.
+// set by an outbound route-map, `frr defaults datacenter` like the receiver;
+// the change and the withdrawal are edits of that route-map.
 SenderSpans RunFrrSender(const std::string& dir, const InjectionPath& path) {
   std::filesystem::create_directories(dir);
   auto frr = StartReceiver(dir + "/frr", path, kFrrSenderAs);
+  // Route-map edits re-run no policy on their own (`delay-timer 0`: the
+  // default re-runs it 5 s later); the bench's `clear ... soft out` does,
+  // once, right after each edit.
   std::string config = absl::StrCat("frr defaults datacenter\nhostname sender\nlog stdout critical\n",
+                                    "bgp route-map delay-timer 0\n",
                                     "route-map NEXT_HOP permit 10\n set ip next-hop ", kFirstNextHop, "\nexit\n",
                                     "router bgp ", kFrrSenderAs, "\n bgp router-id ", path.sender_address, "\n",
                                     " no bgp ebgp-requires-policy\n no bgp network import-check\n");
@@ -296,6 +301,27 @@ SenderSpans RunFrrSender(const std::string& dir, const InjectionPath& path) {
   }
   SenderSpans spans;
   spans.inject_ms = TimeFromEstablishedToFull(*frr, path.sender_address);
+  // Change: the outbound route-map's next hop, then a soft reset out: bgpd
+  // re-runs its outbound policy over every prefix and announces them again.
+  auto start = Clock::now();
+  // (The vty is still in `router bgp`: `end` leaves it.)
+  for (const std::string& command : {std::string("end"), std::string("configure terminal"),
+                                     std::string("route-map NEXT_HOP permit 10"),
+                                     absl::StrCat("set ip next-hop ", kChangedNextHop), std::string("end"),
+                                     absl::StrCat("clear bgp ipv4 unicast ", peer, " soft out")}) {
+    Check(vty.Command(command), "sending bgpd: " + command);
+  }
+  spans.change_ms = TimeUntilAllVia(*frr, kChangedNextHop, start);
+  // Withdraw: the outbound route-map denies everything (the session stays
+  // up): bgpd withdraws every prefix it announced.
+  start = Clock::now();
+  for (const std::string& command : {std::string("end"), std::string("configure terminal"),
+                                     std::string("no route-map NEXT_HOP permit 10"),
+                                     std::string("route-map NEXT_HOP deny 10"), std::string("end"),
+                                     absl::StrCat("clear bgp ipv4 unicast ", peer, " soft out")}) {
+    Check(vty.Command(command), "sending bgpd: " + command);
+  }
+  spans.withdraw_ms = TimeUntilNone(*frr, path.sender_address, start);
   bgpd->Stop(2000);
   return spans;
 }

@@ -82,7 +82,8 @@ double TimeUntilNone(const sim::FrrRouter& frr, const std::string& neighbor, Clo
 SenderSpans RunGobgp(const std::string& dir, const InjectionPath& path);
 // BIRD 2: inject, change (`birdc configure`), withdraw (`birdc disable`).
 SenderSpans RunBird(const std::string& dir, const InjectionPath& path);
-// A second FRR bgpd with `network` statements. Inject only.
+// A second FRR bgpd with `network` statements: inject, change (its outbound
+// route-map's next hop), withdraw (that route-map denying every prefix).
 SenderSpans RunFrrSender(const std::string& dir, const InjectionPath& path);
 
 // The receiver's namespace and veth; null, with `why`, when this process

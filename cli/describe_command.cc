@@ -17,6 +17,7 @@
 #include "fabric/fabric_audit.h"
 #include "fabric/plane_capacity.h"
 #include "fabric/usable_capacity.h"
+#include "site_plan/site_plan_reader.h"
 
 namespace geodesic::cli {
 namespace {
@@ -306,7 +307,7 @@ int DescribePlan(const Options& options, ModelSource& source) {
   size_t routes = 0, backups = 0;
   for (const auto& site : plan.sites()) {
     routes += site.routes_size();
-    for (const auto& route : site.routes()) backups += route.backups_size();
+    for (const auto& route : site.routes()) backups += site_plan::BackupCount(route);
   }
   derived["computed"] = StringNode(FormatUnixMs(plan.computed_at_unix_ms()));
   derived["sites"] = NumberNode(plan.sites_size());

@@ -18,6 +18,7 @@
 #include "cli/straggler_text.h"
 #include "entity/oper_state_name.h"
 #include "fabric/usable_capacity.h"
+#include "site_plan/site_plan_reader.h"
 #include "text/table.h"
 
 namespace geodesic::cli {
@@ -310,15 +311,16 @@ int GetPlan(const Options& options, ModelSource& source) {
   text::Table routes(header);
   size_t routes_count = 0;
   for (const auto& site : plan.sites()) {
-    for (const auto& route : site.routes()) {
+    for (const auto& compact : site.routes()) {
       ++routes_count;
+      const v1::ForwardingRoute route = site_plan::Primary(site, compact);
       std::vector<std::string> via;
       for (const auto& hop : route.next_hops()) {
         via.push_back(wide ? absl::StrCat(hop.link_id(), "(w", hop.weight(), ")") : hop.link_id());
       }
       routes.Add({site.facility_id(), route.prefix(), route.destination_facility_id(),
                   OrDash(absl::StrJoin(via, ",")), OrDash(absl::StrJoin(route.path_facility_ids(), ">")),
-                  absl::StrCat(route.path_latency_us()), absl::StrCat(route.backups_size())});
+                  absl::StrCat(route.path_latency_us()), absl::StrCat(site_plan::BackupCount(compact))});
     }
   }
   std::cout << "\n" << (routes_count == 0 ? "no routes\n" : routes.Render());

@@ -11,6 +11,7 @@
 #include "cli/operator_client.h"
 #include "cli/output.h"
 #include "cli/option_values.h"
+#include "site_plan/site_plan_reader.h"
 #include "text/table.h"
 
 namespace geodesic::cli {
@@ -38,19 +39,37 @@ absl::StatusOr<v1::ListPlansResponse> History(v1::Operator::StubInterface& stub,
   return response;
 }
 
-std::string NextHops(const v1::Route* route) {
-  if (route == nullptr) return "-";
+// A route of a site's plan.
+struct SiteRoute {
+  const v1::SitePlan* site = nullptr;
+  const v1::Route* route = nullptr;
+};
+
+std::string NextHops(const SiteRoute* at) {
+  if (at == nullptr) return "-";
   std::vector<std::string> hops;
-  for (const auto& hop : route->next_hops()) hops.push_back(absl::StrCat(hop.link_id(), "*", hop.weight()));
+  for (const auto& hop : site_plan::NextHops(*at->site, site_plan::PrimaryGroup(*at->site, *at->route))) {
+    hops.push_back(absl::StrCat(hop.link_id(), "*", hop.weight()));
+  }
   return hops.empty() ? "(none)" : absl::StrJoin(hops, ",");
 }
 
+// Everything a route says, in ids: the primary and every backup with its failure.
+std::string Resolved(const SiteRoute& at) {
+  std::string text = site_plan::Primary(*at.site, *at.route).SerializeAsString();
+  for (int b = 0; b < site_plan::BackupCount(*at.route); ++b) {
+    text += site_plan::BackupFailure(*at.site, *at.route, b).SerializeAsString();
+    text += site_plan::WithBackup(*at.site, *at.route, b).SerializeAsString();
+  }
+  return text;
+}
+
 // site -> prefix -> route
-using Routes = std::map<std::pair<std::string, std::string>, const v1::Route*>;
+using Routes = std::map<std::pair<std::string, std::string>, SiteRoute>;
 Routes RoutesOf(const v1::Plan& plan) {
   Routes routes;
   for (const auto& site : plan.sites()) {
-    for (const auto& route : site.routes()) routes[{site.facility_id(), route.prefix()}] = &route;
+    for (const auto& route : site.routes()) routes[{site.facility_id(), route.prefix()}] = {&site, &route};
   }
   return routes;
 }
@@ -101,9 +120,9 @@ int RunPlan(const Options& options, v1::Operator::StubInterface& stub) {
   auto compare = [&](const std::pair<std::string, std::string>& key) {
     auto x = before.find(key);
     auto y = after.find(key);
-    const v1::Route* from = x == before.end() ? nullptr : x->second;
-    const v1::Route* to = y == after.end() ? nullptr : y->second;
-    if (from != nullptr && to != nullptr && from->SerializeAsString() == to->SerializeAsString()) return;
+    const SiteRoute* from = x == before.end() ? nullptr : &x->second;
+    const SiteRoute* to = y == after.end() ? nullptr : &y->second;
+    if (from != nullptr && to != nullptr && Resolved(*from) == Resolved(*to)) return;
     route_table.Add({key.first, key.second, NextHops(from), NextHops(to)});
     YAML::Node change;
     change["site"] = StringNode(key.first);
@@ -205,7 +224,7 @@ const CommandSpec& PlanCommandSpec() {
       .command = Command::kPlan,
       .flags = {"--limit"},
       .outputs = {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kYaml},
-      .usage = "plan history [--limit N] [-o table|json|yaml]    the plans kept (newest 100)\n"
+      .usage = "plan history [--limit N] [-o table|json|yaml]    the plans kept (newest 100, within 256 MB)\n"
                "plan diff A B [-o table|json|yaml]    routes and workloads that changed from\n"
                "    generation A to B, and why each workload moved\n",
       .parse = ParsePlan,

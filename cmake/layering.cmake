@@ -13,7 +13,7 @@
 # they declare, except what the forbidden edges below say.
 set(GEODESIC_LAYER_0 geodesic_proto geodesic_daemon geodesic_text geodesic_entity geodesic_files)
 set(GEODESIC_LAYER_1 geodesic_state geodesic_store_backup geodesic_tls geodesic_config geodesic_config_shared_keys
-    geodesic_topology geodesic_fabric geodesic_local_events geodesic_bgp_codec geodesic_metrics)
+    geodesic_topology geodesic_fabric geodesic_local_events geodesic_bgp_codec geodesic_metrics geodesic_site_plan)
 set(GEODESIC_LAYER_2 geodesic_solver geodesic_health geodesic_model geodesic_routerd_core geodesic_tenant_view)
 set(GEODESIC_LAYER_3 geodesic_proto_grpc geodesic_pathcomp_service geodesic_pathcomp_console geodesic_replication geodesic_offline_store
     geodesic_site_agent geodesic_routerd_bgp geodesic_routerd)

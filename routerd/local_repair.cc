@@ -2,46 +2,39 @@
 
 #include <algorithm>
 
+#include "site_plan/site_plan_reader.h"
+
 namespace geodesic::routerd {
 namespace {
 
-template <typename Hops>
-bool Avoids(const Hops& hops, const DownLinks& down) {
-  return std::none_of(hops.begin(), hops.end(), [&](const v1::NextHop& hop) { return down.contains(hop.link_id()); });
-}
-
-v1::Route Lean(const v1::Route& route) {
-  v1::Route lean;
-  lean.set_prefix(route.prefix());
-  lean.set_destination_facility_id(route.destination_facility_id());
-  *lean.mutable_next_hops() = route.next_hops();
-  *lean.mutable_path_facility_ids() = route.path_facility_ids();
-  lean.set_path_latency_us(route.path_latency_us());
-  return lean;
+bool Avoids(const v1::SitePlan& plan, const v1::NextHopGroup& group, const DownLinks& down) {
+  for (int i = 0; i < group.ports_size(); ++i) {
+    if (down.contains(site_plan::LinkId(plan, group, i))) return false;
+  }
+  return true;
 }
 
 }  // namespace
 
-std::optional<v1::Route> RepairRoute(const v1::Route& route, const DownLinks& down) {
-  if (down.empty() || Avoids(route.next_hops(), down)) return Lean(route);
-  const v1::Backup* chosen = nullptr;
-  for (const v1::Backup& backup : route.backups()) {
-    if (backup.next_hops().empty() || !Avoids(backup.next_hops(), down)) continue;
-    const bool protects_failed_link =
-        backup.protects().kind() == v1::FAILURE_KIND_LINK && down.contains(backup.protects().id());
-    if (protects_failed_link) {
-      chosen = &backup;
+std::optional<v1::ForwardingRoute> RepairRoute(const v1::SitePlan& plan, const v1::Route& route,
+                                               const DownLinks& down) {
+  if (down.empty() || Avoids(plan, site_plan::PrimaryGroup(plan, route), down)) {
+    return site_plan::Primary(plan, route);
+  }
+  int chosen = -1;
+  for (int b = 0; b < site_plan::BackupCount(route); ++b) {
+    const site_plan::BackupRef backup = site_plan::BackupAt(route, b);
+    const v1::NextHopGroup& group = plan.groups(static_cast<int>(backup.group));
+    if (group.ports().empty() || !Avoids(plan, group, down)) continue;
+    const v1::FailureScope& protects = plan.failures(static_cast<int>(backup.failure));
+    if (protects.kind() == v1::FAILURE_KIND_LINK && down.contains(protects.id())) {
+      chosen = b;
       break;
     }
-    if (chosen == nullptr) chosen = &backup;
+    if (chosen < 0) chosen = b;
   }
-  v1::Route repaired = Lean(route);
-  if (chosen != nullptr) {
-    *repaired.mutable_next_hops() = chosen->next_hops();
-    *repaired.mutable_path_facility_ids() = chosen->path_facility_ids();
-    repaired.set_path_latency_us(chosen->path_latency_us());
-    return repaired;
-  }
+  if (chosen >= 0) return site_plan::WithBackup(plan, route, chosen);
+  v1::ForwardingRoute repaired = site_plan::Primary(plan, route);
   auto* hops = repaired.mutable_next_hops();
   hops->erase(std::remove_if(hops->begin(), hops->end(),
                              [&](const v1::NextHop& hop) { return down.contains(hop.link_id()); }),
@@ -50,16 +43,14 @@ std::optional<v1::Route> RepairRoute(const v1::Route& route, const DownLinks& do
   return repaired;
 }
 
-v1::SitePlan RepairPlan(const v1::SitePlan& plan, const DownLinks& down) {
-  v1::SitePlan repaired;
+v1::ForwardingTable RepairPlan(const v1::SitePlan& plan, const DownLinks& down) {
+  v1::ForwardingTable repaired;
   repaired.set_facility_id(plan.facility_id());
   repaired.set_generation(plan.generation());
   repaired.set_epoch(plan.epoch());
-  repaired.set_replica_id(plan.replica_id());
-  repaired.set_computed_at_unix_ms(plan.computed_at_unix_ms());
-  repaired.set_reason(plan.reason());
+  repaired.mutable_routes()->Reserve(plan.routes_size());
   for (const v1::Route& route : plan.routes()) {
-    if (auto effective = RepairRoute(route, down)) *repaired.add_routes() = *std::move(effective);
+    if (auto effective = RepairRoute(plan, route, down)) *repaired.add_routes() = *std::move(effective);
   }
   return repaired;
 }

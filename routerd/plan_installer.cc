@@ -12,6 +12,7 @@
 #include "daemon/log.h"
 #include "files/atomic_file.h"
 #include "routerd/routerd_metrics.h"
+#include "site_plan/site_plan_reader.h"
 
 namespace geodesic::routerd {
 namespace {
@@ -24,17 +25,14 @@ absl::Status ValidatePlan(const v1::SitePlan& plan, const std::string& facility_
         absl::StrCat("plan for facility \"", plan.facility_id(), "\", not ", facility_id));
   }
   if (plan.generation() == 0) return absl::InvalidArgumentError("plan generation 0");
-  std::set<std::string> prefixes;
+  if (auto status = site_plan::ValidateIndices(plan); !status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("plan generation ", plan.generation(), ": ", status.message()));
+  }
+  std::set<std::string_view> prefixes;
   for (const auto& route : plan.routes()) {
     if (route.prefix().empty() || !prefixes.insert(route.prefix()).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("route prefix \"", route.prefix(), "\" empty or repeated"));
-    }
-    for (const auto& hop : route.next_hops()) {
-      if (hop.link_id().empty() || hop.weight() == 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("route ", route.prefix(), ": next hop without link or weight"));
-      }
     }
   }
   return absl::OkStatus();
@@ -85,26 +83,29 @@ PlanInstaller::PlanInstaller(std::string facility_id, std::string state_dir,
   installed_.set_facility_id(facility_id_);
 }
 
-void PlanInstaller::IndexInstalled(const v1::SitePlan& effective) {
-  std::unordered_map<std::string_view, const v1::Route*> by_prefix;
+void PlanInstaller::IndexInstalled(const v1::ForwardingTable& effective) {
+  std::unordered_map<std::string_view, const v1::ForwardingRoute*> by_prefix;
   by_prefix.reserve(effective.routes_size());
-  for (const v1::Route& route : effective.routes()) by_prefix[route.prefix()] = &route;
+  for (const v1::ForwardingRoute& route : effective.routes()) by_prefix[route.prefix()] = &route;
   effective_.assign(installed_.routes_size(), std::nullopt);
   routes_by_link_.clear();
   for (int i = 0; i < installed_.routes_size(); ++i) {
     const v1::Route& route = installed_.routes(i);
     if (auto it = by_prefix.find(route.prefix()); it != by_prefix.end()) effective_[i] = *it->second;
-    std::set<std::string_view> links;
-    for (const v1::NextHop& hop : route.next_hops()) links.insert(hop.link_id());
-    for (const v1::Backup& backup : route.backups()) {
-      for (const v1::NextHop& hop : backup.next_hops()) links.insert(hop.link_id());
+    // Ports, not link ids, first: a plan's routes share a few of them.
+    std::set<uint32_t> ports;
+    for (uint32_t port : site_plan::PrimaryGroup(installed_, route).ports()) ports.insert(port);
+    for (int b = 0; b < site_plan::BackupCount(route); ++b) {
+      for (uint32_t port : installed_.groups(static_cast<int>(site_plan::BackupAt(route, b).group)).ports()) {
+        ports.insert(port);
+      }
     }
-    for (std::string_view link : links) routes_by_link_[std::string(link)].push_back(i);
+    for (uint32_t port : ports) routes_by_link_[installed_.ports(static_cast<int>(port)).link_id()].push_back(i);
   }
 }
 
-v1::SitePlan PlanInstaller::EffectivePlan() const {
-  v1::SitePlan plan;
+v1::ForwardingTable PlanInstaller::EffectivePlan() const {
+  v1::ForwardingTable plan;
   plan.set_facility_id(installed_.facility_id());
   plan.set_generation(installed_.generation());
   plan.set_epoch(installed_.epoch());
@@ -150,12 +151,12 @@ absl::StatusOr<std::unique_ptr<PlanInstaller>> PlanInstaller::Open(std::string f
     return installer_ptr;
   }
   const v1::SitePlan& stored = **read;
-  if (auto status = installer_ptr->installer_->Apply(DiffRoutes(installer_ptr->installed_, stored));
-      !status.ok()) {
+  const v1::ForwardingTable effective = RepairPlan(stored, {});
+  if (auto status = installer_ptr->installer_->Apply(DiffRoutes(v1::ForwardingTable(), effective)); !status.ok()) {
     return status;
   }
   installer_ptr->installed_ = stored;
-  installer_ptr->IndexInstalled(RepairPlan(stored, {}));
+  installer_ptr->IndexInstalled(effective);
   installer_ptr->highest_epoch_ = stored.epoch();
   daemon::LogInfo("restored installed plan", {{"generation", std::to_string(stored.generation())},
                                               {"epoch", std::to_string(stored.epoch())},
@@ -193,7 +194,7 @@ absl::StatusOr<PlanVerdict> PlanInstaller::Install(const v1::SitePlan& plan) {
   if (plan.epoch() == highest_epoch_ && plan.generation() <= installed_.generation()) {
     return PlanVerdict::kStale;
   }
-  v1::SitePlan effective = RepairPlan(plan, down_links_);
+  const v1::ForwardingTable effective = RepairPlan(plan, down_links_);
   const RibDiff diff = DiffRoutes(EffectivePlan(), effective);
   if (auto status = installer_->Apply(diff); !status.ok()) return status;
   if (auto status = Persist(plan); !status.ok()) {
@@ -286,8 +287,8 @@ absl::StatusOr<size_t> PlanInstaller::Repair(const v1::LocalLinkEvents& events,
   RibDiff diff;
   std::vector<int> added_at, changed_at, removed_at;
   for (int index : affected) {
-    std::optional<v1::Route> next = RepairRoute(installed_.routes(index), down);
-    std::optional<v1::Route>& current = effective_[index];
+    std::optional<v1::ForwardingRoute> next = RepairRoute(installed_, installed_.routes(index), down);
+    std::optional<v1::ForwardingRoute>& current = effective_[index];
     if (current && next) {
       if (SameForwarding(*current, *next)) continue;
       diff.changed.push_back({std::move(*current), std::move(*next)});
@@ -331,9 +332,9 @@ absl::StatusOr<size_t> PlanInstaller::Repair(const v1::LocalLinkEvents& events,
 
 absl::Status PlanInstaller::ExpireAll(const std::string& why) {
   std::lock_guard lock(mu_);
-  v1::SitePlan empty;
-  empty.set_facility_id(facility_id_);
-  const RibDiff diff = DiffRoutes(EffectivePlan(), empty);
+  v1::ForwardingTable none;
+  none.set_facility_id(facility_id_);
+  const RibDiff diff = DiffRoutes(EffectivePlan(), none);
   if (auto status = installer_->Apply(diff); !status.ok()) return status;
   std::error_code error;
   std::filesystem::remove(std::filesystem::path(state_dir_) / kInstalledPlanFile, error);
@@ -341,6 +342,8 @@ absl::Status PlanInstaller::ExpireAll(const std::string& why) {
                    {{"why", why}, {"routes", std::to_string(diff.removed.size())},
                     {"generation", std::to_string(installed_.generation())}});
   // The epoch stays: an old leader's plans are still refused.
+  v1::SitePlan empty;
+  empty.set_facility_id(facility_id_);
   empty.set_epoch(installed_.epoch());
   installed_ = empty;
   effective_.clear();
@@ -364,7 +367,7 @@ uint64_t PlanInstaller::installed_generation() const {
   return installed_.generation();
 }
 
-v1::SitePlan PlanInstaller::effective() const {
+v1::ForwardingTable PlanInstaller::effective() const {
   std::lock_guard lock(mu_);
   return EffectivePlan();
 }

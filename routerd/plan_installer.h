@@ -63,7 +63,9 @@ class PlanInstaller {
   static bool HasStoredPlan(const std::string& state_dir, const std::string& facility_id);
 
   // Validates and, if it passes fencing, installs `plan`.
-  // InvalidArgument for a plan of another facility or with malformed routes.
+  // InvalidArgument, and nothing installed, for a plan of another facility,
+  // with malformed routes, or with an index out of range
+  // (site_plan::ValidateIndices).
   [[nodiscard]] absl::StatusOr<PlanVerdict> Offer(const v1::SitePlan& plan);
 
   // Local link events from the site agent: a snapshot replaces the set of
@@ -89,7 +91,7 @@ class PlanInstaller {
   // The installed plan's generation (0 when none), without copying the plan.
   uint64_t installed_generation() const;
   // What the routers have: the installed plan with local repair applied.
-  v1::SitePlan effective() const;
+  v1::ForwardingTable effective() const;
   // The links local repair acts on (reported down, not suspect).
   DownLinks down_links() const;
   // Links reported down but held as a suspect measurement.
@@ -106,7 +108,7 @@ class PlanInstaller {
   absl::StatusOr<PlanVerdict> Install(const v1::SitePlan& plan);
   absl::StatusOr<size_t> Repair(const v1::LocalLinkEvents& events, std::chrono::steady_clock::time_point now);
   absl::Status Persist(const v1::SitePlan& plan) const;
-  v1::SitePlan EffectivePlan() const;  // mu_ held
+  v1::ForwardingTable EffectivePlan() const;  // mu_ held
 
   const std::string facility_id_;
   const std::string state_dir_;
@@ -114,12 +116,12 @@ class PlanInstaller {
   mutable std::mutex mu_;
   RouteInstallerPtr installer_;
   // Rebuilds effective_ (from `effective`, a RepairPlan of installed_) and routes_by_link_.
-  void IndexInstalled(const v1::SitePlan& effective);
+  void IndexInstalled(const v1::ForwardingTable& effective);
 
   v1::SitePlan installed_;
   // What the routers have, per installed route (same index): the route as
-  // repaired for down_links_ (lean, see local_repair.h), or nullopt when withdrawn.
-  std::vector<std::optional<v1::Route>> effective_;
+  // repaired for down_links_ (resolved, see local_repair.h), or nullopt when withdrawn.
+  std::vector<std::optional<v1::ForwardingRoute>> effective_;
   // Link -> the installed routes whose primary or backup next hops use it.
   std::unordered_map<std::string, std::vector<int>> routes_by_link_;
   DownLinks down_links_;      // what local repair acts on

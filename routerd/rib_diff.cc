@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 
 namespace geodesic::routerd {
-bool SameForwarding(const v1::Route& a, const v1::Route& b) {
+bool SameForwarding(const v1::ForwardingRoute& a, const v1::ForwardingRoute& b) {
   if (a.next_hops_size() != b.next_hops_size()) return false;
   for (int i = 0; i < a.next_hops_size(); ++i) {
     if (a.next_hops(i).link_id() != b.next_hops(i).link_id() ||
@@ -16,8 +16,8 @@ bool SameForwarding(const v1::Route& a, const v1::Route& b) {
   return true;
 }
 
-RibDiff DiffRoutes(const v1::SitePlan& installed, const v1::SitePlan& next) {
-  std::map<std::string, const v1::Route*> old_routes;
+RibDiff DiffRoutes(const v1::ForwardingTable& installed, const v1::ForwardingTable& next) {
+  std::map<std::string, const v1::ForwardingRoute*> old_routes;
   for (const auto& route : installed.routes()) old_routes[route.prefix()] = &route;
   RibDiff diff;
   for (const auto& route : next.routes()) {
@@ -33,7 +33,7 @@ RibDiff DiffRoutes(const v1::SitePlan& installed, const v1::SitePlan& next) {
   return diff;
 }
 
-std::string DescribeNextHops(const v1::Route& route) {
+std::string DescribeNextHops(const v1::ForwardingRoute& route) {
   std::string text;
   for (const auto& hop : route.next_hops()) {
     if (!text.empty()) text += ",";

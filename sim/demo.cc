@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -29,6 +30,7 @@
 #include "sim/lab_client.h"
 #include "sim/local_lab.h"
 #include "sim/wait_until.h"
+#include "site_plan/site_plan_reader.h"
 
 namespace geodesic::sim {
 namespace {
@@ -106,18 +108,17 @@ int64_t UnixNowMs() {
   return std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-const v1::Route* FindRoute(const v1::Plan& plan, const std::string& site_id,
-                           const std::string& destination) {
+// The route of `site_id` toward `destination` as its routers get it.
+std::optional<v1::ForwardingRoute> FindRoute(const v1::Plan& plan, const std::string& site_id,
+                                             const std::string& destination) {
   for (const auto& site : plan.sites()) {
     if (site.facility_id() != site_id) continue;
-    for (const auto& route : site.routes()) {
-      if (route.destination_facility_id() == destination) return &route;
-    }
+    if (const v1::Route* route = site_plan::FindRouteTo(site, destination)) return site_plan::Primary(site, *route);
   }
-  return nullptr;
+  return std::nullopt;
 }
 
-std::string DescribeRoute(const v1::Route& route) {
+std::string DescribeRoute(const v1::ForwardingRoute& route) {
   std::vector<std::string> via;
   for (const auto& hop : route.next_hops()) via.push_back(hop.link_id());
   return absl::StrCat(absl::StrJoin(route.path_facility_ids(), " > "), "  via ",
@@ -130,10 +131,10 @@ void PrintSitePlan(const v1::Plan& plan, const std::string& site_id) {
     std::set<std::string> shown;
     for (const auto& route : site.routes()) {
       // One line per destination (its IPv4 and IPv6 prefixes route alike).
-      if (!shown.insert(route.destination_facility_id()).second) continue;
-      std::printf("    %-4s -> %-4s  %s  (%d backups)\n", site_id.c_str(),
-                  route.destination_facility_id().c_str(), DescribeRoute(route).c_str(),
-                  route.backups_size());
+      const std::string& destination = site_plan::DestinationId(site, route);
+      if (!shown.insert(destination).second) continue;
+      std::printf("    %-4s -> %-4s  %s  (%d backups)\n", site_id.c_str(), destination.c_str(),
+                  DescribeRoute(site_plan::Primary(site, route)).c_str(), site_plan::BackupCount(route));
     }
   }
 }
@@ -210,7 +211,7 @@ bool FrrHoldsInstalledPlan(LocalLab& lab, const std::string& facility_id) {
   std::map<std::string, std::set<std::string>> expected;
   for (const auto& route : installed->routes()) {
     const bool v6 = route.prefix().find(':') != std::string::npos;
-    for (const auto& hop : route.next_hops()) {
+    for (const auto& hop : site_plan::NextHops(*installed, site_plan::PrimaryGroup(*installed, route))) {
       const size_t index = link_index.at(hop.link_id());
       expected[route.prefix()].insert(v6 ? LocalLab::BgpNextHopV6(index) : LocalLab::BgpNextHopV4(index));
     }
@@ -302,7 +303,7 @@ int RunDemo(const DemoOptions& options) {
   }
   if (cut_link == nullptr) return Fail(&lab, "unknown link to cut: " + cut[0]);
   const std::string from = cut_link->src_facility_id(), to = cut_link->dst_facility_id();
-  const v1::Route* before = FindRoute(plan->plan(), from, to);
+  const std::optional<v1::ForwardingRoute> before = FindRoute(plan->plan(), from, to);
   const std::string before_text = before ? DescribeRoute(*before) : "none";
 
   Say(absl::StrCat("Cutting the fiber ", options.cut, " (the agents at ", from, " and ", to,
@@ -315,8 +316,8 @@ int RunDemo(const DemoOptions& options) {
   plan = client.WaitConverged({.timeout = seconds(30), .min_model_revision = *down_revision});
   DEMO_CHECK(&lab, plan.status());
   const auto reroute_ms = std::chrono::duration_cast<milliseconds>(steady_clock::now() - cut_at).count();
-  const v1::Route* after = FindRoute(plan->plan(), from, to);
-  if (after == nullptr) return Fail(&lab, absl::StrCat("no route from ", from, " to ", to, " after the cut"));
+  const std::optional<v1::ForwardingRoute> after = FindRoute(plan->plan(), from, to);
+  if (!after) return Fail(&lab, absl::StrCat("no route from ", from, " to ", to, " after the cut"));
   for (const auto& hop : after->next_hops()) {
     if (hop.link_id() == cut[0]) return Fail(&lab, "the converged plan still routes over the cut fiber");
   }
@@ -356,8 +357,8 @@ int RunDemo(const DemoOptions& options) {
   DEMO_CHECK(&lab, up_revision.status());
   plan = client.WaitConverged({.timeout = seconds(30), .min_model_revision = *up_revision});
   DEMO_CHECK(&lab, plan.status());
-  const v1::Route* again = FindRoute(plan->plan(), from, to);
-  if (again == nullptr || DescribeRoute(*again) != before_text) {
+  const std::optional<v1::ForwardingRoute> again = FindRoute(plan->plan(), from, to);
+  if (!again || DescribeRoute(*again) != before_text) {
     return Fail(&lab, absl::StrCat("the original path did not come back: ", from, " -> ", to, " is ",
                                    again ? DescribeRoute(*again) : "unrouted"));
   }

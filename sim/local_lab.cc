@@ -17,6 +17,7 @@
 #include "files/atomic_file.h"
 #include "sim/make_pki.h"
 #include "sim/wait_until.h"
+#include "site_plan/site_plan_reader.h"
 
 namespace geodesic::sim {
 namespace {
@@ -468,7 +469,7 @@ std::optional<v1::SitePlan> LocalLab::InstalledPlan(const std::string& facility_
   std::stringstream bytes;
   bytes << in.rdbuf();
   v1::SitePlan plan;
-  if (!in || !plan.ParseFromString(bytes.str())) return std::nullopt;
+  if (!in || !plan.ParseFromString(bytes.str()) || !site_plan::ValidateIndices(plan).ok()) return std::nullopt;
   return plan;
 }
 

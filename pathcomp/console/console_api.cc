@@ -1,6 +1,7 @@
 #include "pathcomp/console/console_api.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "pathcomp/model/model_queries.h"
+#include "site_plan/site_plan_reader.h"
 #include "text/json_quote.h"
 
 namespace geodesic::pathcomp {
@@ -59,11 +61,11 @@ absl::StatusOr<std::string> FacilityParameter(const HttpRequest& request, const 
   return found->second;
 }
 
-const v1::Route* RouteTo(const v1::SitePlan& site, const std::string& prefix) {
-  for (const auto& route : site.routes()) {
-    if (route.prefix() == prefix) return &route;
-  }
-  return nullptr;
+// The route of `site` for `prefix` as its routers get it, or nullopt.
+std::optional<v1::ForwardingRoute> RouteTo(const v1::SitePlan& site, const std::string& prefix) {
+  const v1::Route* route = site_plan::FindRoute(site, prefix);
+  if (route == nullptr) return std::nullopt;
+  return site_plan::Primary(site, *route);
 }
 
 // How the traffic `src` sends to `prefix` splits over the links, when every
@@ -85,8 +87,9 @@ std::map<std::string, double> ForwardingShares(const std::map<std::string, const
     const std::string facility = frontier.back();
     frontier.pop_back();
     auto site = sites.find(facility);
-    const v1::Route* route = site == sites.end() ? nullptr : RouteTo(*site->second, prefix);
-    if (route == nullptr) continue;  // the destination (or a site without a route)
+    const std::optional<v1::ForwardingRoute> route =
+        site == sites.end() ? std::nullopt : RouteTo(*site->second, prefix);
+    if (!route) continue;  // the destination (or a site without a route)
     double total = 0;
     for (const auto& next_hop : route->next_hops()) total += next_hop.weight();
     for (const auto& next_hop : route->next_hops()) {
@@ -182,8 +185,9 @@ HttpResponse ConsoleApi::Route(const HttpRequest& request) const {
   bool first = true;
   if (auto origin = sites.find(*src); origin != sites.end()) {
     for (const v1::Route& route : origin->second->routes()) {
-      if (route.destination_facility_id() != *dst) continue;
-      absl::StrAppend(&body, first ? "" : ",", "{\"route\":", Json(route), ",\"links\":[");
+      if (site_plan::DestinationId(*origin->second, route) != *dst) continue;
+      absl::StrAppend(&body, first ? "" : ",", "{\"route\":", Json(site_plan::Primary(*origin->second, route)),
+                      ",\"backups\":", site_plan::BackupCount(route), ",\"links\":[");
       first = false;
       bool first_link = true;
       for (const auto& [link_id, share] : ForwardingShares(sites, route.prefix(), *src)) {

@@ -137,6 +137,7 @@ std::optional<v1::Intent> Model::FindIntent(const std::string& id) const { retur
 absl::StatusOr<v1::AgentSession> Model::OpenSession(const std::string& facility_id,
                                                     const std::string& agent_id,
                                                     uint64_t incarnation) {
+  std::lock_guard order(write_order_mu_);
   std::unique_lock lock(mu_);
   if (!entities_.facilities.count(facility_id)) {
     return absl::InvalidArgumentError(absl::StrCat("unknown facility ", facility_id));
@@ -147,7 +148,7 @@ absl::StatusOr<v1::AgentSession> Model::OpenSession(const std::string& facility_
     v1::AgentSession session = it->second;
     // The session as answered must be what the store holds: its measurements
     // not yet written go first.
-    if (auto written = WriteUnwrittenLocked(&key); !written.ok()) return written.status();
+    if (auto written = WriteUnwrittenLocked(key); !written.ok()) return written.status();
     lock.unlock();
     // The agent forgets what this session says is applied: it must be
     // durable, and the last telemetry group may still be syncing.

@@ -286,15 +286,36 @@ class Model {
   // forgets nothing (the caller erases the entry once committed).
   size_t PutUnwrittenLocked(const std::string& key, bool with_session, const std::set<const v1::Link*>& skip,
                             state::ChangeSet& changes) const;
-  // Commits (unsynced) the unwritten measurements of session `only_key`, or
-  // of every session when null. Requires mu_.
-  absl::StatusOr<size_t> WriteUnwrittenLocked(const std::string* only_key);
+  // Commits (unsynced) the unwritten measurements of session `key`.
+  // Requires write_order_mu_ and mu_.
+  absl::StatusOr<size_t> WriteUnwrittenLocked(const std::string& key);
+  // Every session's unwritten measurements, taken out of unwritten_ for a
+  // commit outside mu_ (FlushMeasurements): what to write and, should the
+  // write fail, what to put back.
+  struct TakenMeasurements {
+    std::string cause;  // empty: nothing to write
+    std::vector<std::pair<std::string, v1::LinkHealth>> links;
+    std::vector<std::pair<std::string, v1::AgentSession>> sessions;
+    absl::flat_hash_map<std::string, UnwrittenMeasurements> entries;
+  };
+  // Requires write_order_mu_ and mu_.
+  TakenMeasurements TakeUnwrittenLocked();
+  // Puts back what a failed write took, merged with what arrived since.
+  // Requires write_order_mu_ and mu_.
+  void RestoreUnwrittenLocked(absl::flat_hash_map<std::string, UnwrittenMeasurements> entries);
 
   state::StorePtr store_;
   // Plans and the audit log hold their own state and lock (plan_history.h,
   // audit_log.h): a plan commit or an audit record never waits for telemetry.
   pathcomp::PlanHistory plans_;
   pathcomp::AuditLog audit_log_;
+  // Orders the store writes of link health and agent sessions. Held around
+  // FlushMeasurements' commit, which runs outside mu_ so that reports are
+  // applied while it writes, and taken (before mu_) by every other writer of
+  // those records (group commits, OpenSession, imports): none can commit
+  // between a flush's copy and its commit, so a flush never writes an older
+  // value over a newer one. Lock order: write_order_mu_, then mu_.
+  std::mutex write_order_mu_;
   mutable std::mutex mu_;  // everything below
   Entities entities_;
   std::map<std::string, v1::AgentSession> sessions_;  // key: facility/agent

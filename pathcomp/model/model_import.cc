@@ -74,6 +74,7 @@ std::string ContentHash(const std::string& text) {
 absl::StatusOr<ImportResult> Model::ImportInventory(const topology::Topology& inventory,
                                                     const std::string& cause,
                                                     const ImportOptions& options) {
+  std::lock_guard order(write_order_mu_);
   std::lock_guard lock(mu_);
   return ImportInventoryLocked(inventory, cause, options, {});
 }
@@ -147,6 +148,7 @@ absl::StatusOr<std::optional<ImportResult>> Model::ApplyConfiguredInventory(
     const topology::Topology& inventory, const std::string& path) {
   // The canonical form, so an edit that changes only comments or layout is no change.
   const std::string hash = ContentHash(topology::WriteTopologyYaml(inventory));
+  std::lock_guard order(write_order_mu_);
   std::lock_guard lock(mu_);
   auto applied = store_->GetRaw(Kind::kMeta, kConfiguredInventoryKey);
   if (applied.ok() && *applied == hash) return std::nullopt;

@@ -178,6 +178,7 @@ absl::StatusOr<ReportResult> Model::ApplyReport(const std::string& facility_id, 
 }
 
 bool Model::ApplyReportGroup(const std::vector<PendingReport*>& group) {
+  std::lock_guard order(write_order_mu_);
   std::lock_guard lock(mu_);
   std::vector<std::optional<PreparedReport>> prepared(group.size());
   bool duplicates = false;
@@ -301,39 +302,85 @@ size_t Model::PutUnwrittenLocked(const std::string& key, bool with_session, cons
   return links;
 }
 
-absl::StatusOr<size_t> Model::WriteUnwrittenLocked(const std::string* only_key) {
-  std::vector<std::string> keys;
-  if (only_key != nullptr) {
-    if (unwritten_.contains(*only_key)) keys.push_back(*only_key);
-  } else {
-    for (const auto& [key, unwritten] : unwritten_) keys.push_back(key);
-    std::sort(keys.begin(), keys.end());
-  }
+absl::StatusOr<size_t> Model::WriteUnwrittenLocked(const std::string& key) {
+  if (!unwritten_.contains(key)) return 0;
   std::string cause;
-  for (const std::string& key : keys) NameUnwrittenLocked(key, 0, &cause);
-  if (cause.empty()) {  // nothing, or only sessions an import reset
-    for (const std::string& key : keys) unwritten_.erase(key);
+  NameUnwrittenLocked(key, 0, &cause);
+  if (cause.empty()) {  // a session an import reset
+    unwritten_.erase(key);
     return 0;
   }
   state::ChangeSet changes(std::move(cause));
-  size_t links = 0;
-  for (const std::string& key : keys) links += PutUnwrittenLocked(key, /*with_session=*/true, {}, changes);
+  const size_t links = PutUnwrittenLocked(key, /*with_session=*/true, {}, changes);
   if (auto committed = store_->CommitUnsynced(changes); !committed.ok()) return committed.status();
-  for (const std::string& key : keys) unwritten_.erase(key);
+  unwritten_.erase(key);
   return links;
 }
 
 absl::StatusOr<size_t> Model::FlushMeasurements(bool sync) {
-  absl::StatusOr<size_t> written = 0;
+  // Taken under mu_ (copies: cheap), serialized and committed outside it, so
+  // that reports go on being applied while the store writes; write_order_mu_
+  // keeps every other writer of these records from writing before this
+  // commit and then seeing it overwrite a newer value with an older one.
+  std::lock_guard order(write_order_mu_);
+  TakenMeasurements taken;
   {
     std::lock_guard lock(mu_);
-    written = WriteUnwrittenLocked(nullptr);
+    taken = TakeUnwrittenLocked();
   }
-  if (!written.ok()) return written.status();
+  if (!taken.cause.empty()) {
+    state::ChangeSet changes(std::move(taken.cause));
+    for (const auto& [id, health] : taken.links) changes.Put(Kind::kLinkHealth, id, health);
+    for (const auto& [key, session] : taken.sessions) changes.Put(Kind::kAgentSession, key, session);
+    if (auto committed = store_->CommitUnsynced(changes); !committed.ok()) {
+      std::lock_guard lock(mu_);
+      RestoreUnwrittenLocked(std::move(taken.entries));
+      return committed.status();
+    }
+  }
   if (sync) {
     if (absl::Status synced = store_->Sync(); !synced.ok()) return synced;
   }
-  return written;
+  return taken.links.size();
+}
+
+Model::TakenMeasurements Model::TakeUnwrittenLocked() {
+  TakenMeasurements taken;
+  std::vector<std::string> keys;
+  keys.reserve(unwritten_.size());
+  for (const auto& [key, unwritten] : unwritten_) keys.push_back(key);
+  std::sort(keys.begin(), keys.end());
+  for (const std::string& key : keys) NameUnwrittenLocked(key, 0, &taken.cause);
+  for (const std::string& key : keys) {
+    auto unwritten = unwritten_.find(key);
+    auto session = sessions_.find(key);
+    // Only sessions an import reset name nothing: their entries go too.
+    if (!taken.cause.empty() && session != sessions_.end()) {
+      for (const std::string& id : unwritten->second.link_ids) {
+        // A link an import removed since is not written back.
+        if (auto link = entities_.links.find(id); link != entities_.links.end()) {
+          taken.links.emplace_back(id, link->second.health());
+        }
+      }
+      taken.sessions.emplace_back(key, session->second);
+    }
+    taken.entries.emplace(key, std::move(unwritten->second));
+    unwritten_.erase(unwritten);
+  }
+  return taken;
+}
+
+void Model::RestoreUnwrittenLocked(absl::flat_hash_map<std::string, UnwrittenMeasurements> entries) {
+  for (auto& [key, taken] : entries) {
+    // An import may have reset the session since: then it starts over.
+    if (!sessions_.contains(key)) continue;
+    auto [it, inserted] = unwritten_.try_emplace(key, std::move(taken));
+    if (inserted) continue;
+    // Reports applied while the write failed: the older seqs go first.
+    UnwrittenMeasurements& now = it->second;
+    now.first_seq = std::min(now.first_seq, taken.first_seq);
+    now.link_ids.insert(taken.link_ids.begin(), taken.link_ids.end());
+  }
 }
 
 absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingReport& pending) {

@@ -47,9 +47,15 @@ absl::Status PlanHistory::Load() {
   } else if (!absl::IsNotFound(plan.status())) {
     return plan.status();
   }
-  auto history = state::List<v1::Plan>(store_, Kind::kPlanHistory);
+  auto history = store_.ListRaw(Kind::kPlanHistory);
   if (!history.ok()) return history.status();
-  for (const v1::Plan& old : *history) summaries_[old.generation()] = SummaryOf(old);
+  for (auto& [id, bytes] : *history) {
+    v1::Plan old;
+    if (!old.ParseFromString(bytes)) return absl::DataLossError(absl::StrCat("plan_history/", id, ": not a plan"));
+    kept_[old.generation()] = {SummaryOf(old), bytes.size()};
+    kept_bytes_ += bytes.size();
+    std::string().swap(bytes);  // one parsed plan at a time
+  }
   return absl::OkStatus();
 }
 
@@ -63,31 +69,44 @@ absl::Status PlanHistory::Commit(std::shared_ptr<const v1::Plan> committed_plan)
   // Serialized once and before the lock: a large network's plan is megabytes.
   std::string bytes;
   if (!plan.SerializeToString(&bytes)) return absl::InternalError("cannot serialize the plan");
+  const size_t size = bytes.size();
   v1::PlanSummary summary = SummaryOf(plan);
   std::lock_guard lock(mu_);
   state::ChangeSet changes(absl::StrCat("plan generation ", plan.generation(), ": ", plan.reason()));
   changes.PutRaw(Kind::kPlan, kCurrentPlanId, bytes);
   changes.PutRaw(Kind::kPlanHistory, PaddedId(plan.generation()), std::move(bytes));
+  // The oldest go while more than kDepth, or more than max_bytes_, would be kept.
+  size_t count = kept_.size() + 1, total = kept_bytes_ + size;
+  if (auto same = kept_.find(plan.generation()); same != kept_.end()) {
+    --count;
+    total -= same->second.bytes;
+  }
   std::vector<uint64_t> dropped;
-  for (auto it = summaries_.begin();
-       summaries_.size() + 1 - dropped.size() > kDepth && it != summaries_.end(); ++it) {
+  for (auto it = kept_.begin(); (count > kDepth || total > max_bytes_) && it != kept_.end(); ++it) {
     if (it->first == plan.generation()) continue;
     changes.Delete(Kind::kPlanHistory, PaddedId(it->first));
     dropped.push_back(it->first);
+    --count;
+    total -= it->second.bytes;
   }
   if (auto committed = store_.Commit(changes); !committed.ok()) return committed.status();
   current_ = std::move(committed_plan);
-  for (uint64_t generation : dropped) summaries_.erase(generation);
-  summaries_[plan.generation()] = std::move(summary);
+  for (uint64_t generation : dropped) {
+    kept_bytes_ -= kept_[generation].bytes;
+    kept_.erase(generation);
+  }
+  if (auto same = kept_.find(plan.generation()); same != kept_.end()) kept_bytes_ -= same->second.bytes;
+  kept_[plan.generation()] = {std::move(summary), size};
+  kept_bytes_ += size;
   return absl::OkStatus();
 }
 
 std::vector<v1::PlanSummary> PlanHistory::Summaries(size_t limit) const {
   std::lock_guard lock(mu_);
   std::vector<v1::PlanSummary> plans;
-  for (auto it = summaries_.rbegin(); it != summaries_.rend(); ++it) {
+  for (auto it = kept_.rbegin(); it != kept_.rend(); ++it) {
     if (limit != 0 && plans.size() >= limit) break;
-    plans.push_back(it->second);
+    plans.push_back(it->second.summary);
   }
   return plans;
 }
@@ -95,11 +114,11 @@ std::vector<v1::PlanSummary> PlanHistory::Summaries(size_t limit) const {
 absl::StatusOr<v1::Plan> PlanHistory::At(uint64_t generation) const {
   {
     std::lock_guard lock(mu_);
-    if (!summaries_.count(generation)) {
+    if (!kept_.count(generation)) {
       return absl::NotFoundError(absl::StrCat(
-          "plan generation ", generation, " is not in the history (it keeps the newest ", kDepth,
-          summaries_.empty() ? ")" : absl::StrCat(": ", summaries_.begin()->first, "..",
-                                                  summaries_.rbegin()->first, ")")));
+          "plan generation ", generation, " is not in the history (it keeps the newest ", kDepth, " within ",
+          max_bytes_ >> 20, " MB",
+          kept_.empty() ? ")" : absl::StrCat(": ", kept_.begin()->first, "..", kept_.rbegin()->first, ")")));
     }
   }
   return state::Get<v1::Plan>(store_, Kind::kPlanHistory, PaddedId(generation));

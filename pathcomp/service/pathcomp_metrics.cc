@@ -112,7 +112,7 @@ PathcompScrapedFamilies DeclareScraped(Registry& registry) {
       .site_install_lag_seconds = registry.ScrapedGauge(
           "site_install_lag_seconds",
           "How long the facility's routerd has been behind: since the first plan it has not installed was "
-          "computed (at most the newest 100 plans back; 0: the current plan is installed), on the replica whose "
+          "computed (at most as far back as the plan history keeps: the newest 100, within 256 MB; 0: the current plan is installed), on the replica whose "
           "plans go to routerd",
           {"facility"}),
       .site_install_failing = registry.ScrapedGauge(
@@ -196,6 +196,12 @@ TelemetryMetrics::TelemetryMetrics(Registry& registry)
                                       "applied to the model, stored and synced first when it changes a state (a "
                                       "measurement only is written later, coalesced) and acked")
                            .Add()),
+      measurement_age_(registry
+                           .Histogram("telemetry_measurement_age_seconds",
+                                      "How old a delta's oldest link measurement is when the model receives it: "
+                                      "from its measured_at on the agent's clock to its application on pathcomp's "
+                                      "(as far as the two clocks agree; negative counts as 0)")
+                           .Add()),
       session_resets_(registry.Counter(
           "agent_session_resets_total",
           "Agent sessions started over from a full snapshot: a new agent incarnation, or an import that added "
@@ -208,6 +214,10 @@ TelemetryMetrics::TelemetryMetrics(Registry& registry)
 
 void TelemetryMetrics::RecordCommit(std::chrono::nanoseconds duration) {
   commit_duration_.Observe(std::chrono::duration<double>(duration).count());
+}
+
+void TelemetryMetrics::RecordMeasurementAge(std::chrono::milliseconds age) {
+  measurement_age_.Observe(std::max(0.0, std::chrono::duration<double>(age).count()));
 }
 
 void TelemetryMetrics::RecordSessionReset(const std::string& facility_id) {

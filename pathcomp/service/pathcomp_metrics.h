@@ -65,9 +65,14 @@ class TelemetryMetrics {
   void RecordSessionReset(const std::string& facility_id);
   // Links whose state (up, degraded, down) an applied message changed.
   void RecordLinkStateChanges(size_t count);
+  // An applied delta's oldest link measurement: from its measured_at (the
+  // agent's clock) to its application to the model (pathcomp's); negative
+  // (clocks apart) counts as 0.
+  void RecordMeasurementAge(std::chrono::milliseconds age);
 
  private:
   prometheus::Histogram& commit_duration_;
+  prometheus::Histogram& measurement_age_;
   prometheus::Family<prometheus::Counter>& session_resets_;
   prometheus::Counter& link_state_changes_;
 };

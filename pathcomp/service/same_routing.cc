@@ -1,5 +1,7 @@
 #include "pathcomp/service/same_routing.h"
 
+#include <algorithm>
+
 namespace geodesic::pathcomp {
 namespace {
 
@@ -10,6 +12,16 @@ bool SameDependencies(const v1::Plan& a, const v1::Plan& b) {
         b.single_facility_dependencies(i).SerializeAsString()) {
       return false;
     }
+  }
+  return true;
+}
+
+// The same messages in the same order.
+template <typename Entries>
+bool SameEntries(const Entries& a, const Entries& b) {
+  if (a.size() != b.size()) return false;
+  for (int i = 0; i < a.size(); ++i) {
+    if (a[i].SerializeAsString() != b[i].SerializeAsString()) return false;
   }
   return true;
 }
@@ -28,9 +40,13 @@ bool SameRouting(const v1::Plan& published, const v1::Plan& computed) {
   for (int i = 0; i < a.sites_size(); ++i) {
     const auto& x = a.sites(i);
     const auto& y = b.sites(i);
-    if (x.facility_id() != y.facility_id() || x.routes_size() != y.routes_size()) return false;
-    for (int r = 0; r < x.routes_size(); ++r) {
-      if (x.routes(r).SerializeAsString() != y.routes(r).SerializeAsString()) return false;
+    // Routes refer to the tables by index: both must be the same.
+    if (x.facility_id() != y.facility_id() || !SameEntries(x.routes(), y.routes()) ||
+        !SameEntries(x.ports(), y.ports()) || !SameEntries(x.groups(), y.groups()) ||
+        !SameEntries(x.paths(), y.paths()) || !SameEntries(x.failures(), y.failures()) ||
+        x.facility_ids_size() != y.facility_ids_size() ||
+        !std::equal(x.facility_ids().begin(), x.facility_ids().end(), y.facility_ids().begin())) {
+      return false;
     }
   }
   return true;

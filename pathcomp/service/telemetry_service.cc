@@ -30,9 +30,13 @@ void TelemetryService::StartFlusher() {
   stop_flusher_ = false;
   flusher_ = std::thread([this] {
     std::unique_lock wait_lock(flusher_mu_);
-    // Each write starts `measurement_flush_` after the last one ended, so a
-    // slow disk stretches the interval rather than queueing writes.
-    while (!flusher_cv_.wait_for(wait_lock, measurement_flush_, [this] { return stop_flusher_; })) {
+    // A write starts every `measurement_flush_`, or as soon as the last one
+    // ended when it took longer (reports go on being applied while a write
+    // runs: each write takes what arrived during the one before, so a
+    // measurement waits at most the interval and two writes' time).
+    auto next = std::chrono::steady_clock::now() + measurement_flush_;
+    while (!flusher_cv_.wait_until(wait_lock, next, [this] { return stop_flusher_; })) {
+      next = std::chrono::steady_clock::now() + measurement_flush_;
       wait_lock.unlock();
       if (auto written = model_.FlushMeasurements(); !written.ok()) {
         daemon::LogError("measurements not written (kept for the next try)",
@@ -142,6 +146,7 @@ grpc::Status TelemetryService::Report(
                        {"count", std::to_string(result->service_reports_dropped.size())},
                        {"first", result->service_reports_dropped.front()}});
     }
+    if (!result->duplicate && message.has_delta()) RecordMeasurementAge(message.delta());
     if (!result->duplicate && observer_) observer_(hello.facility_id(), message, daemon::UnixNowMs());
     if (!result->plane_changes.empty()) {
       std::string reason;
@@ -178,6 +183,15 @@ grpc::Status TelemetryService::Report(
     metrics_.RecordCommit(std::chrono::steady_clock::now() - read_at);
   }
   return grpc::Status::OK;
+}
+
+void TelemetryService::RecordMeasurementAge(const v1::Update& delta) {
+  int64_t oldest_unix_ms = 0;
+  for (const v1::LinkReport& link : delta.links()) {
+    const int64_t measured = link.health().measured_at_unix_ms();
+    if (measured > 0 && (oldest_unix_ms == 0 || measured < oldest_unix_ms)) oldest_unix_ms = measured;
+  }
+  if (oldest_unix_ms > 0) metrics_.RecordMeasurementAge(std::chrono::milliseconds(daemon::UnixNowMs() - oldest_unix_ms));
 }
 
 void TelemetryService::CountRefusal(const absl::Status& status) {

@@ -85,6 +85,8 @@ class TelemetryService final : public v1::Telemetry::Service {
   void Register(const std::string& facility_id, grpc::ServerContext* context);
   void Unregister(const std::string& facility_id, grpc::ServerContext* context);
   void CountRefusal(const absl::Status& status);
+  // The age of `delta`'s oldest link measurement, into the metrics.
+  void RecordMeasurementAge(const v1::Update& delta);
 
   Model& model_;
   Planner& planner_;

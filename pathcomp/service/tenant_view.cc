@@ -1,6 +1,7 @@
 #include "pathcomp/service/tenant_view.h"
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -8,6 +9,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "entity/entity_id.h"
+#include "site_plan/site_plan_reader.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -111,19 +113,19 @@ v1::RelayPath PathThrough(const LinkIndex& links, const google::protobuf::Repeat
   return path;
 }
 
-const v1::Route* FindRoute(const std::map<std::string, const v1::SitePlan*>& sites, const std::string& site,
-                           const std::string& prefix) {
+// The route of `site` for `prefix` as its routers get it, or nullopt.
+std::optional<v1::ForwardingRoute> FindRoute(const std::map<std::string, const v1::SitePlan*>& sites,
+                                             const std::string& site, const std::string& prefix) {
   auto it = sites.find(site);
-  if (it == sites.end()) return nullptr;
-  for (const v1::Route& route : it->second->routes()) {
-    if (route.prefix() == prefix) return &route;
-  }
-  return nullptr;
+  if (it == sites.end()) return std::nullopt;
+  const v1::Route* route = site_plan::FindRoute(*it->second, prefix);
+  if (route == nullptr) return std::nullopt;
+  return site_plan::Primary(*it->second, *route);
 }
 
 // The next hop a downstream site sends the prefix to: its primary path's, else
 // its heaviest (ties by link id).
-const v1::NextHop* PrimaryNextHop(const v1::Route& route) {
+const v1::NextHop* PrimaryNextHop(const v1::ForwardingRoute& route) {
   const v1::NextHop* best = nullptr;
   for (const v1::NextHop& next : route.next_hops()) {
     if (route.path_facility_ids_size() >= 2 && next.peer_facility_id() == route.path_facility_ids(1)) return &next;
@@ -137,8 +139,8 @@ const v1::NextHop* PrimaryNextHop(const v1::Route& route) {
 
 void FillElephant(const v1::ElephantFlow& flow, const std::map<std::string, const v1::SitePlan*>& sites,
                   const LinkIndex& links, v1::RelayWorkload& out) {
-  const v1::Route* route = FindRoute(sites, flow.src_facility_id(), flow.dst_prefix());
-  if (route == nullptr || route->next_hops().empty()) {
+  const std::optional<v1::ForwardingRoute> route = FindRoute(sites, flow.src_facility_id(), flow.dst_prefix());
+  if (!route || route->next_hops().empty()) {
     out.set_unrouted_reason(absl::StrCat("the plan has no route from ", flow.src_facility_id(), " to ",
                                          flow.dst_prefix()));
     return;
@@ -153,7 +155,7 @@ void FillElephant(const v1::ElephantFlow& flow, const std::map<std::string, cons
     std::set<std::string> visited = {flow.src_facility_id(), first.peer_facility_id()};
     std::string at = first.peer_facility_id();
     while (at != route->destination_facility_id()) {
-      const v1::Route* onward = FindRoute(sites, at, flow.dst_prefix());
+      const std::optional<v1::ForwardingRoute> onward = FindRoute(sites, at, flow.dst_prefix());
       const v1::NextHop* next = onward ? PrimaryNextHop(*onward) : nullptr;
       if (next == nullptr || !visited.insert(next->peer_facility_id()).second) break;
       AddHop(path, Hop(links, next->link_id(), at, next->peer_facility_id()));

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "pathcomp/solver/chain_plan_proto.h"
 #include "pathcomp/solver/path_solver.h"
+#include "site_plan/site_plan_reader.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -22,19 +24,21 @@ const v1::ChainPlan* FindChain(const v1::Plan& plan, const std::string& workload
   return nullptr;
 }
 
-// The route of `site` towards `destination`, or null.
-const v1::Route* RouteTo(const v1::Plan& plan, const std::string& site, const std::string& destination) {
+// The route of `site` towards `destination` as its routers get it, or nullopt.
+std::optional<v1::ForwardingRoute> RouteTo(const v1::Plan& plan, const std::string& site,
+                                           const std::string& destination) {
   for (const auto& site_plan : plan.sites()) {
     if (site_plan.facility_id() != site) continue;
-    for (const auto& route : site_plan.routes()) {
-      if (route.destination_facility_id() == destination) return &route;
+    if (const v1::Route* route = site_plan::FindRouteTo(site_plan, destination)) {
+      return site_plan::Primary(site_plan, *route);
     }
   }
-  return nullptr;
+  return std::nullopt;
 }
 
-bool SameForwarding(const v1::Route* a, const v1::Route* b) {
-  if (a == nullptr || b == nullptr) return a == b;
+// Same next hops (link and weight) and the same path.
+bool SameForwarding(const std::optional<v1::ForwardingRoute>& a, const std::optional<v1::ForwardingRoute>& b) {
+  if (!a || !b) return a.has_value() == b.has_value();
   if (a->next_hops_size() != b->next_hops_size() || a->path_facility_ids_size() != b->path_facility_ids_size()) {
     return false;
   }

@@ -4,22 +4,17 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "pathcomp/solver/shortest_paths.h"
+#include "site_plan/site_plan_reader.h"
+#include "site_plan/site_plan_writer.h"
 
 namespace geodesic::pathcomp {
 namespace {
 
 constexpr uint64_t kInfinity = kUnreachable;
-
-// Fills a next hop in place: a plan holds millions, each string allocated once.
-void SetNextHop(const Snapshot& snapshot, int link, uint32_t weight, v1::NextHop& hop) {
-  hop.set_link_id(snapshot.link_id(link));
-  hop.set_peer_facility_id(snapshot.facility_id(snapshot.link_dst(link)));
-  hop.set_peer_node_id(snapshot.link_dst_node(link));
-  hop.set_weight(weight);
-}
 
 // Every first-hop arc of `source` that starts a shortest path to `dst`.
 std::vector<int> EqualCostFirstLinks(const Snapshot& snapshot, int source, int dst,
@@ -39,12 +34,6 @@ std::vector<int> EqualCostFirstLinks(const Snapshot& snapshot, int source, int d
   return links;
 }
 
-// Appends the facilities of `path` to `ids`, each string allocated once.
-void AddFacilityIds(const Snapshot& snapshot, const std::vector<int>& path,
-                    google::protobuf::RepeatedPtrField<std::string>& ids) {
-  ids.Reserve(ids.size() + static_cast<int>(path.size()));
-  for (int index : path) ids.Add()->assign(snapshot.facility_id(index));
-}
 // The facilities from `source` to `dst` along the heaviest next hop at each
 // (ties: lowest link index), and the links taken. WCMP routes are loop-free,
 // so this ends at dst; the bound only guards against a malformed Wcmp.
@@ -165,20 +154,18 @@ uint64_t FollowInstalled(const Snapshot& snapshot, const InstalledHops& installe
 // Traffic handed to a neighbour that sends it back loops until the new plan
 // arrives (seen in the netns lab: a repair from chi to nyc for iad, while
 // nyc sent 12% of its iad traffic via chi; with multipath hashing those
-// flows loop, the others arrive). nullopt when every neighbour sends all of
-// it back.
+// flows loop, the others arrive). The link, or -1 when every neighbour sends
+// all of it back; its path is FollowInstalled's from the link's far end.
+// `shares` must have begun (dst, source, failure) or, for the failure of one
+// of source's own links, (dst, source, no failure): traffic that comes back
+// to source is counted returned before it could reach source's links.
 struct LoopFreeBackup {
   int link = -1;
-  std::vector<int> path;  // facilities, from source
-  uint64_t latency_us = 0;
   double returned_share = 0;
 };
-std::optional<LoopFreeBackup> FindLoopFreeBackup(const Snapshot& snapshot, const InstalledHops& installed,
-                                                 const Wcmp* weights, const std::vector<ShortestPaths>& all,
-                                                 ReturnedShares& shares, int source, int dst,
-                                                 const Exclusion& failure) {
+int FindLoopFreeBackup(const Snapshot& snapshot, const std::vector<ShortestPaths>& all, ReturnedShares& shares,
+                       int source, int dst, const Exclusion& failure) {
   std::optional<LoopFreeBackup> best;
-  shares.Begin(dst, source, failure);
   uint64_t best_score = kInfinity;
   for (const int link : snapshot.out_links(source)) {
     if (failure.Excludes(snapshot, link)) continue;
@@ -196,13 +183,99 @@ std::optional<LoopFreeBackup> FindLoopFreeBackup(const Snapshot& snapshot, const
       continue;
     }
     best_score = score;
-    LoopFreeBackup backup{.link = link, .path = {source, next}, .latency_us = snapshot.link_state(link).cost_us,
-                          .returned_share = returned};
-    backup.latency_us += FollowInstalled(snapshot, installed, weights, dst, next, &backup.path);
-    best = std::move(backup);
+    best = LoopFreeBackup{.link = link, .returned_share = returned};
   }
-  return best;
+  return best ? best->link : -1;
 }
+
+
+// One site's plan tables, filled as routes come (site_plan_writer.h), with
+// the snapshot's dense indices mapped to the table's: each link, facility
+// and failure is turned into strings once per site, not once per use.
+class SiteTables {
+ public:
+  SiteTables(const Snapshot& snapshot, v1::SitePlan* site)
+      : snapshot_(snapshot),
+        writer_(site),
+        ports_(static_cast<size_t>(snapshot.link_count()), kNone),
+        facilities_(static_cast<size_t>(snapshot.facility_count()), kNone),
+        link_failures_(static_cast<size_t>(snapshot.link_count()), kNone),
+        single_link_groups_(static_cast<size_t>(snapshot.link_count()), kNone),
+        facility_failures_(static_cast<size_t>(snapshot.facility_count()), kNone) {}
+
+  uint32_t Facility(int facility) {
+    uint32_t& index = facilities_[static_cast<size_t>(facility)];
+    if (index == kNone) index = writer_.Facility(snapshot_.facility_id(facility));
+    return index;
+  }
+
+  // `links` with `weights` (empty: each 1).
+  uint32_t Group(const std::vector<int>& links, const std::vector<uint32_t>& weights) {
+    ports_scratch_.clear();
+    for (const int link : links) {
+      uint32_t& index = ports_[static_cast<size_t>(link)];
+      if (index == kNone) {
+        index = writer_.Port(snapshot_.link_id(link), snapshot_.facility_id(snapshot_.link_dst(link)),
+                             snapshot_.link_dst_node(link));
+      }
+      ports_scratch_.push_back(index);
+    }
+    if (weights.empty()) {
+      weights_scratch_.assign(links.size(), 1);
+      return writer_.Group(ports_scratch_, weights_scratch_);
+    }
+    return writer_.Group(ports_scratch_, weights);
+  }
+
+  // The group of `link` alone, weight 1.
+  uint32_t SingleLinkGroup(int link) {
+    uint32_t& index = single_link_groups_[static_cast<size_t>(link)];
+    if (index == kNone) {
+      single_link_scratch_.assign(1, link);
+      index = Group(single_link_scratch_, {});
+    }
+    return index;
+  }
+
+  uint32_t Path(const std::vector<int>& facilities, uint64_t latency_us) {
+    facilities_scratch_.clear();
+    for (const int facility : facilities) facilities_scratch_.push_back(Facility(facility));
+    return writer_.Path(facilities_scratch_, latency_us);
+  }
+
+  uint32_t Failure(const Exclusion& failure) {
+    uint32_t* index = nullptr;
+    v1::FailureScope scope;
+    if (failure.link >= 0) {
+      index = &link_failures_[static_cast<size_t>(failure.link)];
+      scope.set_kind(v1::FAILURE_KIND_LINK);
+      if (*index == kNone) scope.set_id(snapshot_.link_id(failure.link));
+    } else if (failure.srlg >= 0) {
+      if (srlg_failures_.size() <= static_cast<size_t>(failure.srlg)) {
+        srlg_failures_.resize(static_cast<size_t>(failure.srlg) + 1, kNone);
+      }
+      index = &srlg_failures_[static_cast<size_t>(failure.srlg)];
+      scope.set_kind(v1::FAILURE_KIND_SRLG);
+      if (*index == kNone) scope.set_id(snapshot_.srlg_name(failure.srlg));
+    } else {
+      index = &facility_failures_[static_cast<size_t>(failure.facility)];
+      scope.set_kind(v1::FAILURE_KIND_FACILITY);
+      if (*index == kNone) scope.set_id(snapshot_.facility_id(failure.facility));
+    }
+    if (*index == kNone) *index = writer_.Failure(scope);
+    return *index;
+  }
+
+  site_plan::SitePlanWriter& writer() { return writer_; }
+
+ private:
+  static constexpr uint32_t kNone = ~uint32_t{0};
+  const Snapshot& snapshot_;
+  site_plan::SitePlanWriter writer_;
+  std::vector<uint32_t> ports_, facilities_, link_failures_, single_link_groups_, facility_failures_, srlg_failures_;
+  std::vector<int> single_link_scratch_;
+  std::vector<uint32_t> ports_scratch_, weights_scratch_, facilities_scratch_;
+};
 
 }  // namespace
 
@@ -244,6 +317,17 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
   }
 
   ReturnedShares shares(snapshot, installed, weights);
+  std::vector<int> first_links, path, path_links, backup_path;
+  const Exclusion no_failure;
+  // The path of the loop-free backup over each link toward the current
+  // destination (the same whatever the failure): its table index, or
+  // kNoPath; the links set for this destination, to reset.
+  constexpr uint32_t kNoPath = ~uint32_t{0};
+  std::vector<uint32_t> loop_free_paths(static_cast<size_t>(snapshot.link_count()), kNoPath);
+  std::vector<int> loop_free_links;
+  std::vector<uint32_t> weights_of_links;
+  std::vector<Exclusion> failures;
+  std::vector<uint32_t> backup_triples;
   for (int source = 0; source < n; ++source) {
     const ShortestPaths& primary = all[source];
     v1::SitePlan& site = *plan.add_sites();
@@ -253,16 +337,14 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
     site.set_replica_id(stamp.replica_id);
     site.set_computed_at_unix_ms(stamp.computed_at_unix_ms);
     site.set_reason(stamp.reason);
+    SiteTables tables(snapshot, &site);
 
-    // The failures this site must be ready for, each solved once for all destinations.
-    std::map<std::pair<int, std::string>, ShortestPaths> backups;  // (kind, id) -> paths
-    auto backup_for = [&](v1::FailureKind kind, const std::string& id,
-                          const Exclusion& exclusion) -> const ShortestPaths& {
-      auto key = std::make_pair(static_cast<int>(kind), id);
-      auto it = backups.find(key);
-      if (it == backups.end()) {
-        it = backups.emplace(key, ShortestPaths::Run(snapshot, source, exclusion)).first;
-      }
+    // The failures this site must be ready for, each solved once for all
+    // destinations (by the failure's table index).
+    std::map<uint32_t, ShortestPaths> backups;
+    auto backup_for = [&](uint32_t failure, const Exclusion& exclusion) -> const ShortestPaths& {
+      auto it = backups.find(failure);
+      if (it == backups.end()) it = backups.emplace(failure, ShortestPaths::Run(snapshot, source, exclusion)).first;
       return it->second;
     };
 
@@ -272,98 +354,98 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
         plan.add_unreachable(site.facility_id() + "->" + snapshot.facility_id(dst));
         continue;
       }
-      v1::Route route;
-      route.set_destination_facility_id(snapshot.facility_id(dst));
-      std::vector<int> first_links;
-      std::vector<int> path;
+      first_links.clear();
+      weights_of_links.clear();
+      uint64_t latency_us = 0;
       if (weights != nullptr && weights->route(source, dst).follows_allocation) {
         for (const WeightedNextHop& hop : weights->route(source, dst).next_hops) {
           first_links.push_back(hop.link);
-          SetNextHop(snapshot, hop.link, hop.weight, *route.add_next_hops());
+          weights_of_links.push_back(hop.weight);
         }
-        std::vector<int> path_links;
         HeaviestPath(snapshot, *weights, source, dst, &path, &path_links);
-        uint64_t latency_us = 0;
         for (int link : path_links) latency_us += snapshot.link_state(link).cost_us;
-        route.set_path_latency_us(latency_us);
       } else {
         first_links = installed[dst][source];
-        for (int link : first_links) SetNextHop(snapshot, link, 1, *route.add_next_hops());
         path = primary.PathTo(dst);
-        route.set_path_latency_us(primary.distance_us[dst]);
+        latency_us = primary.distance_us[dst];
       }
-      AddFacilityIds(snapshot, path, *route.mutable_path_facility_ids());
+      const uint32_t destination = tables.Facility(dst);
+      const uint32_t group = tables.Group(first_links, weights_of_links);
+      const uint32_t path_index = tables.Path(path, latency_us);
 
       // Failures that would hit this route: its first links, their SRLGs, transit facilities.
-      std::vector<std::pair<v1::FailureScope, Exclusion>> failures;
+      failures.clear();
       std::set<int> srlgs;
       for (int link : first_links) {
-        v1::FailureScope scope;
-        scope.set_kind(v1::FAILURE_KIND_LINK);
-        scope.set_id(snapshot.link_id(link));
-        failures.emplace_back(scope, Exclusion{.link = link});
+        failures.push_back(Exclusion{.link = link});
         for (int srlg : snapshot.link_srlgs(link)) srlgs.insert(srlg);
       }
-      for (int srlg : srlgs) {
-        v1::FailureScope scope;
-        scope.set_kind(v1::FAILURE_KIND_SRLG);
-        scope.set_id(snapshot.srlg_name(srlg));
-        failures.emplace_back(scope, Exclusion{.srlg = srlg});
-      }
-      for (size_t i = 1; i + 1 < path.size(); ++i) {
-        v1::FailureScope scope;
-        scope.set_kind(v1::FAILURE_KIND_FACILITY);
-        scope.set_id(snapshot.facility_id(path[i]));
-        failures.emplace_back(scope, Exclusion{.facility = path[i]});
-      }
-      for (const auto& [scope, exclusion] : failures) {
-        v1::Backup& backup = *route.add_backups();
-        *backup.mutable_protects() = scope;
-        if (std::optional<LoopFreeBackup> loop_free =
-                FindLoopFreeBackup(snapshot, installed, weights, all, shares, source, dst, exclusion)) {
-          SetNextHop(snapshot, loop_free->link, 1, *backup.add_next_hops());
-          AddFacilityIds(snapshot, loop_free->path, *backup.mutable_path_facility_ids());
-          backup.set_path_latency_us(loop_free->latency_us);
+      for (int srlg : srlgs) failures.push_back(Exclusion{.srlg = srlg});
+      for (size_t i = 1; i + 1 < path.size(); ++i) failures.push_back(Exclusion{.facility = path[i]});
+      backup_triples.clear();
+      for (const int link : loop_free_links) loop_free_paths[static_cast<size_t>(link)] = kNoPath;
+      loop_free_links.clear();
+      bool shares_without_failure = false;  // `shares` began (dst, source, no failure)
+      for (const Exclusion& exclusion : failures) {
+        const uint32_t failure = tables.Failure(exclusion);
+        if (exclusion.link < 0) {
+          shares.Begin(dst, source, exclusion);
+          shares_without_failure = false;
+        } else if (!shares_without_failure) {
+          shares.Begin(dst, source, no_failure);
+          shares_without_failure = true;
+        }
+        if (const int link = FindLoopFreeBackup(snapshot, all, shares, source, dst, exclusion); link >= 0) {
+          uint32_t& loop_free_path = loop_free_paths[static_cast<size_t>(link)];
+          if (loop_free_path == kNoPath) {
+            const int next = snapshot.link_dst(link);
+            backup_path.assign({source, next});
+            const uint64_t latency_us = snapshot.link_state(link).cost_us +
+                                        FollowInstalled(snapshot, installed, weights, dst, next, &backup_path);
+            loop_free_path = tables.Path(backup_path, latency_us);
+            loop_free_links.push_back(link);
+          }
+          backup_triples.insert(backup_triples.end(), {failure, tables.SingleLinkGroup(link), loop_free_path});
           continue;
         }
         // No neighbour is loop-free: the lowest-latency path around the
         // failure, which holds once the other routers have the next plan.
-        const ShortestPaths& alternative = backup_for(scope.kind(), scope.id(), exclusion);
-        if (alternative.distance_us[dst] == kInfinity) continue;  // no backup: empty next hops
-        SetNextHop(snapshot, alternative.FirstLinkTo(dst), 1, *backup.add_next_hops());
-        AddFacilityIds(snapshot, alternative.PathTo(dst), *backup.mutable_path_facility_ids());
-        backup.set_path_latency_us(alternative.distance_us[dst]);
+        const ShortestPaths& alternative = backup_for(failure, exclusion);
+        if (alternative.distance_us[dst] == kInfinity) {  // no backup: no next hops
+          backup_triples.insert(backup_triples.end(), {failure, tables.Group({}, {}), tables.Path({}, 0)});
+          continue;
+        }
+        backup_triples.insert(backup_triples.end(),
+                              {failure, tables.SingleLinkGroup(alternative.FirstLinkTo(dst)),
+                               tables.Path(alternative.PathTo(dst), alternative.distance_us[dst])});
       }
 
-      // One route per prefix: copies for all but the last, which takes this one.
-      const auto& prefixes = snapshot.facility_prefixes(dst);
-      for (size_t p = 0; p < prefixes.size(); ++p) {
-        route.set_prefix(prefixes[p]);
-        if (p + 1 < prefixes.size()) {
-          *site.add_routes() = route;
-        } else {
-          *site.add_routes() = std::move(route);
-        }
+      // One route per prefix, all sharing the tables.
+      for (const std::string& prefix : snapshot.facility_prefixes(dst)) {
+        v1::Route& route = tables.writer().AddRoute(prefix, destination, group, path_index);
+        route.mutable_backups()->Add(backup_triples.begin(), backup_triples.end());
       }
     }
-    std::sort(site.mutable_routes()->begin(), site.mutable_routes()->end(),
-              [](const v1::Route& a, const v1::Route& b) { return a.prefix() < b.prefix(); });
+    std::sort(site.mutable_routes()->pointer_begin(), site.mutable_routes()->pointer_end(),
+              [](const v1::Route* a, const v1::Route* b) { return a->prefix() < b->prefix(); });
   }
   return plan;
 }
 
 uint32_t CountChangedRoutes(const v1::SitePlan& before, const v1::SitePlan& after) {
-  std::map<std::string, std::vector<std::pair<std::string, uint32_t>>> old_hops;
-  for (const auto& route : before.routes()) {
-    auto& hops = old_hops[route.prefix()];
-    for (const auto& hop : route.next_hops()) hops.emplace_back(hop.link_id(), hop.weight());
-  }
+  // A route's next hops as (link id, weight) pairs.
+  auto hops_of = [](const v1::SitePlan& site, const v1::Route& route) {
+    const v1::NextHopGroup& group = site_plan::PrimaryGroup(site, route);
+    std::vector<std::pair<std::string_view, uint32_t>> hops;
+    for (int i = 0; i < group.ports_size(); ++i) hops.emplace_back(site_plan::LinkId(site, group, i), group.weights(i));
+    return hops;
+  };
+  std::map<std::string_view, std::vector<std::pair<std::string_view, uint32_t>>> old_hops;
+  for (const auto& route : before.routes()) old_hops[route.prefix()] = hops_of(before, route);
   uint32_t changed = 0;
   for (const auto& route : after.routes()) {
-    std::vector<std::pair<std::string, uint32_t>> hops;
-    for (const auto& hop : route.next_hops()) hops.emplace_back(hop.link_id(), hop.weight());
     auto it = old_hops.find(route.prefix());
-    if (it == old_hops.end() || it->second != hops) ++changed;
+    if (it == old_hops.end() || it->second != hops_of(after, route)) ++changed;
     if (it != old_hops.end()) old_hops.erase(it);
   }
   return changed + static_cast<uint32_t>(old_hops.size());

@@ -14,7 +14,7 @@ PathBuilder::PathBuilder(PathPolicy policy) : policy_(std::move(policy)) {
   }
 }
 
-absl::StatusOr<std::pair<IpPrefix, std::vector<BgpPath>>> PathBuilder::Build(const v1::Route& route) {
+absl::StatusOr<std::pair<IpPrefix, std::vector<BgpPath>>> PathBuilder::Build(const v1::ForwardingRoute& route) {
   auto prefix = IpPrefix::Parse(route.prefix());
   if (!prefix) return absl::InvalidArgumentError(absl::StrCat("route prefix \"", route.prefix(), "\" is not a CIDR prefix"));
   std::vector<BgpPath> paths;

@@ -49,7 +49,7 @@ class PathBuilder {
 
   // InvalidArgument when the prefix is malformed or a next hop's link has no
   // address of the prefix's family.
-  [[nodiscard]] absl::StatusOr<std::pair<IpPrefix, std::vector<BgpPath>>> Build(const v1::Route& route);
+  [[nodiscard]] absl::StatusOr<std::pair<IpPrefix, std::vector<BgpPath>>> Build(const v1::ForwardingRoute& route);
 
  private:
   AttributesPtr Intern(const IpAddress& next_hop, float bytes_per_second);

@@ -52,7 +52,7 @@ absl::Status BgpSpeaker::Apply(const RibDiff& diff) {
   {
     std::lock_guard lock(builder_mu_);
     updates.reserve(diff.added.size() + diff.changed.size());
-    for (const v1::Route& route : diff.added) {
+    for (const v1::ForwardingRoute& route : diff.added) {
       auto built = builder_.Build(route);
       if (!built.ok()) return built.status();
       updates.push_back(*std::move(built));
@@ -63,7 +63,7 @@ absl::Status BgpSpeaker::Apply(const RibDiff& diff) {
       updates.push_back(*std::move(built));
     }
   }
-  for (const v1::Route& route : diff.removed) {
+  for (const v1::ForwardingRoute& route : diff.removed) {
     auto prefix = IpPrefix::Parse(route.prefix());
     if (!prefix) return absl::InvalidArgumentError("withdrawn route prefix \"" + route.prefix() + "\" is not a CIDR prefix");
     removed.push_back(*prefix);

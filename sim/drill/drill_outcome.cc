@@ -6,6 +6,7 @@
 #include <string>
 
 #include "pathcomp/solver/path_solver.h"
+#include "site_plan/site_plan_reader.h"
 
 namespace geodesic::sim {
 
@@ -43,9 +44,10 @@ RouteSignatures SignaturesOf(const v1::Plan& plan) {
         for (const unsigned char c : bytes) hash = (hash ^ c) * 1099511628211ULL;
         hash = (hash ^ 0xff) * 1099511628211ULL;  // ends the field
       };
-      for (const auto& hop : route.next_hops()) {
-        mix(hop.link_id());
-        mix(std::to_string(hop.weight()));
+      const v1::NextHopGroup& group = site_plan::PrimaryGroup(site, route);
+      for (int i = 0; i < group.ports_size(); ++i) {
+        mix(site_plan::LinkId(site, group, i));
+        mix(std::to_string(group.weights(i)));
       }
       routes[route.prefix()] = hash;
     }

@@ -19,6 +19,7 @@
 #include "sim/drill/simulator.h"
 #include "sim/lab_client.h"
 #include "sim/local_lab.h"
+#include "site_plan/site_plan_reader.h"
 #include "topology/topology_writer.h"
 
 namespace geodesic::sim {
@@ -39,8 +40,9 @@ std::set<std::string> LinksOf(const topology::Topology& topology, const Timeline
 bool AvoidsLinks(const v1::Plan& plan, const std::set<std::string>& links) {
   for (const auto& site : plan.sites()) {
     for (const auto& route : site.routes()) {
-      for (const auto& hop : route.next_hops()) {
-        if (links.count(hop.link_id())) return false;
+      const v1::NextHopGroup& group = site_plan::PrimaryGroup(site, route);
+      for (int i = 0; i < group.ports_size(); ++i) {
+        if (links.count(site_plan::LinkId(site, group, i))) return false;
       }
     }
   }

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "site_plan/site_plan_reader.h"
 
 namespace geodesic::sim {
 
@@ -231,7 +232,8 @@ bool WithinFrrRounding(const HopWeights& planned, const HopWeights& installed) {
 absl::StatusOr<std::vector<std::string>> NetnsLab::KernelRoutesDiffering(const v1::Plan& plan) const {
   std::vector<std::string> differing;
   for (const v1::SitePlan& site : plan.sites()) {
-    for (const v1::Route& route : site.routes()) {
+    for (const v1::Route& compact : site.routes()) {
+      const v1::ForwardingRoute route = site_plan::Primary(site, compact);
       const bool v6 = route.prefix().find(':') != std::string::npos;
       uint64_t total = 0;
       int positive = 0;

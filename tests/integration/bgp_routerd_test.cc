@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "geodesic/v1/plan.pb.h"
+#include "site_plan/site_plan_reader.h"
 #include "tests/support/lab_testing.h"
 
 namespace geodesic {
@@ -100,7 +101,7 @@ class BgpRouterdTest : public ::testing::Test {
     Table table;
     for (const auto& route : plan.routes()) {
       const bool v6 = route.prefix().find(':') != std::string::npos;
-      for (const auto& hop : route.next_hops()) {
+      for (const auto& hop : site_plan::NextHops(plan, site_plan::PrimaryGroup(plan, route))) {
         const size_t index = link_index.at(hop.link_id());
         table[route.prefix()][v6 ? LocalLab::BgpNextHopV6(index) : LocalLab::BgpNextHopV4(index)] =
             hop.weight() * 10 * 125000.0;

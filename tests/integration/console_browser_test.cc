@@ -26,6 +26,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "sim/http_get.h"
+#include "site_plan/site_plan_reader.h"
 #include "tests/support/lab_testing.h"
 
 namespace geodesic {
@@ -145,10 +146,8 @@ sim::HttpAnswer Get(const std::string& url, const std::string& target) {
 std::vector<std::string> PlannedPath(const v1::Plan& plan, const std::string& src, const std::string& dst) {
   for (const auto& site : plan.sites()) {
     if (site.facility_id() != src) continue;
-    for (const auto& route : site.routes()) {
-      if (route.destination_facility_id() == dst) {
-        return {route.path_facility_ids().begin(), route.path_facility_ids().end()};
-      }
+    if (const v1::Route* route = site_plan::FindRouteTo(site, dst)) {
+      return site_plan::PathIds(site, site_plan::PrimaryPath(site, *route));
     }
   }
   return {};

@@ -13,6 +13,7 @@
 
 #include "geodesic/v1/plan.grpc.pb.h"
 #include "geodesic/v1/telemetry.grpc.pb.h"
+#include "site_plan/site_plan_reader.h"
 #include "tests/support/lab_testing.h"
 
 namespace geodesic {
@@ -121,7 +122,8 @@ class EndToEndTest : public ::testing::Test {
     const auto installed = lab_->InstalledPlan("iad");
     if (!installed) return "";
     for (const auto& route : installed->routes()) {
-      if (route.prefix() == "10.3.0.0/16" && route.next_hops_size() > 0) return route.next_hops(0).link_id();
+      const v1::NextHopGroup& group = site_plan::PrimaryGroup(*installed, route);
+      if (route.prefix() == "10.3.0.0/16" && group.ports_size() > 0) return site_plan::LinkId(*installed, group, 0);
     }
     return "";
   }
@@ -153,8 +155,9 @@ TEST_F(EndToEndTest, RouterdReceivesThePlanComputedFromAgentReports) {
     for (const auto& route : site.routes()) {
       if (route.prefix() != "10.3.0.0/16") continue;
       found = true;
-      ASSERT_EQ(route.next_hops_size(), 1);
-      EXPECT_EQ(route.next_hops(0).link_id(), "iad-chi");
+      const v1::ForwardingRoute resolved = site_plan::Primary(site, route);
+      ASSERT_EQ(resolved.next_hops_size(), 1);
+      EXPECT_EQ(resolved.next_hops(0).link_id(), "iad-chi");
     }
   }
   EXPECT_TRUE(found);
@@ -366,7 +369,9 @@ TEST_F(EndToEndTest, OperatorDrainMovesTrafficAndUndrainRestoresIt) {
   EXPECT_GE(plan->plan().generation(), response.plan_generation());
   for (const auto& site : plan->plan().sites()) {
     for (const auto& route : site.routes()) {
-      for (const auto& hop : route.next_hops()) EXPECT_NE(hop.peer_facility_id(), "chi");
+      for (const auto& hop : site_plan::NextHops(site, site_plan::PrimaryGroup(site, route))) {
+        EXPECT_NE(hop.peer_facility_id(), "chi");
+      }
     }
   }
   grpc::ClientContext undrain_context;

@@ -100,6 +100,12 @@ TEST_F(PathcompMetricsScrapeTest, FiguresFollowTheNetwork) {
   EXPECT_GE(value("telemetry_messages_total", {{"result", "applied"}}).value_or(0), 8.0);
   EXPECT_EQ(value("telemetry_refused_total", {{"reason", "invalid"}}), 0.0);
   EXPECT_GE(value("telemetry_commit_duration_seconds_count").value_or(0), 8.0);
+  // A measurement delta (iad's agent reads a new RTT off its health file)
+  // carries its measured_at: the applied delta counts its age.
+  ASSERT_TRUE(lab_->SetLinkHealth("iad-chi", "rtt_us: 12345").ok());
+  EXPECT_TRUE(WaitUntil("a measurement delta's age in geodesic_pathcomp_telemetry_measurement_age_seconds", seconds(30),
+                        [&] { return Value("telemetry_measurement_age_seconds_count", {}).value_or(0) >= 1; })
+                  .ok());
   EXPECT_EQ(value("link_oper_state", IadChiIn("up")), 1.0);
   EXPECT_EQ(value("link_usable", {{"link", "iad-chi"}, {"src", "iad"}, {"dst", "chi"}}), 1.0);
   // iad's routerd installed the plan; no other routerd runs.

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "tests/support/lab_testing.h"
+#include "site_plan/site_plan_reader.h"
 
 namespace geodesic {
 namespace {
@@ -42,10 +43,9 @@ class RestartTest : public ::testing::Test {
                             const std::string& prefix) {
     for (const auto& site : plan.sites()) {
       if (site.facility_id() != site_id) continue;
-      for (const auto& route : site.routes()) {
-        if (route.prefix() == prefix && route.next_hops_size() > 0) {
-          return route.next_hops(0).link_id();
-        }
+      const v1::Route* route = site_plan::FindRoute(site, prefix);
+      if (route != nullptr && site_plan::PrimaryGroup(site, *route).ports_size() > 0) {
+        return site_plan::LinkId(site, site_plan::PrimaryGroup(site, *route), 0);
       }
     }
     return "";

@@ -6,7 +6,7 @@
 // it against what the agents had acknowledged:
 //  - every acknowledged state change is there;
 //  - every link's stored measurement is at least as new as the last one
-//    acknowledged more than measurement_flush_ms (+ the write's time, given
+//    acknowledged more than measurement_flush_ms (+ two writes' time, given
 //    as kWriteAllowance) before the kill;
 //  - every stored value is one an agent sent, with the state it sent it with;
 // then restarts pathcomp and checks that the agents' resume (a fresh snapshot
@@ -45,7 +45,8 @@ using std::chrono::seconds;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kMeasurementFlushMs = 50;
-// The flush's own write and the scheduling of a loaded 2-core machine.
+// Two flushes' writes (reports acknowledged during one go into the next) and
+// the scheduling of a loaded 2-core machine.
 constexpr milliseconds kWriteAllowance{250};
 constexpr int kRounds = 5;
 

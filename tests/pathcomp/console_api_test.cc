@@ -143,6 +143,8 @@ TEST_F(ConsoleApiTest, RouteSharesFollowEverySiteForwardingAndAddUpAtBothEnds) {
     ASSERT_GE(path.size(), 2);
     EXPECT_EQ(path[0].string_value(), "iad");
     EXPECT_EQ(path[path.size() - 1].string_value(), "dfw");
+    EXPECT_EQ(Field(route, "destination_facility_id").string_value(), "dfw");
+    EXPECT_GE(Field(entry.struct_value(), "backups").number_value(), 1) << "iad's first links are protected";
     // All of what iad sends leaves iad, and all of it arrives at dfw.
     double out_of_iad = 0, into_dfw = 0;
     for (const Value& share : Field(entry.struct_value(), "links").list_value().values()) {

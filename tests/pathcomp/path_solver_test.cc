@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "site_plan/site_plan_reader.h"
+#include "site_plan/site_plan_writer.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -55,15 +57,17 @@ class PathSolverTest : public ::testing::Test {
     return PathSolver().Solve(Snapshot::Build(model_), stamp);
   }
 
-  static v1::Route RouteTo(const v1::Plan& plan, const std::string& site,
-                                  const std::string& destination) {
+  // The route with its backups resolved; empty when there is none.
+  static site_plan::ExpandedRoute RouteTo(const v1::Plan& plan, const std::string& site,
+                                          const std::string& destination) {
     for (const auto& site_plan : plan.sites()) {
       if (site_plan.facility_id() != site) continue;
-      for (const auto& route : site_plan.routes()) {
-        if (route.destination_facility_id() == destination) return route;
+      EXPECT_TRUE(site_plan::ValidateIndices(site_plan).ok());
+      if (const v1::Route* route = site_plan::FindRouteTo(site_plan, destination)) {
+        return site_plan::Expand(site_plan, *route);
       }
     }
-    return v1::Route();
+    return {};
   }
 
   static std::vector<std::string> Hops(const google::protobuf::RepeatedPtrField<v1::NextHop>& hops) {
@@ -86,11 +90,11 @@ TEST_F(PathSolverTest, ChoosesLowestLatencyPathAndStampsThePlan) {
   EXPECT_EQ(plan.epoch(), 3u);
   ASSERT_EQ(plan.sites_size(), 5);
   EXPECT_EQ(plan.sites(0).generation(), 7u);
-  const v1::Route& route = RouteTo(plan, "a", "d");
-  EXPECT_EQ(route.prefix(), "10.4.0.0/16");
-  EXPECT_THAT(Hops(route.next_hops()), ElementsAre("a-b"));
-  EXPECT_THAT(route.path_facility_ids(), ElementsAre("a", "b", "c", "d"));
-  EXPECT_EQ(route.path_latency_us(), 3000u);
+  const site_plan::ExpandedRoute route = RouteTo(plan, "a", "d");
+  EXPECT_EQ(route.primary.prefix(), "10.4.0.0/16");
+  EXPECT_THAT(Hops(route.primary.next_hops()), ElementsAre("a-b"));
+  EXPECT_THAT(route.primary.path_facility_ids(), ElementsAre("a", "b", "c", "d"));
+  EXPECT_EQ(route.primary.path_latency_us(), 3000u);
   EXPECT_TRUE(plan.unreachable().empty());
   EXPECT_EQ(plan.sites(0).routes_size(), 4);  // one prefix per other facility
 }
@@ -100,8 +104,8 @@ TEST_F(PathSolverTest, UsesMeasuredRttOverInventoryLatency) {
   Fiber("b", "c", 1000);
   Fiber("a", "c", 2500);
   LinkById("a-b").mutable_health()->set_rtt_us(8000);  // congested: 4 ms one way
-  const v1::Route& route = RouteTo(Solve(), "a", "c");
-  EXPECT_THAT(Hops(route.next_hops()), ElementsAre("a-c"));
+  const site_plan::ExpandedRoute route = RouteTo(Solve(), "a", "c");
+  EXPECT_THAT(Hops(route.primary.next_hops()), ElementsAre("a-c"));
 }
 
 TEST_F(PathSolverTest, EqualCostPathsGiveEveryFirstHop) {
@@ -109,9 +113,9 @@ TEST_F(PathSolverTest, EqualCostPathsGiveEveryFirstHop) {
   Fiber("a", "c", 1000);
   Fiber("b", "d", 1000);
   Fiber("c", "d", 1000);
-  const v1::Route& route = RouteTo(Solve(), "a", "d");
-  EXPECT_THAT(Hops(route.next_hops()), ElementsAre("a-b", "a-c"));
-  for (const auto& hop : route.next_hops()) EXPECT_EQ(hop.weight(), 1u);
+  const site_plan::ExpandedRoute route = RouteTo(Solve(), "a", "d");
+  EXPECT_THAT(Hops(route.primary.next_hops()), ElementsAre("a-b", "a-c"));
+  for (const auto& hop : route.primary.next_hops()) EXPECT_EQ(hop.weight(), 1u);
 }
 
 TEST_F(PathSolverTest, DownUnknownDrainedLinksAreAvoidedAndDegradedIsLastResort) {
@@ -121,17 +125,17 @@ TEST_F(PathSolverTest, DownUnknownDrainedLinksAreAvoidedAndDegradedIsLastResort)
   Fiber("a", "d", 1000);
   Fiber("d", "c", 9000);
   LinkById("a-b").mutable_health()->set_state(v1::OPER_STATE_DOWN);
-  EXPECT_THAT(Hops(RouteTo(Solve(), "a", "c").next_hops()), ElementsAre("a-c"));
+  EXPECT_THAT(Hops(RouteTo(Solve(), "a", "c").primary.next_hops()), ElementsAre("a-c"));
   LinkById("a-c").mutable_health()->set_state(v1::OPER_STATE_UNKNOWN);
-  EXPECT_THAT(Hops(RouteTo(Solve(), "a", "c").next_hops()), ElementsAre("a-d"));
+  EXPECT_THAT(Hops(RouteTo(Solve(), "a", "c").primary.next_hops()), ElementsAre("a-d"));
   LinkById("a-c").mutable_health()->set_state(v1::OPER_STATE_DEGRADED);
-  EXPECT_THAT(Hops(RouteTo(Solve(), "a", "c").next_hops()), ElementsAre("a-d"));
+  EXPECT_THAT(Hops(RouteTo(Solve(), "a", "c").primary.next_hops()), ElementsAre("a-d"));
   v1::Intent drain;
   drain.set_id("drain-d");
   drain.mutable_drain()->mutable_target()->set_facility_id("d");
   model_.intents.push_back(drain);
   // Only the degraded direct link is left.
-  EXPECT_THAT(Hops(RouteTo(Solve(), "a", "c").next_hops()), ElementsAre("a-c"));
+  EXPECT_THAT(Hops(RouteTo(Solve(), "a", "c").primary.next_hops()), ElementsAre("a-c"));
 }
 
 TEST_F(PathSolverTest, BackupsAvoidTheFailedLinkSrlgAndTransitFacility) {
@@ -141,12 +145,12 @@ TEST_F(PathSolverTest, BackupsAvoidTheFailedLinkSrlgAndTransitFacility) {
   Fiber("d", "c", 1500);
   Fiber("a", "e", 3000);
   Fiber("e", "c", 3000);
-  const v1::Route& route = RouteTo(Solve(), "a", "c");
-  EXPECT_THAT(route.path_facility_ids(), ElementsAre("a", "b", "c"));
+  const site_plan::ExpandedRoute route = RouteTo(Solve(), "a", "c");
+  EXPECT_THAT(route.primary.path_facility_ids(), ElementsAre("a", "b", "c"));
   std::map<std::string, std::vector<std::string>> backup_paths;
-  for (const auto& backup : route.backups()) {
-    backup_paths[absl::StrCat(backup.protects().kind(), ":", backup.protects().id())] =
-        {backup.path_facility_ids().begin(), backup.path_facility_ids().end()};
+  for (const auto& backup : route.backups) {
+    backup_paths[absl::StrCat(backup.protects.kind(), ":", backup.protects.id())] =
+        {backup.route.path_facility_ids().begin(), backup.route.path_facility_ids().end()};
   }
   EXPECT_THAT(backup_paths[absl::StrCat(v1::FAILURE_KIND_LINK, ":a-b")], ElementsAre("a", "d", "c"));
   // a-d shares the conduit with a-b: the SRLG backup must go around both.
@@ -167,14 +171,14 @@ TEST_F(PathSolverTest, BackupsOnlyHandTrafficToNeighboursThatDoNotSendItBack) {
   Fiber("b", "d", 3000);
   Fiber("d", "c", 3000);
   const v1::Plan plan = Solve();
-  EXPECT_THAT(RouteTo(plan, "a", "c").path_facility_ids(), ElementsAre("a", "b", "c"));
-  const v1::Route route = RouteTo(plan, "b", "c");
-  ASSERT_EQ(route.backups_size(), 1);
-  const v1::Backup& backup = route.backups(0);
-  EXPECT_EQ(backup.protects().id(), "b-c");
-  EXPECT_THAT(Hops(backup.next_hops()), ElementsAre("b-d"));
-  EXPECT_THAT(backup.path_facility_ids(), ElementsAre("b", "d", "c"));
-  EXPECT_EQ(backup.path_latency_us(), 6000u);
+  EXPECT_THAT(RouteTo(plan, "a", "c").primary.path_facility_ids(), ElementsAre("a", "b", "c"));
+  const site_plan::ExpandedRoute route = RouteTo(plan, "b", "c");
+  ASSERT_EQ(static_cast<int>(route.backups.size()), 1);
+  const site_plan::ExpandedBackup& backup = route.backups[0];
+  EXPECT_EQ(backup.protects.id(), "b-c");
+  EXPECT_THAT(Hops(backup.route.next_hops()), ElementsAre("b-d"));
+  EXPECT_THAT(backup.route.path_facility_ids(), ElementsAre("b", "d", "c"));
+  EXPECT_EQ(backup.route.path_latency_us(), 6000u);
 }
 
 // When no neighbour is loop-free, the one that sends the least back: a
@@ -197,12 +201,12 @@ TEST_F(PathSolverTest, WithoutALoopFreeNeighbourTheBackupSendsTheLeastBack) {
   Fiber("f", "h", 200);
   Fiber("h", "c", 1000);
   const v1::Plan plan = Solve();
-  ASSERT_EQ(RouteTo(plan, "a", "c").next_hops_size(), 2);
-  ASSERT_EQ(RouteTo(plan, "f", "c").next_hops_size(), 3);
-  const v1::Route route = RouteTo(plan, "b", "c");
-  ASSERT_GE(route.backups_size(), 1);
-  EXPECT_EQ(route.backups(0).protects().id(), "b-c");
-  EXPECT_THAT(Hops(route.backups(0).next_hops()), ElementsAre("b-f"));
+  ASSERT_EQ(RouteTo(plan, "a", "c").primary.next_hops_size(), 2);
+  ASSERT_EQ(RouteTo(plan, "f", "c").primary.next_hops_size(), 3);
+  const site_plan::ExpandedRoute route = RouteTo(plan, "b", "c");
+  ASSERT_GE(static_cast<int>(route.backups.size()), 1);
+  EXPECT_EQ(route.backups[0].protects.id(), "b-c");
+  EXPECT_THAT(Hops(route.backups[0].route.next_hops()), ElementsAre("b-f"));
 }
 
 // Where every neighbour would send all the traffic back, the backup is still
@@ -211,10 +215,10 @@ TEST_F(PathSolverTest, WithoutALoopFreeNeighbourTheBackupIsTheShortestWayAround)
   Fiber("b", "c", 1000);
   Fiber("a", "b", 100);
   Fiber("a", "c", 5000);
-  const v1::Route route = RouteTo(Solve(), "b", "c");
-  ASSERT_EQ(route.backups_size(), 1);
-  EXPECT_THAT(Hops(route.backups(0).next_hops()), ElementsAre("b-a"));
-  EXPECT_THAT(route.backups(0).path_facility_ids(), ElementsAre("b", "a", "c"));
+  const site_plan::ExpandedRoute route = RouteTo(Solve(), "b", "c");
+  ASSERT_EQ(static_cast<int>(route.backups.size()), 1);
+  EXPECT_THAT(Hops(route.backups[0].route.next_hops()), ElementsAre("b-a"));
+  EXPECT_THAT(route.backups[0].route.path_facility_ids(), ElementsAre("b", "a", "c"));
 }
 
 TEST_F(PathSolverTest, PartitionedFacilitiesAreReportedUnreachable) {
@@ -225,15 +229,17 @@ TEST_F(PathSolverTest, PartitionedFacilitiesAreReportedUnreachable) {
   EXPECT_THAT(plan.unreachable(), ::testing::Contains("a->c"));
   EXPECT_THAT(plan.unreachable(), ::testing::Contains("e->b"));
   EXPECT_EQ(plan.unreachable_size(), 12);  // {a,b} x {c,d,e}, both ways
-  EXPECT_EQ(RouteTo(plan, "a", "c").prefix(), "");
+  EXPECT_EQ(RouteTo(plan, "a", "c").primary.prefix(), "");
 }
 
 TEST(CountChangedRoutesTest, CountsAddedRemovedAndChanged) {
   v1::SitePlan before, after;
-  auto add = [](v1::SitePlan& plan, const std::string& prefix, const std::string& link) {
-    auto* route = plan.add_routes();
-    route->set_prefix(prefix);
-    route->add_next_hops()->set_link_id(link);
+  site_plan::SitePlanWriter before_writer(&before), after_writer(&after);
+  auto add = [&](v1::SitePlan& plan, const std::string& prefix, const std::string& link) {
+    v1::NextHop hop;
+    hop.set_link_id(link);
+    hop.set_weight(1);
+    (&plan == &before ? before_writer : after_writer).AddRoute(prefix, "d", {hop}, {}, 0);
   };
   add(before, "p1", "x");
   add(before, "p2", "x");

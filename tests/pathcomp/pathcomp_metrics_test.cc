@@ -81,6 +81,7 @@ const std::set<std::string> kFamilies = {
     "geodesic_pathcomp_solve_failures_total",
     "geodesic_pathcomp_solves_total",
     "geodesic_pathcomp_telemetry_commit_duration_seconds",
+    "geodesic_pathcomp_telemetry_measurement_age_seconds",
     "geodesic_pathcomp_telemetry_messages_total",
     "geodesic_pathcomp_telemetry_refused_total",
     "geodesic_pathcomp_unreachable_facility_pairs",

@@ -60,6 +60,44 @@ TEST(PlanHistoryTest, DropsTheOldestBeyondItsDepthAndSaysWhatItKeeps) {
   EXPECT_TRUE(plans.At(6).ok());
 }
 
+// A large backbone's plans are megabytes each: the history keeps what fits
+// its byte budget (always the newest), in the store and after a restart.
+TEST(PlanHistoryTest, KeepsNoMoreBytesThanItsBudget) {
+  state::StorePtr store = state::NewMemoryStore();
+  const auto big = [](uint64_t generation) {
+    auto plan = std::const_pointer_cast<v1::Plan>(Plan(generation));
+    plan->set_reason(std::string(1000, 'x'));  // about 1 KB serialized
+    return std::shared_ptr<const v1::Plan>(plan);
+  };
+  const size_t budget = 3500;  // three such plans, not four
+  {
+    PlanHistory plans(*store, budget);
+    ASSERT_TRUE(plans.Load().ok());
+    for (uint64_t generation = 1; generation <= 10; ++generation) ASSERT_TRUE(plans.Commit(big(generation)).ok());
+    const auto kept = plans.Summaries(0);
+    ASSERT_EQ(kept.size(), 3u);
+    EXPECT_EQ(kept[0].generation(), 10u);
+    EXPECT_EQ(kept[2].generation(), 8u);
+    const auto dropped = plans.At(7);
+    EXPECT_EQ(dropped.status().code(), absl::StatusCode::kNotFound);
+    EXPECT_THAT(dropped.status().message(), HasSubstr("8..10"));
+    EXPECT_TRUE(plans.At(8).ok());
+  }
+  auto stored = store->ListRaw(state::Kind::kPlanHistory);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->size(), 3u) << "dropped plans leave the store too";
+  // One plan larger than the whole budget is still kept, alone.
+  PlanHistory reopened(*store, budget);
+  ASSERT_TRUE(reopened.Load().ok());
+  EXPECT_EQ(reopened.Summaries(0).size(), 3u);
+  auto huge = std::make_shared<v1::Plan>(*big(11));
+  huge->set_reason(std::string(5000, 'y'));
+  ASSERT_TRUE(reopened.Commit(huge).ok());
+  ASSERT_EQ(reopened.Summaries(0).size(), 1u);
+  EXPECT_EQ(reopened.Summaries(0)[0].generation(), 11u);
+  EXPECT_TRUE(reopened.At(11).ok());
+}
+
 TEST(PlanHistoryTest, ARestartFindsTheSamePlans) {
   state::StorePtr store = state::NewMemoryStore();
   {

@@ -6,6 +6,7 @@
 
 #include "pathcomp/service/same_routing.h"
 #include "pathcomp/service/solve_debounce.h"
+#include "site_plan/site_plan_writer.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -72,11 +73,10 @@ v1::Plan TwoSitePlan() {
     v1::SitePlan* site = plan.add_sites();
     site->set_facility_id(site_id);
     site->set_generation(7);
-    v1::Route* route = site->add_routes();
-    route->set_prefix("10.1.0.0/16");
-    v1::NextHop* hop = route->add_next_hops();
-    hop->set_link_id(std::string(site_id) + "-sea");
-    hop->set_weight(1);
+    v1::NextHop hop;
+    hop.set_link_id(std::string(site_id) + "-sea");
+    hop.set_weight(1);
+    site_plan::SitePlanWriter(site).AddRoute("10.1.0.0/16", "sea", {hop}, {site_id, "sea"}, 1000);
   }
   plan.add_unreachable("iad>lax");
   return plan;
@@ -96,18 +96,20 @@ TEST(SameRoutingTest, StampsDoNotMakeANewPlan) {
 TEST(SameRoutingTest, ANextHopWeightIsANewPlan) {
   const v1::Plan published = TwoSitePlan();
   v1::Plan computed = TwoSitePlan();
-  computed.mutable_sites(1)->mutable_routes(0)->mutable_next_hops(0)->set_weight(2);
+  computed.mutable_sites(1)->mutable_groups(0)->set_weights(0, 2);
   EXPECT_FALSE(SameRouting(published, computed));
 }
 
 TEST(SameRoutingTest, ABackupIsANewPlan) {
   const v1::Plan published = TwoSitePlan();
   v1::Plan computed = TwoSitePlan();
-  v1::Backup* backup = computed.mutable_sites(0)->mutable_routes(0)->add_backups();
-  backup->mutable_protects()->set_id("iad-sea");
-  v1::NextHop* hop = backup->add_next_hops();
-  hop->set_link_id("iad-ord");
-  hop->set_weight(1);
+  v1::SitePlan& iad = *computed.mutable_sites(0);
+  v1::FailureScope failure;
+  failure.set_id("iad-sea");
+  v1::NextHop hop;
+  hop.set_link_id("iad-ord");
+  hop.set_weight(1);
+  site_plan::SitePlanWriter(&iad).AddBackup(*iad.mutable_routes(0), failure, {hop}, {"iad", "ord", "sea"}, 2000);
   EXPECT_FALSE(SameRouting(published, computed));
 }
 

@@ -13,6 +13,7 @@
 
 #include "geodesic/v1/model.pb.h"
 #include "geodesic/v1/plan.pb.h"
+#include "site_plan/site_plan_writer.h"
 
 namespace geodesic::pathcomp::relay_testing {
 
@@ -77,13 +78,7 @@ inline v1::Route& AddRoute(v1::Plan& plan, const std::string& site, const std::s
     site_plan = plan.add_sites();
     site_plan->set_facility_id(site);
   }
-  v1::Route& route = *site_plan->add_routes();
-  route.set_prefix(prefix);
-  route.set_destination_facility_id(destination);
-  for (auto& next : next_hops) *route.add_next_hops() = next;
-  for (auto& facility : path) route.add_path_facility_ids(facility);
-  route.set_path_latency_us(latency_us);
-  return route;
+  return site_plan::SitePlanWriter(site_plan).AddRoute(prefix, destination, next_hops, path, latency_us);
 }
 
 // Generation 1: everything up. With `ab_down`, generation 2 after l-ab went

@@ -14,6 +14,7 @@
 #include "pathcomp/solver/mcf_solver.h"
 #include "pathcomp/solver/path_solver.h"
 #include "pathcomp/solver/shortest_paths.h"
+#include "site_plan/site_plan_reader.h"
 #include "tests/pathcomp/mcf_testing.h"
 
 namespace geodesic::pathcomp {
@@ -332,36 +333,34 @@ TEST_F(WcmpTest, PathSolverInstallsTheWeightsAndKeepsBackups) {
   auto route_to = [](const v1::Plan& plan, const std::string& site, const std::string& dst) {
     for (const auto& site_plan : plan.sites()) {
       if (site_plan.facility_id() != site) continue;
-      for (const auto& route : site_plan.routes()) {
-        if (route.destination_facility_id() == dst) return route;
-      }
+      if (const v1::Route* route = site_plan::FindRouteTo(site_plan, dst)) return site_plan::Expand(site_plan, *route);
     }
-    return v1::Route();
+    return site_plan::ExpandedRoute();
   };
-  auto hops = [](const v1::Route& route) {
+  auto hops = [](const site_plan::ExpandedRoute& route) {
     std::vector<std::string> out;
-    for (const auto& hop : route.next_hops()) out.push_back(absl::StrCat(hop.link_id(), ":", hop.weight()));
+    for (const auto& hop : route.primary.next_hops()) out.push_back(absl::StrCat(hop.link_id(), ":", hop.weight()));
     return out;
   };
-  auto protects = [](const v1::Route& route) {
+  auto protects = [](const site_plan::ExpandedRoute& route) {
     std::vector<std::string> out;
-    for (const auto& backup : route.backups()) out.push_back(backup.protects().id());
+    for (const auto& backup : route.backups) out.push_back(backup.protects.id());
     return out;
   };
 
   const v1::Plan ecmp = PathSolver().Solve(snapshot, PlanStamp{});
   const v1::Plan weighted = PathSolver().Solve(snapshot, PlanStamp{}, &*wcmp);
-  const v1::Route before = route_to(ecmp, "a", "c");
-  const v1::Route after = route_to(weighted, "a", "c");
+  const site_plan::ExpandedRoute before = route_to(ecmp, "a", "c");
+  const site_plan::ExpandedRoute after = route_to(weighted, "a", "c");
   EXPECT_THAT(hops(before), ElementsAre("a-b:1"));
   EXPECT_THAT(hops(after), ElementsAre("a-b:700", "a-c:300"));
-  EXPECT_THAT(after.path_facility_ids(), ElementsAre("a", "b", "c"));  // the heavier way
-  EXPECT_EQ(after.path_latency_us(), 200u);
+  EXPECT_THAT(after.primary.path_facility_ids(), ElementsAre("a", "b", "c"));  // the heavier way
+  EXPECT_EQ(after.primary.path_latency_us(), 200u);
   // Each next-hop link is protected, and the transit facility b.
   EXPECT_THAT(protects(after), ElementsAre("a-b", "a-c", "b"));
-  for (const auto& backup : after.backups()) {
-    if (backup.protects().id() == "a-b" || backup.protects().id() == "b") {
-      EXPECT_THAT(backup.path_facility_ids(), ElementsAre("a", "c"));
+  for (const auto& backup : after.backups) {
+    if (backup.protects.id() == "a-b" || backup.protects.id() == "b") {
+      EXPECT_THAT(backup.route.path_facility_ids(), ElementsAre("a", "c"));
     }
   }
   // Without flow toward a, c still routes to a as without an allocation.

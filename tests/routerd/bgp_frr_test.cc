@@ -17,8 +17,8 @@ using std::chrono::seconds;
 constexpr uint32_t kFrrAs = 65000, kRouterdAs = 4200000001;
 constexpr char kRouterdAddress[] = "127.0.0.2";
 
-v1::Route Route(const std::string& prefix, std::vector<std::pair<std::string, uint32_t>> hops) {
-  v1::Route route;
+v1::ForwardingRoute Route(const std::string& prefix, std::vector<std::pair<std::string, uint32_t>> hops) {
+  v1::ForwardingRoute route;
   route.set_prefix(prefix);
   for (const auto& [link, weight] : hops) {
     v1::NextHop* hop = route.add_next_hops();

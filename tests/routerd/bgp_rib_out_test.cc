@@ -20,8 +20,8 @@ PathPolicy Policy() {
   return policy;
 }
 
-v1::Route Route(const std::string& prefix, std::vector<std::pair<std::string, uint32_t>> hops) {
-  v1::Route route;
+v1::ForwardingRoute Route(const std::string& prefix, std::vector<std::pair<std::string, uint32_t>> hops) {
+  v1::ForwardingRoute route;
   route.set_prefix(prefix);
   for (const auto& [link, weight] : hops) {
     v1::NextHop* hop = route.add_next_hops();

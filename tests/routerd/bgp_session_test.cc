@@ -167,7 +167,7 @@ class BgpSessionTest : public ::testing::Test {
     config.paths.local_as = kOurAs;
     config.paths.next_hops = {{"l1", {.ipv4 = IpAddress::Parse("10.255.0.1"), .ipv6 = std::nullopt}}};
     speaker_ = BgpSpeaker::Start(config);
-    v1::Route route;
+    v1::ForwardingRoute route;
     route.set_prefix("10.1.0.0/16");
     auto* hop = route.add_next_hops();
     hop->set_link_id("l1");
@@ -221,7 +221,7 @@ TEST_F(BgpSessionTest, LargeTableArrivesWholeBeforeEndOfRib) {
   RibDiff more;
   constexpr int kRoutes = 20'000;
   for (int i = 0; i < kRoutes; ++i) {
-    v1::Route& route = more.added.emplace_back();
+    v1::ForwardingRoute& route = more.added.emplace_back();
     route.set_prefix("10." + std::to_string(100 + i / 256 / 256) + "." + std::to_string(i / 256 % 256) + "." +
                      std::to_string(i % 256) + "/32");
     auto* hop = route.add_next_hops();

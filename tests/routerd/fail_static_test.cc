@@ -11,6 +11,7 @@
 #include <string>
 
 #include "routerd/plan_installer.h"
+#include "site_plan/site_plan_writer.h"
 
 namespace geodesic::routerd {
 namespace {
@@ -102,13 +103,11 @@ v1::SitePlan TwoRoutePlan() {
   plan.set_facility_id("iad");
   plan.set_epoch(1);
   plan.set_generation(7);
-  for (const char* prefix : {"10.1.0.0/16", "10.2.0.0/16"}) {
-    auto* route = plan.add_routes();
-    route->set_prefix(prefix);
-    auto* hop = route->add_next_hops();
-    hop->set_link_id("iad-nyc");
-    hop->set_weight(1);
-  }
+  v1::NextHop hop;
+  hop.set_link_id("iad-nyc");
+  hop.set_weight(1);
+  site_plan::SitePlanWriter writer(&plan);
+  for (const char* prefix : {"10.1.0.0/16", "10.2.0.0/16"}) writer.AddRoute(prefix, "nyc", {hop}, {"iad", "nyc"}, 1000);
   return plan;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/wait_until.h"
+#include "site_plan/site_plan_writer.h"
 #include "tests/support/test_dirs.h"
 
 namespace geodesic::routerd {
@@ -64,11 +65,10 @@ v1::SitePlan MakePlan(uint64_t epoch, uint64_t generation) {
   plan.set_facility_id("iad");
   plan.set_epoch(epoch);
   plan.set_generation(generation);
-  auto* route = plan.add_routes();
-  route->set_prefix("10.3.0.0/16");
-  auto* hop = route->add_next_hops();
-  hop->set_link_id("iad-nyc");
-  hop->set_weight(1);
+  v1::NextHop hop;
+  hop.set_link_id("iad-nyc");
+  hop.set_weight(1);
+  site_plan::SitePlanWriter(&plan).AddRoute("10.3.0.0/16", "dfw", {hop}, {}, 0);
   return plan;
 }
 

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 
 #include "routerd/routerd_metrics.h"
+#include "site_plan/site_plan_reader.h"
+#include "site_plan/site_plan_writer.h"
 #include "tests/support/metrics_testing.h"
 #include "tests/support/test_dirs.h"
 
@@ -32,18 +35,35 @@ class RecordingInstaller final : public RouteInstaller {
   std::vector<size_t>* loaded_after_;
 };
 
-v1::SitePlan MakePlan(uint64_t epoch, uint64_t generation, const std::string& link) {
+v1::NextHop Hop(const std::string& link, uint32_t weight = 1) {
+  v1::NextHop hop;
+  hop.set_link_id(link);
+  hop.set_weight(weight);
+  return hop;
+}
+
+v1::FailureScope LinkFailure(const std::string& link) {
+  v1::FailureScope failure;
+  failure.set_kind(v1::FAILURE_KIND_LINK);
+  failure.set_id(link);
+  return failure;
+}
+
+v1::SitePlan EmptyPlan(uint64_t epoch, uint64_t generation) {
   v1::SitePlan plan;
   plan.set_facility_id("iad");
   plan.set_epoch(epoch);
   plan.set_generation(generation);
-  auto* route = plan.add_routes();
-  route->set_prefix("10.3.0.0/16");
-  auto* hop = route->add_next_hops();
-  hop->set_link_id(link);
-  hop->set_weight(1);
   return plan;
 }
+
+v1::SitePlan MakePlan(uint64_t epoch, uint64_t generation, const std::string& link) {
+  v1::SitePlan plan = EmptyPlan(epoch, generation);
+  site_plan::SitePlanWriter(&plan).AddRoute("10.3.0.0/16", "dfw", {Hop(link)}, {"iad", "dfw"}, 1000);
+  return plan;
+}
+
+v1::SitePlan ProtectedPlan(uint64_t generation);
 
 class PlanInstallerTest : public ::testing::Test {
  protected:
@@ -83,7 +103,8 @@ TEST_F(PlanInstallerTest, FencesOffPlansFromAnOlderEpoch) {
   EXPECT_EQ(*installer->Offer(MakePlan(2, 1, "a")), PlanVerdict::kInstalled);
   // The old leader still publishes, with higher generations: refused.
   EXPECT_EQ(*installer->Offer(MakePlan(1, 99, "b")), PlanVerdict::kFencedOff);
-  EXPECT_EQ(installer->installed().routes(0).next_hops(0).link_id(), "a");
+  const v1::SitePlan installed = installer->installed();
+  EXPECT_EQ(site_plan::Primary(installed, installed.routes(0)).next_hops(0).link_id(), "a");
   // A newer epoch wins even with a lower generation.
   EXPECT_EQ(*installer->Offer(MakePlan(3, 1, "c")), PlanVerdict::kInstalled);
   EXPECT_EQ(installer->highest_epoch(), 3u);
@@ -98,10 +119,64 @@ TEST_F(PlanInstallerTest, RefusesPlansForAnotherFacilityOrMalformed) {
   *repeated.add_routes() = repeated.routes(0);
   EXPECT_EQ(installer->Offer(repeated).status().code(), absl::StatusCode::kInvalidArgument);
   v1::SitePlan zero_weight = MakePlan(1, 1, "a");
-  zero_weight.mutable_routes(0)->mutable_next_hops(0)->set_weight(0);
+  zero_weight.mutable_groups(0)->set_weights(0, 0);
   EXPECT_EQ(installer->Offer(zero_weight).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(log_.empty());
   EXPECT_EQ(installer->installed().generation(), 0u);
+}
+
+// A compact plan refers to its tables by index: one out of range anywhere is
+// refused with what and where, and nothing of it reaches the routers, not
+// even its valid routes; the installed plan stays.
+TEST_F(PlanInstallerTest, RefusesAPlanWithAnIndexOutOfRangeAndInstallsNothing) {
+  auto installer = Open();
+  ASSERT_EQ(*installer->Offer(ProtectedPlan(1)), PlanVerdict::kInstalled);
+  log_.clear();
+  const auto with_second_route = [] {
+    v1::SitePlan plan = ProtectedPlan(2);
+    site_plan::SitePlanWriter writer(&plan);
+    // A new writer starts with empty tables: add by index into the existing ones.
+    v1::Route& route = writer.AddRoute("10.4.0.0/16", 0, 0, 0);
+    site_plan::SitePlanWriter::AddBackup(route, 0, 1, 1);
+    return plan;
+  };
+  ASSERT_TRUE(site_plan::ValidateIndices(with_second_route()).ok());
+  struct Broken {
+    std::string what;
+    std::function<void(v1::SitePlan&)> damage;
+    std::string says;
+  };
+  const std::vector<Broken> broken = {
+      {"primary group", [](v1::SitePlan& plan) { plan.mutable_routes(1)->set_next_hops(7); },
+       "route 10.4.0.0/16: next-hop group index 7 is out of range"},
+      {"primary path", [](v1::SitePlan& plan) { plan.mutable_routes(1)->set_path(9); }, "path index 9"},
+      {"destination", [](v1::SitePlan& plan) { plan.mutable_routes(1)->set_destination(40); },
+       "destination facility index 40"},
+      {"backup failure", [](v1::SitePlan& plan) { plan.mutable_routes(1)->set_backups(0, 3); },
+       "route 10.4.0.0/16 backup 0: failure index 3"},
+      {"backup group", [](v1::SitePlan& plan) { plan.mutable_routes(1)->set_backups(1, 2); },
+       "backup 0: next-hop group index 2"},
+      {"a torn triple", [](v1::SitePlan& plan) { plan.mutable_routes(1)->add_backups(0); }, "triples"},
+      {"group port", [](v1::SitePlan& plan) { plan.mutable_groups(0)->set_ports(1, 5); },
+       "next-hop group 0: port index 5"},
+      {"weights", [](v1::SitePlan& plan) { plan.mutable_groups(0)->mutable_weights()->RemoveLast(); },
+       "2 ports but 1 weights"},
+      {"path facility", [](v1::SitePlan& plan) { plan.mutable_paths(1)->set_facilities(1, 99); },
+       "path 1: facility index 99"},
+  };
+  for (const Broken& case_ : broken) {
+    v1::SitePlan plan = with_second_route();
+    case_.damage(plan);
+    const absl::StatusOr<PlanVerdict> verdict = installer->Offer(plan);
+    EXPECT_EQ(verdict.status().code(), absl::StatusCode::kInvalidArgument) << case_.what;
+    EXPECT_THAT(verdict.status().message(), ::testing::HasSubstr(case_.says)) << case_.what;
+  }
+  EXPECT_TRUE(log_.empty()) << "nothing of a refused plan reaches the routers";
+  EXPECT_EQ(installer->installed().generation(), 1u);
+  EXPECT_EQ(installer->effective().routes_size(), 1);
+  // The same plan whole installs.
+  EXPECT_EQ(*installer->Offer(with_second_route()), PlanVerdict::kInstalled);
+  EXPECT_EQ(installer->effective().routes_size(), 2);
 }
 
 TEST_F(PlanInstallerTest, RestoresTheInstalledPlanAfterRestart) {
@@ -198,19 +273,13 @@ TEST_F(PlanInstallerTest, PersistingLeavesNoTemporaryFiles) {
   EXPECT_THAT(names, ::testing::ElementsAre("installed-plan.pb"));
 }
 
-// Two primaries out of iad; a link backup for each.
+// Two primaries out of iad; a link backup for one.
 v1::SitePlan ProtectedPlan(uint64_t generation) {
-  v1::SitePlan plan = MakePlan(1, generation, "iad-nyc");
-  v1::Route* route = plan.mutable_routes(0);
-  auto* second = route->add_next_hops();
-  second->set_link_id("iad-chi");
-  second->set_weight(3);
-  auto* backup = route->add_backups();
-  backup->mutable_protects()->set_kind(v1::FAILURE_KIND_LINK);
-  backup->mutable_protects()->set_id("iad-nyc");
-  auto* hop = backup->add_next_hops();
-  hop->set_link_id("iad-atl");
-  hop->set_weight(2);
+  v1::SitePlan plan = EmptyPlan(1, generation);
+  site_plan::SitePlanWriter writer(&plan);
+  v1::Route& route =
+      writer.AddRoute("10.3.0.0/16", "dfw", {Hop("iad-nyc"), Hop("iad-chi", 3)}, {"iad", "nyc", "dfw"}, 1000);
+  writer.AddBackup(route, LinkFailure("iad-nyc"), {Hop("iad-atl", 2)}, {"iad", "atl", "dfw"}, 1500);
   return plan;
 }
 
@@ -236,7 +305,8 @@ TEST_F(PlanInstallerTest, LocalRepairSwitchesToTheBackupAndBack) {
   EXPECT_EQ(DescribeNextHops(log_[0].changed[0].after), "iad-atl(w2)");
   EXPECT_EQ(DescribeNextHops(installer->effective().routes(0)), "iad-atl(w2)");
   // The installed plan is unchanged; a degraded report changes nothing.
-  EXPECT_EQ(DescribeNextHops(installer->installed().routes(0)), "iad-nyc(w1),iad-chi(w3)");
+  const v1::SitePlan installed = installer->installed();
+  EXPECT_EQ(DescribeNextHops(site_plan::Primary(installed, installed.routes(0))), "iad-nyc(w1),iad-chi(w3)");
   EXPECT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-chi", v1::OPER_STATE_DEGRADED}})), 0u);
   // A new plan that still uses the down link is repaired too.
   ASSERT_EQ(*installer->Offer(ProtectedPlan(2)), PlanVerdict::kInstalled);
@@ -336,23 +406,15 @@ v1::SitePlan FourLinkPlan(uint64_t generation) {
   plan.set_facility_id("iad");
   plan.set_epoch(1);
   plan.set_generation(generation);
+  site_plan::SitePlanWriter writer(&plan);
   for (size_t i = 0; i < links.size(); ++i) {
-    v1::Route* route = plan.add_routes();
-    route->set_prefix("10." + std::to_string(i) + ".0.0/16");
-    auto* hop = route->add_next_hops();
-    hop->set_link_id(links[i]);
-    hop->set_weight(1);
-    auto* backup = route->add_backups();
-    backup->mutable_protects()->set_kind(v1::FAILURE_KIND_LINK);
-    backup->mutable_protects()->set_id(links[i]);
-    auto* backup_hop = backup->add_next_hops();
-    backup_hop->set_link_id(links[(i + 1) % links.size()]);
-    backup_hop->set_weight(1);
+    v1::Route& route = writer.AddRoute("10." + std::to_string(i) + ".0.0/16", "dfw", {Hop(links[i])}, {}, 0);
+    writer.AddBackup(route, LinkFailure(links[i]), {Hop(links[(i + 1) % links.size()])}, {}, 0);
   }
   return plan;
 }
 
-std::vector<std::string> Forwarding(const v1::SitePlan& plan) {
+std::vector<std::string> Forwarding(const v1::ForwardingTable& plan) {
   std::vector<std::string> routes;
   for (const auto& route : plan.routes()) routes.push_back(route.prefix() + " " + DescribeNextHops(route));
   return routes;

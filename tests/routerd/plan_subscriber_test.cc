@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "geodesic/v1/plan.grpc.pb.h"
+#include "site_plan/site_plan_writer.h"
 
 namespace geodesic::routerd {
 namespace {
@@ -102,11 +103,10 @@ v1::SitePlan Plan(uint64_t epoch, uint64_t generation) {
   plan.set_facility_id("iad");
   plan.set_epoch(epoch);
   plan.set_generation(generation);
-  auto* route = plan.add_routes();
-  route->set_prefix("10.3.0.0/16");
-  auto* hop = route->add_next_hops();
-  hop->set_link_id("iad-ord");
-  hop->set_weight(1);
+  v1::NextHop hop;
+  hop.set_link_id("iad-ord");
+  hop.set_weight(1);
+  site_plan::SitePlanWriter(&plan).AddRoute("10.3.0.0/16", "dfw", {hop}, {}, 0);
   return plan;
 }
 

@@ -5,8 +5,8 @@
 namespace geodesic::routerd {
 namespace {
 
-v1::Route MakeRoute(const std::string& prefix, const std::string& link, uint32_t weight = 1) {
-  v1::Route route;
+v1::ForwardingRoute MakeRoute(const std::string& prefix, const std::string& link, uint32_t weight = 1) {
+  v1::ForwardingRoute route;
   route.set_prefix(prefix);
   auto* hop = route.add_next_hops();
   hop->set_link_id(link);
@@ -15,7 +15,7 @@ v1::Route MakeRoute(const std::string& prefix, const std::string& link, uint32_t
 }
 
 TEST(RibDiffTest, ClassifiesAddedChangedRemovedAndUnchanged) {
-  v1::SitePlan installed, next;
+  v1::ForwardingTable installed, next;
   *installed.add_routes() = MakeRoute("10.1.0.0/16", "a");
   *installed.add_routes() = MakeRoute("10.2.0.0/16", "a");
   *installed.add_routes() = MakeRoute("10.3.0.0/16", "a");
@@ -24,9 +24,10 @@ TEST(RibDiffTest, ClassifiesAddedChangedRemovedAndUnchanged) {
   *next.add_routes() = MakeRoute("10.2.0.0/16", "b");     // new next hop
   *next.add_routes() = MakeRoute("10.3.0.0/16", "a", 2);  // new weight
   *next.add_routes() = MakeRoute("10.4.0.0/16", "a");     // added; 10.5 removed
-  v1::Route with_backup = MakeRoute("10.1.0.0/16", "a");
-  with_backup.add_backups()->mutable_protects()->set_id("x");
-  *next.mutable_routes(0) = with_backup;  // backups alone do not re-announce
+  v1::ForwardingRoute other_path = MakeRoute("10.1.0.0/16", "a");
+  other_path.add_path_facility_ids("x");
+  other_path.set_path_latency_us(7);
+  *next.mutable_routes(0) = other_path;  // the path's details alone do not re-announce
 
   const RibDiff diff = DiffRoutes(installed, next);
   ASSERT_EQ(diff.added.size(), 1u);
@@ -41,12 +42,12 @@ TEST(RibDiffTest, ClassifiesAddedChangedRemovedAndUnchanged) {
 }
 
 TEST(RibDiffTest, DescribesNextHops) {
-  v1::Route route = MakeRoute("p", "iad-nyc", 3);
+  v1::ForwardingRoute route = MakeRoute("p", "iad-nyc", 3);
   auto* hop = route.add_next_hops();
   hop->set_link_id("iad-chi");
   hop->set_weight(1);
   EXPECT_EQ(DescribeNextHops(route), "iad-nyc(w3),iad-chi(w1)");
-  EXPECT_EQ(DescribeNextHops(v1::Route()), "none");
+  EXPECT_EQ(DescribeNextHops(v1::ForwardingRoute()), "none");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The drill outcome measures the simulator and the live runner share.
 #include "sim/drill/drill_outcome.h"
+#include "site_plan/site_plan_writer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,12 +15,12 @@ v1::Plan PlanWith(uint64_t generation, const std::vector<std::pair<std::string, 
   plan.set_generation(generation);
   v1::SitePlan& site = *plan.add_sites();
   site.set_facility_id("iad");
+  site_plan::SitePlanWriter writer(&site);
   for (const auto& [prefix, link] : routes) {
-    v1::Route& route = *site.add_routes();
-    route.set_prefix(prefix);
-    v1::NextHop& hop = *route.add_next_hops();
+    v1::NextHop hop;
     hop.set_link_id(link);
     hop.set_weight(1);
+    writer.AddRoute(prefix, "dfw", {hop}, {}, 0);
   }
   return plan;
 }
@@ -60,10 +61,11 @@ TEST(DrillOutcomeTest, SignaturesCountTheSameChangedRoutesAsThePlans) {
   EXPECT_EQ(RoutesChanged(SignaturesOf(before), SignaturesOf(after)), 3u);
   // A weight alone is a change too; a site the earlier plan lacks counts all its routes.
   v1::Plan reweighted = before;
-  reweighted.mutable_sites(0)->mutable_routes(2)->mutable_next_hops(0)->set_weight(5);
+  ASSERT_EQ(reweighted.sites(0).groups_size(), 3);  // one per route
+  reweighted.mutable_sites(0)->mutable_groups(2)->set_weights(0, 5);
   v1::SitePlan& added = *reweighted.add_sites();
   added.set_facility_id("chi");
-  added.add_routes()->set_prefix("10.9.0.0/16");
+  site_plan::SitePlanWriter(&added).AddRoute("10.9.0.0/16", "dfw", {}, {}, 0);
   EXPECT_EQ(RoutesChanged(before, reweighted), 2u);
   EXPECT_EQ(RoutesChanged(SignaturesOf(before), SignaturesOf(reweighted)), 2u);
   EXPECT_EQ(RoutesChanged(SignaturesOf(before), SignaturesOf(before)), 0u);

@@ -39,6 +39,7 @@
 #include "sim/lab_client.h"
 #include "sim/netns/netns_route_monitor.h"
 #include "sim/wait_until.h"
+#include "site_plan/site_plan_reader.h"
 #include "tests/support/netns_testing.h"
 #include "tests/support/test_dirs.h"
 
@@ -166,7 +167,7 @@ class NetnsLabTest : public ::testing::Test {
 bool PlanUses(const v1::Plan& plan, const std::string& link_id) {
   for (const v1::SitePlan& site : plan.sites()) {
     for (const v1::Route& route : site.routes()) {
-      for (const v1::NextHop& hop : route.next_hops()) {
+      for (const v1::NextHop& hop : site_plan::NextHops(site, site_plan::PrimaryGroup(site, route))) {
         if (hop.link_id() == link_id && hop.weight() > 0) return true;
       }
     }

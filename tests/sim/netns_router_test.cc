@@ -31,6 +31,7 @@
 #include "sim/make_pki.h"
 #include "sim/netns/netns_backbone.h"
 #include "sim/wait_until.h"
+#include "site_plan/site_plan_writer.h"
 #include "tests/support/netns_testing.h"
 #include "tests/support/test_dirs.h"
 #include "topology/project_reader.h"
@@ -58,21 +59,17 @@ v1::SitePlan IadPlan(uint64_t generation, uint32_t dfw_weight, uint32_t chi_weig
   plan.set_epoch(1);
   plan.set_replica_id("test");
   plan.set_reason("netns_router_test");
-  for (const char* prefix : {kDfwV4, kDfwV6}) {
-    v1::Route* route = plan.add_routes();
-    route->set_prefix(prefix);
-    route->set_destination_facility_id("dfw");
-    for (const auto& [link, peer, weight] : {std::tuple{"iad-dfw", "dfw", dfw_weight},
-                                             std::tuple{"iad-chi", "chi", chi_weight}}) {
-      v1::NextHop* hop = route->add_next_hops();
-      hop->set_link_id(link);
-      hop->set_peer_facility_id(peer);
-      hop->set_peer_node_id(absl::StrCat(peer, "-br1"));
-      hop->set_weight(weight);
-    }
-    route->add_path_facility_ids("iad");
-    route->add_path_facility_ids("dfw");
+  std::vector<v1::NextHop> hops;
+  for (const auto& [link, peer, weight] : {std::tuple{"iad-dfw", "dfw", dfw_weight},
+                                           std::tuple{"iad-chi", "chi", chi_weight}}) {
+    v1::NextHop& hop = hops.emplace_back();
+    hop.set_link_id(link);
+    hop.set_peer_facility_id(peer);
+    hop.set_peer_node_id(absl::StrCat(peer, "-br1"));
+    hop.set_weight(weight);
   }
+  site_plan::SitePlanWriter writer(&plan);
+  for (const char* prefix : {kDfwV4, kDfwV6}) writer.AddRoute(prefix, "dfw", hops, {"iad", "dfw"}, 0);
   return plan;
 }
 

@@ -238,7 +238,7 @@
       const path = r.route.path_facility_ids.join('>');
       const split = r.links.map((l) => l.link_id + ' ' + percent(l.share)).join(', ');
       const key = path + '|' + split;
-      if (!byPath.has(key)) byPath.set(key, { route: r.route, split: split, prefixes: [] });
+      if (!byPath.has(key)) byPath.set(key, { route: r.route, backups: r.backups, split: split, prefixes: [] });
       byPath.get(key).prefixes.push(r.route.prefix);
     }
     for (const entry of byPath.values()) {
@@ -246,7 +246,7 @@
       item.appendChild(document.createTextNode('primary path '));
       item.appendChild(element('b', {}, entry.route.path_facility_ids.join(' → ')));
       item.appendChild(document.createTextNode(', ' + ms(entry.route.path_latency_us) + ' ms one way, ' +
-          entry.route.backups.length + ' backup' + (entry.route.backups.length === 1 ? '' : 's')));
+          entry.backups + ' backup' + (entry.backups === 1 ? '' : 's')));
       item.appendChild(element('div', { 'class': 'note' }, entry.prefixes.join(', ') + ' — traffic over ' + entry.split));
       list.appendChild(item);
     }

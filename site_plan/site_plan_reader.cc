@@ -1,0 +1,180 @@
+#include "site_plan/site_plan_reader.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace geodesic::site_plan {
+namespace {
+
+absl::Status OutOfRange(const std::string& where, const std::string& what, uint64_t index, int size) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(where, ": ", what, " index ", index, " is out of range (the plan has ", size, ")"));
+}
+
+}  // namespace
+
+absl::Status ValidateIndices(const v1::SitePlan& plan) {
+  for (int g = 0; g < plan.groups_size(); ++g) {
+    const v1::NextHopGroup& group = plan.groups(g);
+    if (group.ports_size() != group.weights_size()) {
+      return absl::InvalidArgumentError(absl::StrCat("next-hop group ", g, ": ", group.ports_size(), " ports but ",
+                                                     group.weights_size(), " weights"));
+    }
+    for (int i = 0; i < group.ports_size(); ++i) {
+      if (group.ports(i) >= static_cast<uint32_t>(plan.ports_size())) {
+        return OutOfRange(absl::StrCat("next-hop group ", g), "port", group.ports(i), plan.ports_size());
+      }
+      if (group.weights(i) == 0) return absl::InvalidArgumentError(absl::StrCat("next-hop group ", g, ": weight 0"));
+    }
+  }
+  for (int p = 0; p < plan.ports_size(); ++p) {
+    if (plan.ports(p).link_id().empty()) return absl::InvalidArgumentError(absl::StrCat("port ", p, ": no link id"));
+  }
+  for (int p = 0; p < plan.paths_size(); ++p) {
+    for (uint32_t facility : plan.paths(p).facilities()) {
+      if (facility >= static_cast<uint32_t>(plan.facility_ids_size())) {
+        return OutOfRange(absl::StrCat("path ", p), "facility", facility, plan.facility_ids_size());
+      }
+    }
+  }
+  for (const v1::Route& route : plan.routes()) {
+    const std::string where = absl::StrCat("route ", route.prefix());
+    if (route.destination() >= static_cast<uint32_t>(plan.facility_ids_size())) {
+      return OutOfRange(where, "destination facility", route.destination(), plan.facility_ids_size());
+    }
+    if (route.next_hops() >= static_cast<uint32_t>(plan.groups_size())) {
+      return OutOfRange(where, "next-hop group", route.next_hops(), plan.groups_size());
+    }
+    if (route.path() >= static_cast<uint32_t>(plan.paths_size())) {
+      return OutOfRange(where, "path", route.path(), plan.paths_size());
+    }
+    if (route.backups_size() % 3 != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": ", route.backups_size(), " backup numbers, not (failure, group, path) triples"));
+    }
+    for (int b = 0; b < BackupCount(route); ++b) {
+      const BackupRef backup = BackupAt(route, b);
+      if (backup.failure >= static_cast<uint32_t>(plan.failures_size())) {
+        return OutOfRange(absl::StrCat(where, " backup ", b), "failure", backup.failure, plan.failures_size());
+      }
+      if (backup.group >= static_cast<uint32_t>(plan.groups_size())) {
+        return OutOfRange(absl::StrCat(where, " backup ", b), "next-hop group", backup.group, plan.groups_size());
+      }
+      if (backup.path >= static_cast<uint32_t>(plan.paths_size())) {
+        return OutOfRange(absl::StrCat(where, " backup ", b), "path", backup.path, plan.paths_size());
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+int BackupCount(const v1::Route& route) { return route.backups_size() / 3; }
+
+BackupRef BackupAt(const v1::Route& route, int backup) {
+  return {.failure = route.backups(3 * backup), .group = route.backups(3 * backup + 1),
+          .path = route.backups(3 * backup + 2)};
+}
+
+const std::string& DestinationId(const v1::SitePlan& plan, const v1::Route& route) {
+  return plan.facility_ids(static_cast<int>(route.destination()));
+}
+
+const v1::NextHopGroup& PrimaryGroup(const v1::SitePlan& plan, const v1::Route& route) {
+  return plan.groups(static_cast<int>(route.next_hops()));
+}
+
+const v1::PlanPath& PrimaryPath(const v1::SitePlan& plan, const v1::Route& route) {
+  return plan.paths(static_cast<int>(route.path()));
+}
+
+const v1::FailureScope& BackupFailure(const v1::SitePlan& plan, const v1::Route& route, int backup) {
+  return plan.failures(static_cast<int>(BackupAt(route, backup).failure));
+}
+
+const std::string& LinkId(const v1::SitePlan& plan, const v1::NextHopGroup& group, int i) {
+  return plan.ports(static_cast<int>(group.ports(i))).link_id();
+}
+
+namespace {
+
+void ResolveNextHops(const v1::SitePlan& plan, const v1::NextHopGroup& group,
+                     google::protobuf::RepeatedPtrField<v1::NextHop>& out) {
+  out.Reserve(group.ports_size());
+  for (int i = 0; i < group.ports_size(); ++i) {
+    const v1::Port& port = plan.ports(static_cast<int>(group.ports(i)));
+    v1::NextHop& hop = *out.Add();
+    hop.set_link_id(port.link_id());
+    hop.set_peer_facility_id(port.peer_facility_id());
+    hop.set_peer_node_id(port.peer_node_id());
+    hop.set_weight(group.weights(i));
+  }
+}
+
+v1::ForwardingRoute Resolve(const v1::SitePlan& plan, const v1::Route& route, uint32_t group, uint32_t path) {
+  v1::ForwardingRoute resolved;
+  resolved.set_prefix(route.prefix());
+  resolved.set_destination_facility_id(DestinationId(plan, route));
+  ResolveNextHops(plan, plan.groups(static_cast<int>(group)), *resolved.mutable_next_hops());
+  const v1::PlanPath& along = plan.paths(static_cast<int>(path));
+  resolved.mutable_path_facility_ids()->Reserve(along.facilities_size());
+  for (uint32_t facility : along.facilities()) {
+    resolved.add_path_facility_ids(plan.facility_ids(static_cast<int>(facility)));
+  }
+  resolved.set_path_latency_us(along.latency_us());
+  return resolved;
+}
+
+}  // namespace
+
+std::vector<v1::NextHop> NextHops(const v1::SitePlan& plan, const v1::NextHopGroup& group) {
+  google::protobuf::RepeatedPtrField<v1::NextHop> hops;
+  ResolveNextHops(plan, group, hops);
+  return {hops.begin(), hops.end()};
+}
+
+std::vector<std::string> PathIds(const v1::SitePlan& plan, const v1::PlanPath& path) {
+  std::vector<std::string> ids;
+  ids.reserve(static_cast<size_t>(path.facilities_size()));
+  for (uint32_t facility : path.facilities()) ids.push_back(plan.facility_ids(static_cast<int>(facility)));
+  return ids;
+}
+
+v1::ForwardingRoute Primary(const v1::SitePlan& plan, const v1::Route& route) {
+  return Resolve(plan, route, route.next_hops(), route.path());
+}
+
+v1::ForwardingRoute WithBackup(const v1::SitePlan& plan, const v1::Route& route, int backup) {
+  const BackupRef ref = BackupAt(route, backup);
+  return Resolve(plan, route, ref.group, ref.path);
+}
+
+ExpandedRoute Expand(const v1::SitePlan& plan, const v1::Route& route) {
+  ExpandedRoute expanded{.primary = Primary(plan, route), .backups = {}};
+  for (int b = 0; b < BackupCount(route); ++b) {
+    expanded.backups.push_back({.protects = BackupFailure(plan, route, b), .route = WithBackup(plan, route, b)});
+  }
+  return expanded;
+}
+
+int FindBackup(const v1::SitePlan& plan, const v1::Route& route, const v1::FailureScope& failure) {
+  for (int b = 0; b < BackupCount(route); ++b) {
+    const v1::FailureScope& scope = BackupFailure(plan, route, b);
+    if (scope.kind() == failure.kind() && scope.id() == failure.id() && scope.plane() == failure.plane()) return b;
+  }
+  return -1;
+}
+
+const v1::Route* FindRoute(const v1::SitePlan& plan, const std::string& prefix) {
+  for (const v1::Route& route : plan.routes()) {
+    if (route.prefix() == prefix) return &route;
+  }
+  return nullptr;
+}
+
+const v1::Route* FindRouteTo(const v1::SitePlan& plan, const std::string& destination_id) {
+  for (const v1::Route& route : plan.routes()) {
+    if (DestinationId(plan, route) == destination_id) return &route;
+  }
+  return nullptr;
+}
+
+}  // namespace geodesic::site_plan

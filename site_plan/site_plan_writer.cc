@@ -1,0 +1,125 @@
+#include "site_plan/site_plan_writer.h"
+
+namespace geodesic::site_plan {
+
+SitePlanWriter::SitePlanWriter(v1::SitePlan* plan) : plan_(plan) {
+  for (int i = 0; i < plan_->ports_size(); ++i) ports_.try_emplace(plan_->ports(i).link_id(), i);
+  for (int i = 0; i < plan_->facility_ids_size(); ++i) facilities_.try_emplace(plan_->facility_ids(i), i);
+  for (int i = 0; i < plan_->groups_size(); ++i) {
+    const v1::NextHopGroup& group = plan_->groups(i);
+    key_.assign(group.ports().begin(), group.ports().end());
+    key_.insert(key_.end(), group.weights().begin(), group.weights().end());
+    groups_.try_emplace(key_, i);
+  }
+  for (int i = 0; i < plan_->paths_size(); ++i) {
+    const v1::PlanPath& path = plan_->paths(i);
+    key_.assign(path.facilities().begin(), path.facilities().end());
+    key_.push_back(static_cast<uint32_t>(path.latency_us()));
+    key_.push_back(static_cast<uint32_t>(path.latency_us() >> 32));
+    paths_.try_emplace(key_, i);
+  }
+  for (int i = 0; i < plan_->failures_size(); ++i) {
+    const v1::FailureScope& failure = plan_->failures(i);
+    failures_.try_emplace(std::make_tuple(static_cast<int>(failure.kind()), failure.id(), failure.plane()), i);
+  }
+}
+
+uint32_t SitePlanWriter::Port(const std::string& link_id, const std::string& peer_facility_id,
+                              const std::string& peer_node_id) {
+  auto [it, added] = ports_.try_emplace(link_id, static_cast<uint32_t>(plan_->ports_size()));
+  if (added) {
+    v1::Port& port = *plan_->add_ports();
+    port.set_link_id(link_id);
+    port.set_peer_facility_id(peer_facility_id);
+    port.set_peer_node_id(peer_node_id);
+  }
+  return it->second;
+}
+
+uint32_t SitePlanWriter::Facility(const std::string& facility_id) {
+  auto [it, added] = facilities_.try_emplace(facility_id, static_cast<uint32_t>(plan_->facility_ids_size()));
+  if (added) plan_->add_facility_ids(facility_id);
+  return it->second;
+}
+
+uint32_t SitePlanWriter::Group(std::span<const uint32_t> ports, std::span<const uint32_t> weights) {
+  key_.assign(ports.begin(), ports.end());
+  key_.insert(key_.end(), weights.begin(), weights.end());
+  if (auto it = groups_.find(key_); it != groups_.end()) return it->second;
+  const auto index = static_cast<uint32_t>(plan_->groups_size());
+  v1::NextHopGroup& group = *plan_->add_groups();
+  group.mutable_ports()->Add(ports.begin(), ports.end());
+  group.mutable_weights()->Add(weights.begin(), weights.end());
+  groups_.emplace(key_, index);
+  return index;
+}
+
+uint32_t SitePlanWriter::Path(std::span<const uint32_t> facilities, uint64_t latency_us) {
+  key_.assign(facilities.begin(), facilities.end());
+  key_.push_back(static_cast<uint32_t>(latency_us));
+  key_.push_back(static_cast<uint32_t>(latency_us >> 32));
+  if (auto it = paths_.find(key_); it != paths_.end()) return it->second;
+  const auto index = static_cast<uint32_t>(plan_->paths_size());
+  v1::PlanPath& path = *plan_->add_paths();
+  path.mutable_facilities()->Add(facilities.begin(), facilities.end());
+  path.set_latency_us(latency_us);
+  paths_.emplace(key_, index);
+  return index;
+}
+
+uint32_t SitePlanWriter::Failure(const v1::FailureScope& failure) {
+  auto [it, added] = failures_.try_emplace(std::make_tuple(static_cast<int>(failure.kind()), failure.id(),
+                                                           failure.plane()),
+                                           static_cast<uint32_t>(plan_->failures_size()));
+  if (added) *plan_->add_failures() = failure;
+  return it->second;
+}
+
+v1::Route& SitePlanWriter::AddRoute(std::string prefix, uint32_t destination, uint32_t group, uint32_t path) {
+  v1::Route& route = *plan_->add_routes();
+  route.set_prefix(std::move(prefix));
+  route.set_destination(destination);
+  route.set_next_hops(group);
+  route.set_path(path);
+  return route;
+}
+
+void SitePlanWriter::AddBackup(v1::Route& route, uint32_t failure, uint32_t group, uint32_t path) {
+  route.add_backups(failure);
+  route.add_backups(group);
+  route.add_backups(path);
+}
+
+uint32_t SitePlanWriter::GroupOf(const std::vector<v1::NextHop>& next_hops) {
+  std::vector<uint32_t> ports, weights;
+  for (const v1::NextHop& hop : next_hops) {
+    ports.push_back(Port(hop.link_id(), hop.peer_facility_id(), hop.peer_node_id()));
+    weights.push_back(hop.weight());
+  }
+  return Group(ports, weights);
+}
+
+uint32_t SitePlanWriter::PathOf(const std::vector<std::string>& path_facility_ids, uint64_t latency_us) {
+  std::vector<uint32_t> facilities;
+  for (const std::string& id : path_facility_ids) facilities.push_back(Facility(id));
+  return Path(facilities, latency_us);
+}
+
+v1::Route& SitePlanWriter::AddRoute(std::string prefix, const std::string& destination_id,
+                                    const std::vector<v1::NextHop>& next_hops,
+                                    const std::vector<std::string>& path_facility_ids, uint64_t path_latency_us) {
+  const uint32_t destination = Facility(destination_id);
+  const uint32_t group = GroupOf(next_hops);
+  const uint32_t path = PathOf(path_facility_ids, path_latency_us);
+  return AddRoute(std::move(prefix), destination, group, path);
+}
+
+void SitePlanWriter::AddBackup(v1::Route& route, const v1::FailureScope& failure,
+                               const std::vector<v1::NextHop>& next_hops,
+                               const std::vector<std::string>& path_facility_ids, uint64_t path_latency_us) {
+  const uint32_t failure_index = Failure(failure);
+  const uint32_t group = GroupOf(next_hops);
+  AddBackup(route, failure_index, group, PathOf(path_facility_ids, path_latency_us));
+}
+
+}  // namespace geodesic::site_plan

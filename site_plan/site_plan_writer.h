@@ -1,0 +1,58 @@
+#pragma once
+// Builds a compact SitePlan (proto/geodesic/v1/plan.proto) as routes come:
+// ports, facility ids, next-hop groups, paths and failures are each added to
+// the plan's tables once and referred to by index, whatever number of routes
+// and backups share them. The plan it writes always passes
+// site_plan::ValidateIndices.
+//
+// `plan` must outlive the writer and must not be changed other than through
+// it while it lives (its header fields excepted). What its tables already
+// hold is reused (the first entry of each, when repeated). Thread-compatible.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "geodesic/v1/plan.pb.h"
+
+namespace geodesic::site_plan {
+
+class SitePlanWriter {
+ public:
+  explicit SitePlanWriter(v1::SitePlan* plan);
+
+  // The index of each table entry, added when new. A port is known by its
+  // link id (the first call's peer ids stay).
+  uint32_t Port(const std::string& link_id, const std::string& peer_facility_id, const std::string& peer_node_id);
+  uint32_t Facility(const std::string& facility_id);
+  // `ports` and `weights` have the same length; weights at least 1.
+  uint32_t Group(std::span<const uint32_t> ports, std::span<const uint32_t> weights);
+  uint32_t Path(std::span<const uint32_t> facilities, uint64_t latency_us);
+  uint32_t Failure(const v1::FailureScope& failure);
+
+  // Appends a route of table indices; its backups are added with AddBackup.
+  v1::Route& AddRoute(std::string prefix, uint32_t destination, uint32_t group, uint32_t path);
+  static void AddBackup(v1::Route& route, uint32_t failure, uint32_t group, uint32_t path);
+
+  // The same by ids, for tools and tests: interns what it names.
+  v1::Route& AddRoute(std::string prefix, const std::string& destination_id, const std::vector<v1::NextHop>& next_hops,
+                      const std::vector<std::string>& path_facility_ids, uint64_t path_latency_us);
+  void AddBackup(v1::Route& route, const v1::FailureScope& failure, const std::vector<v1::NextHop>& next_hops,
+                 const std::vector<std::string>& path_facility_ids, uint64_t path_latency_us);
+
+ private:
+  uint32_t GroupOf(const std::vector<v1::NextHop>& next_hops);
+  uint32_t PathOf(const std::vector<std::string>& path_facility_ids, uint64_t latency_us);
+
+  v1::SitePlan* plan_;
+  absl::flat_hash_map<std::string, uint32_t> ports_;
+  absl::flat_hash_map<std::string, uint32_t> facilities_;
+  absl::flat_hash_map<std::vector<uint32_t>, uint32_t> groups_;  // ports then weights
+  absl::flat_hash_map<std::vector<uint32_t>, uint32_t> paths_;   // facilities then the latency's two halves
+  absl::flat_hash_map<std::tuple<int, std::string, uint32_t>, uint32_t> failures_;
+  std::vector<uint32_t> key_;  // scratch
+};
+
+}  // namespace geodesic::site_plan
