@@ -148,8 +148,7 @@ int Main() {
     start = std::chrono::steady_clock::now();
     const pathcomp::ChainPlan result = pathcomp::ChainPlacer(snapshot).PlanAll();
     plan.push_back(Ms(std::chrono::steady_clock::now() - start));
-    backups = 0;
-    for (const auto& chain_backups : result.backups) backups += chain_backups.size();
+    backups = result.total_backups();
     dependencies = result.dependencies.size();
 
     pathcomp::ChainPlan previous = result;  // what the planner kept

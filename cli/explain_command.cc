@@ -41,6 +41,18 @@ std::string Scope(const v1::FailureScope& scope) {
   }
 }
 
+// A backup's assignment lists only the calls that differ from the primary:
+// the whole assignment, the primary's hops with those in their place.
+v1::ChainAssignment WholeBackup(const v1::ChainAssignment& primary, const v1::ChainAssignment& backup) {
+  v1::ChainAssignment whole = backup;
+  if (!backup.placed()) return whole;
+  *whole.mutable_hops() = primary.hops();
+  for (const auto& hop : backup.hops()) {
+    if (static_cast<int>(hop.call()) < whole.hops_size()) *whole.mutable_hops(static_cast<int>(hop.call())) = hop;
+  }
+  return whole;
+}
+
 std::string Assignment(const v1::ChainAssignment& assignment) {
   if (!assignment.placed()) return absl::StrCat("cannot be placed: ", assignment.reason());
   std::vector<std::string> replicas;
@@ -165,7 +177,7 @@ int RunExplain(const Options& options, v1::Operator::StubInterface& stub) {
     for (const auto& backup : chain.backups()) {
       std::vector<std::string> scopes;
       for (const auto& scope : backup.protects()) scopes.push_back(Scope(scope));
-      backups.Add({absl::StrJoin(scopes, ", "), Assignment(backup.assignment())});
+      backups.Add({absl::StrJoin(scopes, ", "), Assignment(WholeBackup(primary, backup.assignment()))});
     }
     std::cout << "\n" << backups.Render();
   }

@@ -1,12 +1,8 @@
 #include "pathcomp/solver/chain_placer.h"
 
 #include <algorithm>
-#include <iterator>
 #include <map>
-#include <set>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "pathcomp/solver/failure_distances.h"
 #include "pathcomp/solver/transit_audit.h"
 
@@ -17,190 +13,194 @@ bool SameExclusion(const Exclusion& a, const Exclusion& b) {
   return a.link == b.link && a.srlg == b.srlg && a.facility == b.facility && a.allowed == b.allowed;
 }
 
-std::string FacilityList(const Snapshot& snapshot, const std::vector<int>& facilities) {
-  std::vector<std::string> ids;
-  for (int f : facilities) ids.push_back(snapshot.facility_id(f));
-  return absl::StrJoin(ids, ", ");
-}
-
-}  // namespace
-
-std::vector<int> ChainPlacement::Facilities(const Snapshot& snapshot, const Chain& chain) const {
-  std::set<int> facilities = {chain.origin};
-  for (const ChainHop& hop : hops) {
-    facilities.insert(hop.replica);
-    for (const auto* links : {&hop.links_there, &hop.links_back}) {
-      for (int link : *links) {
-        facilities.insert(snapshot.link_src(link));
-        facilities.insert(snapshot.link_dst(link));
-      }
-    }
-  }
-  return {facilities.begin(), facilities.end()};
-}
-
-std::vector<int> ChainPlacement::Links() const {
-  std::set<int> links;
-  for (const ChainHop& hop : hops) {
-    links.insert(hop.links_there.begin(), hop.links_there.end());
-    links.insert(hop.links_back.begin(), hop.links_back.end());
-  }
-  return {links.begin(), links.end()};
-}
-
-Exclusion ChainFailure::AsExclusion() const {
-  switch (kind) {
-    case Kind::kFacility: return Exclusion{.facility = index};
-    case Kind::kLink: return Exclusion{.link = index};
-    case Kind::kSrlg: return Exclusion{.srlg = index};
-  }
-  return {};
-}
-
-namespace {
-
 // One entry of the layered graph: a replica a call can run at, the least
-// latency sum up to and including the call, and the entry of the previous
-// layer it is called from (its position there).
+// latency sum up to and including the call, the entry of the previous layer
+// it is called from (its position there), and the distances from the
+// replica's facility under the failure (a row by destination).
 struct Entry {
   int facility;
   uint64_t total_us;
   int from;
+  const uint64_t* row;
 };
 
-// The layers of one placement, one after another; reused between placements.
+// The layers of one placement, one after another, and the answer they lead
+// to; reused between placements.
 struct LayerScratch {
   std::vector<Entry> entries;
   std::vector<size_t> begin;  // layer i: entries[begin[i] .. begin[i + 1])
+  // When placed, per call: the replica, the facility it is called from, the
+  // round trip between them.
+  std::vector<int> replica, from;
+  std::vector<uint64_t> rtt_us;
+  uint64_t total_us = 0;
+};
+
+// What placing a chain reads of it, from wherever it is kept.
+struct ChainView {
+  int origin;
+  const int* services;  // in call order
+  int calls;
+  const Chain* pins;  // the chain when it has a pin (pinned replicas or an allowed set), else null
+
+  static ChainView Of(const Chain& chain) {
+    return {chain.origin, chain.services.data(), static_cast<int>(chain.services.size()),
+            chain.pinned_replicas.empty() && chain.allowed.empty() ? nullptr : &chain};
+  }
 };
 
 // The least latency-sum placement of `chain` avoiding `failed_facility`
-// (-1: none), with one-way distances and paths from `distance(a, b)` and
-// `links(a, b)`, which must already avoid the failure and keep to the chain's
-// pin mask. Shared by Place() and the plans, so both place alike.
-template <typename DistanceFn, typename LinksFn>
-ChainPlacement PlaceChain(const Snapshot& snapshot, const Chain& chain, int failed_facility,
-                          DistanceFn&& distance, LinksFn&& links, LayerScratch& scratch) {
-  ChainPlacement result;
+// (-1: none), with one-way distances from `row(a)` (distances from a by
+// destination, which must already avoid the failure and keep to the chain's
+// pin mask; a failed facility's entry is never read). Fills `scratch`'s
+// answer and returns true when placed; otherwise fills why it is not in
+// `unplaced`. Shared by Place() and the plans, so both place alike.
+template <typename RowFn>
+bool SolveLayers(const Snapshot& snapshot, const ChainView& chain, int failed_facility, RowFn&& row,
+                 LayerScratch& scratch, ChainPlacement& unplaced) {
+  static const Chain kNoPins{};
+  const Chain& pins = chain.pins != nullptr ? *chain.pins : kNoPins;
   if (failed_facility == chain.origin) {
-    result.failed_call = 0;
-    result.reason = absl::StrCat("the origin ", snapshot.facility_id(chain.origin), " is down");
-    return result;
+    unplaced.failed_call = 0;
+    unplaced.why = ChainUnplacedWhy::kOriginDown;
+    unplaced.failed_facility = chain.origin;
+    return false;
   }
-  auto rtt = [&](int a, int b) -> uint64_t {
-    if (a == b) return 0;
-    const uint64_t there = distance(a, b);
-    if (there == kUnreachable) return kUnreachable;
-    const uint64_t back = distance(b, a);
-    return back == kUnreachable ? kUnreachable : there + back;
-  };
-
   std::vector<Entry>& entries = scratch.entries;
   std::vector<size_t>& begin = scratch.begin;
   entries.clear();
   begin.clear();
   begin.push_back(0);
-  entries.push_back(Entry{chain.origin, 0, -1});
+  entries.push_back(Entry{chain.origin, 0, -1, row(chain.origin)});
   begin.push_back(1);
-  for (size_t call = 0; call < chain.services.size(); ++call) {
+  for (int call = 0; call < chain.calls; ++call) {
     const int service = chain.services[call];
     const ServiceReplicas& replicas = snapshot.service(service);
     const size_t previous = begin[call];
     const int previous_size = static_cast<int>(begin[call + 1] - previous);
     for (int replica : replicas.facilities) {
       if (replica == failed_facility) continue;
-      if (!chain.pinned_replicas.empty() && replica != chain.pinned_replicas[call]) continue;
-      if (!chain.allowed.empty() && !chain.allowed[replica]) continue;
-      Entry best{replica, kUnreachable, -1};
+      if (chain.pins != nullptr) {
+        if (!pins.pinned_replicas.empty() && replica != pins.pinned_replicas[call]) continue;
+        if (!pins.allowed.empty() && !pins.allowed[replica]) continue;
+      }
+      const uint64_t* replica_row = row(replica);
+      Entry best{replica, kUnreachable, -1, replica_row};
       for (int j = 0; j < previous_size; ++j) {
         const Entry& from = entries[previous + j];
-        const uint64_t network = rtt(from.facility, replica);
-        if (network == kUnreachable) continue;
+        uint64_t network = 0;
+        if (from.facility != replica) {
+          const uint64_t there = from.row[replica];
+          const uint64_t back = replica_row[from.facility];
+          if (there == kUnreachable || back == kUnreachable) continue;
+          network = there + back;
+        }
         const uint64_t total = from.total_us + network;
-        if (total < best.total_us) best = Entry{replica, total, j};  // ties: lowest index
+        if (total < best.total_us) {  // ties: lowest index
+          best.total_us = total;
+          best.from = j;
+        }
       }
       if (best.from < 0) continue;
       best.total_us += replicas.service_time_us;
       entries.push_back(best);
     }
     if (entries.size() == begin.back()) {
-      const std::string& name = snapshot.service_id(service);
-      result.failed_call = static_cast<int>(call);
-      if (!chain.pinned_replicas.empty() && chain.pinned_replicas[call] == failed_facility) {
-        result.reason = absl::StrCat("service ", name, " is pinned to ", snapshot.facility_id(failed_facility));
-      } else if (!chain.pinned_replicas.empty() || !chain.allowed.empty()) {
-        result.reason = absl::StrCat("no replica of service ", name, " the chain's pin allows can be reached and back");
+      unplaced.failed_call = call;
+      if (!pins.pinned_replicas.empty() && pins.pinned_replicas[call] == failed_facility) {
+        unplaced.why = ChainUnplacedWhy::kPinnedToFailed;
+        unplaced.failed_facility = failed_facility;
+      } else if (!pins.pinned_replicas.empty() || !pins.allowed.empty()) {
+        unplaced.why = ChainUnplacedWhy::kPinBlocks;
       } else if (replicas.facilities.empty()) {
-        result.reason = absl::StrCat("service ", name, " has no replica in a known facility");
+        unplaced.why = ChainUnplacedWhy::kNoKnownReplica;
       } else if (failed_facility >= 0 &&
                  std::all_of(replicas.facilities.begin(), replicas.facilities.end(),
                              [&](int f) { return f == failed_facility; })) {
-        result.reason = absl::StrCat("service ", name, " has one replica, in ",
-                                     snapshot.facility_id(failed_facility));
+        unplaced.why = ChainUnplacedWhy::kOneReplica;
+        unplaced.failed_facility = failed_facility;
       } else {
-        std::vector<int> from;
-        for (int j = 0; j < previous_size; ++j) from.push_back(entries[previous + j].facility);
-        result.reason = absl::StrCat("no replica of service ", name, " (",
-                                     FacilityList(snapshot, replicas.facilities),
-                                     ") can be reached from ", FacilityList(snapshot, from),
-                                     " and back");
+        unplaced.why = ChainUnplacedWhy::kUnreachable;
+        for (int j = 0; j < previous_size; ++j) unplaced.unreached_from.push_back(entries[previous + j].facility);
       }
-      return result;
+      return false;
     }
     begin.push_back(entries.size());
   }
 
   // The best last entry, then back through the layers.
-  const size_t calls = chain.services.size();
+  const size_t calls = chain.calls;
   const size_t last = begin[calls];
   const int last_size = static_cast<int>(begin[calls + 1] - last);
   int at = 0;
   for (int j = 1; j < last_size; ++j) {
     if (entries[last + j].total_us < entries[last + at].total_us) at = j;
   }
-  result.placed = true;
-  result.total_us = entries[last + at].total_us;
-  result.within_budget = result.total_us <= chain.budget_us;
-  result.hops.resize(calls);
+  scratch.total_us = entries[last + at].total_us;
+  scratch.replica.resize(calls);
+  scratch.from.resize(calls);
+  scratch.rtt_us.resize(calls);
   for (size_t call = calls; call-- > 0;) {
     const Entry& entry = entries[begin[call + 1] + at];
-    const int from = entries[begin[call] + entry.from].facility;
+    const Entry& from = entries[begin[call] + entry.from];
+    scratch.replica[call] = entry.facility;
+    scratch.from[call] = from.facility;
+    scratch.rtt_us[call] =
+        entry.total_us - snapshot.service(chain.services[call]).service_time_us - from.total_us;
+    at = entry.from;
+  }
+  return true;
+}
+
+// The placement SolveLayers found, whole, with paths from `links(a, b)`.
+template <typename LinksFn>
+ChainPlacement FullPlacement(const Snapshot& snapshot, const Chain& chain, const LayerScratch& scratch,
+                             LinksFn&& links) {
+  ChainPlacement result;
+  result.placed = true;
+  result.total_us = scratch.total_us;
+  result.within_budget = result.total_us <= chain.budget_us;
+  result.hops.resize(chain.services.size());
+  for (size_t call = 0; call < chain.services.size(); ++call) {
     ChainHop& hop = result.hops[call];
     hop.service = chain.services[call];
-    hop.replica = entry.facility;
+    hop.replica = scratch.replica[call];
     hop.service_time_us = snapshot.service(hop.service).service_time_us;
-    if (from != entry.facility) {
-      hop.links_there = links(from, entry.facility);
-      hop.links_back = links(entry.facility, from);
-      hop.network_rtt_us = rtt(from, entry.facility);
+    const int from = scratch.from[call];
+    if (from != hop.replica) {
+      hop.links_there = links(from, hop.replica);
+      hop.links_back = links(hop.replica, from);
+      hop.network_rtt_us = scratch.rtt_us[call];
     }
-    at = entry.from;
   }
   return result;
 }
 
-// The single-facility dependency a facility backup reveals, if any: the chain
-// cannot run without the facility, or not within its budget.
-void AddChainDependency(const Snapshot& snapshot, const Chain& chain, const ChainPlacement& primary,
-                        const ChainBackup& backup, std::vector<FacilityDependency>& dependencies) {
+// The single-facility dependency a facility backup reveals, if any: its
+// chain cannot run without the facility, or not within its budget.
+void AddChainDependency(const Snapshot& snapshot, const ChainPlan& plan, const ChainPlan::CompactBackup& backup,
+                        std::vector<FacilityDependency>& dependencies) {
   if (backup.failure.kind != ChainFailure::Kind::kFacility) return;
+  if (backup.placed && (backup.within_budget || !plan.primary[backup.chain].within_budget)) return;
+  const Chain& chain = snapshot.chains()[backup.chain];
   const int facility = backup.failure.index;
-  if (!backup.placement.placed) {
-    std::string reason = backup.placement.reason;
-    if (reason.rfind("service ", 0) != 0 || (reason.find(" has one replica") == std::string::npos &&
-                                              reason.find(" is pinned to ") == std::string::npos)) {
-      const int call = backup.placement.failed_call;
-      const int from = call == 0 ? chain.origin : primary.hops[call - 1].replica;
-      reason = absl::StrCat("facility ", snapshot.facility_id(facility), " is the only transit between ",
-                            snapshot.facility_id(from), " and the replicas of service ",
-                            snapshot.service_id(chain.services[call]));
+  if (!backup.placed) {
+    const int call = backup.failed_call;
+    FacilityDependency dependency{.workload = chain.workload, .facility = facility,
+                                  .why = FacilityDependency::Why::kOnlyTransitToService,
+                                  .service = chain.services[call]};
+    if (backup.why == ChainUnplacedWhy::kOneReplica) {
+      dependency.why = FacilityDependency::Why::kOneReplica;
+    } else if (backup.why == ChainUnplacedWhy::kPinnedToFailed) {
+      dependency.why = FacilityDependency::Why::kPinnedTo;
+    } else {
+      dependency.from = plan.primary_calls[plan.call_begin[backup.chain] + call].from;
     }
-    dependencies.push_back({chain.workload, facility, std::move(reason)});
-  } else if (primary.within_budget && !backup.placement.within_budget) {
-    dependencies.push_back({chain.workload, facility,
-                            absl::StrCat("without facility ", snapshot.facility_id(facility), " the chain takes ",
-                                         backup.placement.total_us, " us, over its budget of ", chain.budget_us,
-                                         " us")});
+    dependencies.push_back(dependency);
+  } else {
+    dependencies.push_back({.workload = chain.workload, .facility = facility,
+                            .why = FacilityDependency::Why::kOverBudget, .total_us = backup.total_us,
+                            .budget_us = chain.budget_us});
   }
 }
 
@@ -208,13 +208,8 @@ void AddChainDependency(const Snapshot& snapshot, const Chain& chain, const Chai
 // flows' (transit facilities), then everything in a stable order.
 void CompleteAudit(const Snapshot& snapshot, std::vector<FacilityDependency>& dependencies) {
   std::vector<FacilityDependency> elephants = ElephantTransitDependencies(snapshot);
-  dependencies.insert(dependencies.end(), std::make_move_iterator(elephants.begin()),
-                      std::make_move_iterator(elephants.end()));
-  std::sort(dependencies.begin(), dependencies.end(), [](const FacilityDependency& a, const FacilityDependency& b) {
-    if (a.workload != b.workload) return a.workload < b.workload;
-    if (a.facility != b.facility) return a.facility < b.facility;
-    return a.reason < b.reason;
-  });
+  dependencies.insert(dependencies.end(), elephants.begin(), elephants.end());
+  std::sort(dependencies.begin(), dependencies.end(), DependencyBefore);
 }
 
 // Dense numbers for failures, in ChainFailure order: facilities, links, SRLGs.
@@ -248,46 +243,130 @@ class FailureIds {
 }  // namespace
 
 // What the plans share between chains: shortest paths per pin mask, the
-// failures' numbering, the layers' scratch.
+// failures' numbering, the layers' scratch, and the chains in flat arrays:
+// backups are solved one failure at a time, each for chains all over the
+// plan, so what a backup reads of its chain stays together in memory.
 class ChainPlacer::Shared {
  public:
   explicit Shared(const Snapshot& snapshot)
-      : snapshot_(snapshot), ids_(snapshot), mark_(ids_.size(), 0) {}
-
-  const FailureIds& ids() const { return ids_; }
-
-  // The placement of chain `c` under `failure` (none when null).
-  ChainPlacement Place(int c, const ChainFailure* failure) {
-    const Chain& chain = snapshot_.chains()[c];
-    FailureDistances& paths = PathsFor(chain);
-    const Exclusion exclusion = failure != nullptr ? failure->AsExclusion() : Exclusion{};
-    paths.SetFailure(exclusion);
-    return PlaceChain(
-        snapshot_, chain, exclusion.facility, [&](int a, int b) { return paths.Distance(a, b); },
-        [&](int a, int b) { return paths.LinksTo(a, b); }, scratch_);
+      : snapshot_(snapshot),
+        ids_(snapshot),
+        mark_(ids_.size(), 0),
+        position_(ids_.size(), 0) {
+    const auto& chains = snapshot.chains();
+    service_begin_.reserve(chains.size() + 1);
+    service_begin_.push_back(0);
+    for (const Chain& chain : chains) {
+      services_.insert(services_.end(), chain.services.begin(), chain.services.end());
+      service_begin_.push_back(static_cast<uint32_t>(services_.size()));
+      origin_.push_back(chain.origin);
+      budget_us_.push_back(chain.budget_us);
+      pinned_.push_back(!chain.pinned_replicas.empty() || !chain.allowed.empty());
+    }
   }
 
-  // The failures a placed primary touches, as ids, ascending: every facility
-  // but the origin, every link, every SRLG of those links.
-  const std::vector<int>& Touched(const Chain& chain, const ChainPlacement& primary) {
+  const FailureIds& ids() const { return ids_; }
+  int origin(int c) const { return origin_[c]; }
+
+  // The primary placement of chain `c`, whole.
+  ChainPlacement PlacePrimary(int c) {
+    const Chain& chain = snapshot_.chains()[c];
+    FailureDistances& paths = PathsFor(c);
+    paths.SetFailure(Exclusion{});
+    ChainPlacement result;
+    if (!SolveLayers(snapshot_, View(c), -1, [&](int a) { return paths.Row(a); }, scratch_, result)) return result;
+    return FullPlacement(snapshot_, chain, scratch_, [&](int a, int b) { return paths.LinksTo(a, b); });
+  }
+
+  // The failure the next PlaceBackup calls are for.
+  void BeginFailure(const ChainFailure& failure) { failure_ = failure; }
+
+  // The backup of chain `c` (whose primary `plan` has) under the current
+  // failure (BeginFailure), written at plan.backups[slot], or appended
+  // when slot is kAppend.
+  static constexpr size_t kAppend = ~size_t{0};
+  // `on_path`: bit i set when the failure may be on the primary's paths of
+  // call i (all set: unknown).
+  void PlaceBackup(int c, ChainPlan& plan, uint32_t on_path, size_t slot = kAppend) {
+    FailureDistances& paths = PathsFor(c);
+    const Exclusion exclusion = failure_.AsExclusion();
+    paths.SetFailure(exclusion);
+    ChainPlan::CompactBackup& backup = slot == kAppend ? plan.backups.emplace_back() : plan.backups[slot];
+    backup = ChainPlan::CompactBackup();
+    backup.failure = failure_;
+    backup.chain = c;
+    const ChainView chain = View(c);
+    if (!SolveLayers(snapshot_, chain, exclusion.facility, [&](int a) { return paths.Row(a); }, scratch_,
+                     unplaced_)) {
+      backup.failed_call = static_cast<int16_t>(unplaced_.failed_call);
+      backup.why = unplaced_.why;
+      backup.failed_facility = unplaced_.failed_facility;
+      backup.first = static_cast<uint32_t>(plan.unreached_from.size());
+      backup.count = static_cast<uint16_t>(unplaced_.unreached_from.size());
+      plan.unreached_from.insert(plan.unreached_from.end(), unplaced_.unreached_from.begin(),
+                                 unplaced_.unreached_from.end());
+      unplaced_.failed_call = -1;
+      unplaced_.why = ChainUnplacedWhy::kNone;
+      unplaced_.failed_facility = -1;
+      unplaced_.unreached_from.clear();
+      return;
+    }
+    backup.placed = true;
+    backup.total_us = scratch_.total_us;
+    backup.within_budget = scratch_.total_us <= budget(c);
+    backup.first = static_cast<uint32_t>(plan.changed.size());
+    const ChainPlan::PrimaryCall* was = &plan.primary_calls[plan.call_begin[c]];
+    for (int call = 0; call < chain.calls; ++call) {
+      const int from = scratch_.from[call], replica = scratch_.replica[call];
+      if (replica == was[call].replica && from == was[call].from) {
+        // The same hop keeps its paths unless the failure is on them.
+        if (from == replica) continue;
+        const bool maybe_on_path = call >= 32 || ((on_path >> call) & 1) != 0;
+        if (!maybe_on_path && !paths.MovesUntouchedPaths(from) && !paths.MovesUntouchedPaths(replica)) continue;
+      }
+      int there = 0, back = 0;
+      if (from != replica) {
+        there = paths.PathId(from, replica, plan.paths);
+        back = paths.PathId(replica, from, plan.paths);
+      }
+      if (replica == was[call].replica && there == was[call].path_there && back == was[call].path_back) continue;
+      plan.changed.push_back({call, replica, there, back, scratch_.rtt_us[call]});
+      ++backup.count;
+    }
+  }
+
+  // The failures a placed primary touches: every facility but the origin,
+  // every link, every SRLG of those links; by id, ascending, each with the
+  // calls whose paths it is on (bit i: call i; calls past 31 always set).
+  struct TouchedFailure {
+    int id;
+    uint32_t on_path;
+    friend bool operator<(const TouchedFailure& a, const TouchedFailure& b) { return a.id < b.id; }
+  };
+  const std::vector<TouchedFailure>& Touched(const Chain& chain, const ChainPlacement& primary) {
     touched_.clear();
     ++stamp_;
-    auto add = [&](int id) {
-      if (mark_[id] == stamp_) return;
-      mark_[id] = stamp_;
-      touched_.push_back(id);
+    auto add = [&](int id, uint32_t calls) {
+      if (mark_[id] != stamp_) {
+        mark_[id] = stamp_;
+        position_[id] = static_cast<int>(touched_.size());
+        touched_.push_back({id, 0});
+      }
+      touched_[position_[id]].on_path |= calls;
     };
-    auto add_facility = [&](int facility) {
-      if (facility != chain.origin) add(ids_.Id({ChainFailure::Kind::kFacility, facility}));
+    auto add_facility = [&](int facility, uint32_t calls) {
+      if (facility != chain.origin) add(ids_.Id({ChainFailure::Kind::kFacility, facility}), calls);
     };
-    for (const ChainHop& hop : primary.hops) {
-      add_facility(hop.replica);
+    for (size_t call = 0; call < primary.hops.size(); ++call) {
+      const ChainHop& hop = primary.hops[call];
+      const uint32_t bit = call < 32 ? uint32_t{1} << call : ~uint32_t{0};
+      add_facility(hop.replica, 0);
       for (const auto* links : {&hop.links_there, &hop.links_back}) {
         for (int link : *links) {
-          add_facility(snapshot_.link_src(link));
-          add_facility(snapshot_.link_dst(link));
-          add(ids_.Id({ChainFailure::Kind::kLink, link}));
-          for (int srlg : snapshot_.link_srlgs(link)) add(ids_.Id({ChainFailure::Kind::kSrlg, srlg}));
+          add_facility(snapshot_.link_src(link), bit);
+          add_facility(snapshot_.link_dst(link), bit);
+          add(ids_.Id({ChainFailure::Kind::kLink, link}), bit);
+          for (int srlg : snapshot_.link_srlgs(link)) add(ids_.Id({ChainFailure::Kind::kSrlg, srlg}), bit);
         }
       }
     }
@@ -296,12 +375,19 @@ class ChainPlacer::Shared {
   }
 
  private:
-  FailureDistances& PathsFor(const Chain& chain) {
-    if (chain.allowed.empty()) {
+  ChainView View(int c) const {
+    return {origin_[c], services_.data() + service_begin_[c], static_cast<int>(service_begin_[c + 1] - service_begin_[c]),
+            pinned_[c] ? &snapshot_.chains()[c] : nullptr};
+  }
+  uint64_t budget(int c) const { return budget_us_[c]; }
+
+  FailureDistances& PathsFor(int c) {
+    const Chain* pins = pinned_[c] ? &snapshot_.chains()[c] : nullptr;
+    if (pins == nullptr || pins->allowed.empty()) {
       if (!unpinned_) unpinned_ = std::make_unique<FailureDistances>(snapshot_, nullptr);
       return *unpinned_;
     }
-    auto [it, inserted] = pinned_.try_emplace(chain.allowed);
+    auto [it, inserted] = pinned_paths_.try_emplace(pins->allowed);
     if (inserted) it->second = std::make_unique<FailureDistances>(snapshot_, &it->first);
     return *it->second;
   }
@@ -309,11 +395,20 @@ class ChainPlacer::Shared {
   const Snapshot& snapshot_;
   FailureIds ids_;
   std::unique_ptr<FailureDistances> unpinned_;
-  std::map<std::vector<char>, std::unique_ptr<FailureDistances>> pinned_;  // by mask
+  std::map<std::vector<char>, std::unique_ptr<FailureDistances>> pinned_paths_;  // by mask
   LayerScratch scratch_;
+  ChainPlacement unplaced_;
   std::vector<uint32_t> mark_;  // per failure id: == stamp_ when touched by the current chain
   uint32_t stamp_ = 0;
-  std::vector<int> touched_;
+  std::vector<int> position_;  // per failure id marked: its place in touched_
+  std::vector<TouchedFailure> touched_;
+  ChainFailure failure_{ChainFailure::Kind::kFacility, -1};  // the current one
+  // The chains, flat: services of chain c at services_[service_begin_[c] ..).
+  std::vector<int> services_;
+  std::vector<uint32_t> service_begin_;
+  std::vector<int> origin_;
+  std::vector<uint64_t> budget_us_;
+  std::vector<char> pinned_;
 };
 
 ChainPlacer::ChainPlacer(const Snapshot& snapshot)
@@ -340,9 +435,13 @@ ChainPlacement ChainPlacer::Place(const Chain& chain, const Exclusion& failure_o
   if (!chain.allowed.empty()) failure.allowed = &chain.allowed;
   SetFailure(failure);
   LayerScratch scratch;
-  return PlaceChain(
-      snapshot_, chain, failure.facility, [this](int a, int b) { return From(a).distance_us[b]; },
-      [this](int a, int b) { return From(a).LinksTo(b); }, scratch);
+  ChainPlacement result;
+  if (!SolveLayers(snapshot_, ChainView::Of(chain), failure.facility,
+                   [this](int a) { return From(a).distance_us.data(); }, scratch,
+                   result)) {
+    return result;
+  }
+  return FullPlacement(snapshot_, chain, scratch, [this](int a, int b) { return From(a).LinksTo(b); });
 }
 
 ChainPlacer::Shared& ChainPlacer::shared() {
@@ -356,28 +455,32 @@ ChainPlan ChainPlacer::PlanAll() {
   Shared& shared = this->shared();
   ChainPlan plan;
   plan.primary.reserve(chains.size());
-  plan.backups.resize(chains.size());
+  plan.call_begin.reserve(chains.size() + 1);
 
   // Primaries, and which chains each failure touches.
-  std::vector<std::vector<int>> touched(shared.ids().size());
+  std::vector<std::vector<std::pair<int, uint32_t>>> touched(shared.ids().size());  // (chain, on_path)
+  size_t backups = 0;
   for (int c = 0; c < chain_count; ++c) {
-    plan.primary.push_back(shared.Place(c, nullptr));
-    const ChainPlacement& primary = plan.primary.back();
-    if (!primary.placed) continue;
-    const std::vector<int>& ids = shared.Touched(chains[c], primary);
-    plan.backups[c].reserve(ids.size());
-    for (int id : ids) touched[id].push_back(c);
+    ChainPlacement primary = shared.PlacePrimary(c);
+    if (primary.placed) {
+      const auto& ids = shared.Touched(chains[c], primary);
+      for (const auto& [id, on_path] : ids) touched[id].push_back({c, on_path});
+      backups += ids.size();
+    }
+    plan.AddPrimary(chains[c], std::move(primary));
   }
-  // One failure at a time, in ChainFailure order, so every chain's backups
-  // come out ordered by failure.
+  // One failure at a time, in ChainFailure order.
+  plan.backups.reserve(backups);
+  plan.changed.reserve(2 * backups);
   for (int id = 0; id < static_cast<int>(touched.size()); ++id) {
     if (touched[id].empty()) continue;
-    const ChainFailure failure = shared.ids().At(id);
-    for (int c : touched[id]) {
-      ChainBackup& backup = plan.backups[c].emplace_back(ChainBackup{failure, shared.Place(c, &failure)});
-      AddChainDependency(snapshot_, chains[c], plan.primary[c], backup, plan.dependencies);
+    shared.BeginFailure(shared.ids().At(id));
+    for (const auto& [c, on_path] : touched[id]) {
+      shared.PlaceBackup(c, plan, on_path);
+      AddChainDependency(snapshot_, plan, plan.backups.back(), plan.dependencies);
     }
   }
+  plan.Finish();
   CompleteAudit(snapshot_, plan.dependencies);
   return plan;
 }
@@ -386,7 +489,7 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
   const auto& chains = snapshot_.chains();
   const int chain_count = static_cast<int>(chains.size());
   if (!snapshot_.SharesInventory(before) || previous.primary.size() != chains.size() ||
-      previous.backups.size() != chains.size()) {
+      previous.call_begin.size() != chains.size() + 1 || previous.primary_calls.size() != previous.call_begin.back()) {
     return PlanAll();
   }
   // The links whose change matters to paths: each must have got worse.
@@ -401,51 +504,110 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
     changed = true;
   }
   if (!changed) return previous;
-  auto uses_worse = [&](const ChainPlacement& placement) {
-    for (const ChainHop& hop : placement.hops) {
-      for (const auto* links : {&hop.links_there, &hop.links_back}) {
-        for (int link : *links) {
-          if (worse[link]) return true;
-        }
+  // Which of the previous plan's paths use a changed link.
+  std::vector<char> path_worse(previous.paths.size(), 0);
+  for (int path = 0; path < previous.paths.size(); ++path) {
+    for (int link : previous.paths.Links(path)) {
+      if (worse[link]) {
+        path_worse[path] = 1;
+        break;
       }
     }
-    return false;
-  };
+  }
 
   Shared& shared = this->shared();
   ChainPlan plan = std::move(previous);
-  // Per failure id, the (chain, backup position) pairs to place again.
-  std::vector<std::vector<std::pair<int, int>>> redo(shared.ids().size());
+  // Chains placed again whole (their primary used a changed link, or was
+  // not placed): their backups are dropped, and the failures their new
+  // primaries touch get new ones.
+  std::vector<std::vector<std::pair<int, uint32_t>>> touched(shared.ids().size());  // (chain, on_path)
+  std::vector<char> again(chain_count, 0);
   for (int c = 0; c < chain_count; ++c) {
-    std::vector<ChainBackup>& backups = plan.backups[c];
-    if (!plan.primary[c].placed || uses_worse(plan.primary[c])) {
-      plan.primary[c] = shared.Place(c, nullptr);
-      backups.clear();
-      if (!plan.primary[c].placed) continue;
-      for (int id : shared.Touched(chains[c], plan.primary[c])) {
-        redo[id].emplace_back(c, static_cast<int>(backups.size()));
-        backups.push_back(ChainBackup{shared.ids().At(id), {}});
-      }
-      continue;
+    bool redo = !plan.primary[c].placed;
+    for (uint32_t k = plan.call_begin[c]; !redo && k < plan.call_begin[c + 1]; ++k) {
+      redo = path_worse[plan.primary_calls[k].path_there] || path_worse[plan.primary_calls[k].path_back];
     }
-    for (int i = 0; i < static_cast<int>(backups.size()); ++i) {
-      if (!backups[i].placement.placed || uses_worse(backups[i].placement)) {
-        redo[shared.ids().Id(backups[i].failure)].emplace_back(c, i);
+    if (!redo) continue;
+    again[c] = 1;
+    plan.DropBackups(c);
+    ChainPlacement primary = shared.PlacePrimary(c);
+    if (primary.placed) {
+      for (const auto& [id, on_path] : shared.Touched(chains[c], primary)) touched[id].push_back({c, on_path});
+    }
+    plan.SetPrimary(c, std::move(primary));
+  }
+  // Links that went down. A backup that could not be placed stays as it is
+  // when every one of them has another way between its ends under the
+  // backup's failure: which facilities reach which is then unchanged, and
+  // that is all an unplaced answer (the first call without a reachable
+  // replica, the facilities it is called from) depends on.
+  std::vector<int> down;
+  for (int link = 0; link < snapshot_.link_count(); ++link) {
+    if (worse[link] && !snapshot_.link_state(link).usable) down.push_back(link);
+  }
+  std::vector<int8_t> reach_kept(shared.ids().size(), -1);  // per failure id: -1 not known yet
+  std::vector<char> seen(snapshot_.facility_count());
+  std::vector<int> stack;
+  auto reachability_kept = [&](int id) {
+    if (reach_kept[id] >= 0) return reach_kept[id] == 1;
+    const Exclusion failure = shared.ids().At(id).AsExclusion();
+    bool kept = true;
+    for (int link : down) {
+      if (failure.link == link || failure.facility == before.link_src(link) || failure.facility == before.link_dst(link)) {
+        continue;  // out under the failure anyway
       }
+      const auto srlgs = before.link_srlgs(link);
+      if (failure.srlg >= 0 && std::find(srlgs.begin(), srlgs.end(), failure.srlg) != srlgs.end()) continue;
+      std::fill(seen.begin(), seen.end(), 0);
+      stack.assign(1, snapshot_.link_src(link));
+      seen[stack[0]] = 1;
+      while (!stack.empty() && !seen[snapshot_.link_dst(link)]) {
+        const int at = stack.back();
+        stack.pop_back();
+        for (int out : snapshot_.out_links(at)) {
+          const int next = snapshot_.link_dst(out);
+          if (seen[next] || failure.Excludes(snapshot_, out)) continue;
+          seen[next] = 1;
+          stack.push_back(next);
+        }
+      }
+      if (!seen[snapshot_.link_dst(link)]) {
+        kept = false;
+        break;
+      }
+    }
+    reach_kept[id] = kept ? 1 : 0;
+    return kept;
+  };
+
+  // The other chains' backups placed again where they are: those not
+  // placed (unless reachability is kept), and those whose changed hops use
+  // a changed link (their other hops are the primary's, which does not).
+  std::vector<std::vector<uint32_t>> redo(shared.ids().size());
+  for (int c = 0; c < chain_count; ++c) {
+    if (again[c]) continue;
+    const bool masked = !chains[c].allowed.empty();
+    for (int i = 0; i < plan.backup_count(c); ++i) {
+      const uint32_t position = plan.backup_position(c, i);
+      const ChainPlan::CompactBackup& backup = plan.backups[position];
+      bool place = !backup.placed && (masked || !reachability_kept(shared.ids().Id(backup.failure)));
+      for (uint32_t k = backup.first; backup.placed && !place && k < backup.first + backup.count; ++k) {
+        place = path_worse[plan.changed[k].path_there] || path_worse[plan.changed[k].path_back];
+      }
+      if (place) redo[shared.ids().Id(backup.failure)].push_back(position);
     }
   }
-  for (int id = 0; id < static_cast<int>(redo.size()); ++id) {
-    if (redo[id].empty()) continue;
-    const ChainFailure failure = shared.ids().At(id);
-    for (const auto& [c, i] : redo[id]) plan.backups[c][i].placement = shared.Place(c, &failure);
+  for (int id = 0; id < static_cast<int>(touched.size()); ++id) {
+    if (redo[id].empty() && touched[id].empty()) continue;
+    shared.BeginFailure(shared.ids().At(id));
+    for (uint32_t position : redo[id]) shared.PlaceBackup(plan.backups[position].chain, plan, ~uint32_t{0}, position);
+    for (const auto& [c, on_path] : touched[id]) shared.PlaceBackup(c, plan, on_path);
   }
+  plan.Finish();
   // The audit, from the new placements.
   plan.dependencies.clear();
-  for (int c = 0; c < chain_count; ++c) {
-    for (const ChainBackup& backup : plan.backups[c]) {
-      if (backup.failure.kind != ChainFailure::Kind::kFacility) break;  // facilities come first
-      AddChainDependency(snapshot_, chains[c], plan.primary[c], backup, plan.dependencies);
-    }
+  for (const ChainPlan::CompactBackup& backup : plan.backups) {
+    if (backup.chain >= 0) AddChainDependency(snapshot_, plan, backup, plan.dependencies);
   }
   CompleteAudit(snapshot_, plan.dependencies);
   return plan;

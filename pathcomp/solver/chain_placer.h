@@ -21,71 +21,11 @@
 #include <string>
 #include <vector>
 
+#include "pathcomp/solver/chain_plan.h"
 #include "pathcomp/solver/shortest_paths.h"
 #include "pathcomp/solver/snapshot.h"
 
 namespace geodesic::pathcomp {
-
-struct ChainHop {
-  int service = -1;
-  int replica = -1;             // facility index running the call
-  std::vector<int> links_there;  // from the previous facility; empty when the same
-  std::vector<int> links_back;
-  uint64_t network_rtt_us = 0;
-  uint64_t service_time_us = 0;
-  uint64_t latency_us() const { return network_rtt_us + service_time_us; }
-  friend bool operator==(const ChainHop&, const ChainHop&) = default;
-};
-
-struct ChainPlacement {
-  bool placed = false;  // every call has a reachable replica
-  uint64_t total_us = 0;
-  bool within_budget = false;
-  std::vector<ChainHop> hops;
-  // When not placed: the first call that cannot be made, and why.
-  int failed_call = -1;
-  std::string reason;
-
-  // Facility indices the placement uses (origin, transits, replicas), ascending.
-  std::vector<int> Facilities(const Snapshot& snapshot, const Chain& chain) const;
-  // Link indices on its paths, ascending.
-  std::vector<int> Links() const;
-  friend bool operator==(const ChainPlacement&, const ChainPlacement&) = default;
-};
-
-// A failure a backup avoids.
-struct ChainFailure {
-  enum class Kind { kFacility, kLink, kSrlg };
-  Kind kind;
-  int index;  // facility, link or SRLG index
-  friend bool operator<(const ChainFailure& a, const ChainFailure& b) {
-    return a.kind != b.kind ? a.kind < b.kind : a.index < b.index;
-  }
-  friend bool operator==(const ChainFailure&, const ChainFailure&) = default;
-  Exclusion AsExclusion() const;
-};
-
-struct ChainBackup {
-  ChainFailure failure;
-  ChainPlacement placement;  // placed == false: no placement survives the failure
-  friend bool operator==(const ChainBackup&, const ChainBackup&) = default;
-};
-
-// A facility without which a workload cannot run (or, for a chain, cannot
-// run within its budget), and why.
-struct FacilityDependency {
-  int workload;  // index for Snapshot::workload_id
-  int facility;
-  std::string reason;
-  friend bool operator==(const FacilityDependency&, const FacilityDependency&) = default;
-};
-
-struct ChainPlan {
-  std::vector<ChainPlacement> primary;            // per Snapshot::chains()
-  std::vector<std::vector<ChainBackup>> backups;  // per chain, by failure
-  std::vector<FacilityDependency> dependencies;   // chains and elephant flows, by workload and facility
-  friend bool operator==(const ChainPlan&, const ChainPlan&) = default;
-};
 
 class ChainPlacer {
  public:
@@ -103,25 +43,31 @@ class ChainPlacer {
   // per source, repaired per failure only where the failure cuts it
   // (FailureDistances), so a pair whose path avoids the failure reuses its
   // unfailed distance; a backup is placed only for the chains whose primary
-  // touches the failure; elephant flows are audited with one dominator tree
-  // per source facility. Failures are solved one at a time, so memory stays
+  // touches the failure, and a hop that keeps the primary's ends keeps its
+  // paths without a look-up unless the failure is on them; elephant flows are
+  // audited with one dominator tree per source facility. Failures are solved
+  // one at a time, so the working memory beyond the plan stays
   // O(facilities^2) (per distinct pin mask for pinned chains).
-  // Equal, field for field, to PlanAllReference().
+  // Equal (ChainPlan's operator==) to PlanAllReference().
   ChainPlan PlanAll();
 
-  // PlanAll() of this placer's snapshot, given `previous` = PlanAll() of
-  // `before`, an earlier version of the same inventory (the snapshot is
-  // `before.WithLinkHealth(...)`, or one built from it the same way). Equal to
-  // PlanAll(), and only re-places what can have changed when every changed link
-  // got worse for paths (went unusable, or costs more): then a placement that
-  // uses none of those links keeps its latency while every other placement can
-  // only get slower, and the shortest-path ties break the same way, so it is
-  // still the answer. Re-placed are the chains whose primary uses a changed
-  // link (with all their backups), the backups that use one, and whatever was
-  // not placed; the audit is recomputed. When a link got better (came up, or
-  // costs less), any chain may improve and this is a full PlanAll(); likewise
-  // when `before` is not the same inventory. Takes `previous` by value: move
-  // it in to avoid copying it.
+  // PlanAll() of this placer's snapshot, given `previous` = PlanAll() (or
+  // Replan()) of `before`, an earlier version of the same inventory (the
+  // snapshot is `before.WithLinkHealth(...)`, or one built from it the same
+  // way). Equal to PlanAll(), and only re-places what can have changed when
+  // every changed link got worse for paths (went unusable, or costs more):
+  // then a placement that uses none of those links keeps its latency while
+  // every other placement can only get slower, and the shortest-path ties
+  // break the same way, so it is still the answer. Re-placed are the chains
+  // whose primary uses a changed link or was not placed (with all their
+  // backups), the backups whose changed hops use one, and the backups that
+  // could not be placed, unless every link that went down still has another
+  // way between its ends under the backup's failure (an unplaced answer
+  // depends only on which facilities reach which). Backups are re-placed where
+  // they are in `previous`; the audit is recomputed. When a link got better
+  // (came up, or costs less), any chain may improve and this is a full
+  // PlanAll(); likewise when `before` is not the same inventory. Takes
+  // `previous` by value: move it in to avoid copying it.
   ChainPlan Replan(ChainPlan previous, const Snapshot& before);
 
   // The straightforward computation PlanAll() replaces (a Place() per chain

@@ -8,21 +8,9 @@
 #include <map>
 #include <set>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "pathcomp/solver/chain_placer.h"
 
 namespace geodesic::pathcomp {
-namespace {
-
-std::string FacilityList(const Snapshot& snapshot, const std::vector<int>& facilities) {
-  std::vector<std::string> ids;
-  for (int f : facilities) ids.push_back(snapshot.facility_id(f));
-  return absl::StrJoin(ids, ", ");
-}
-
-}  // namespace
-
 ChainPlacement ChainPlacer::PlaceReference(const Chain& chain, const Exclusion& failure_only) {
   // A pinned chain keeps to its facility set, also when it fails over.
   Exclusion failure = failure_only;
@@ -31,7 +19,8 @@ ChainPlacement ChainPlacer::PlaceReference(const Chain& chain, const Exclusion& 
   ChainPlacement result;
   if (failure.facility == chain.origin) {
     result.failed_call = 0;
-    result.reason = absl::StrCat("the origin ", snapshot_.facility_id(chain.origin), " is down");
+    result.why = ChainUnplacedWhy::kOriginDown;
+    result.failed_facility = chain.origin;
     return result;
   }
   auto rtt = [this](int a, int b) -> uint64_t {
@@ -71,26 +60,22 @@ ChainPlacement ChainPlacer::PlaceReference(const Chain& chain, const Exclusion& 
       layer.push_back(best);
     }
     if (layer.empty()) {
-      const std::string& name = snapshot_.service_id(service);
       result.failed_call = static_cast<int>(call);
       if (!chain.pinned_replicas.empty() && chain.pinned_replicas[call] == failure.facility) {
-        result.reason = absl::StrCat("service ", name, " is pinned to ", snapshot_.facility_id(failure.facility));
+        result.why = ChainUnplacedWhy::kPinnedToFailed;
+        result.failed_facility = failure.facility;
       } else if (!chain.pinned_replicas.empty() || !chain.allowed.empty()) {
-        result.reason = absl::StrCat("no replica of service ", name, " the chain's pin allows can be reached and back");
+        result.why = ChainUnplacedWhy::kPinBlocks;
       } else if (replicas.facilities.empty()) {
-        result.reason = absl::StrCat("service ", name, " has no replica in a known facility");
+        result.why = ChainUnplacedWhy::kNoKnownReplica;
       } else if (failure.facility >= 0 &&
                  std::all_of(replicas.facilities.begin(), replicas.facilities.end(),
                              [&](int f) { return f == failure.facility; })) {
-        result.reason = absl::StrCat("service ", name, " has one replica, in ",
-                                     snapshot_.facility_id(failure.facility));
+        result.why = ChainUnplacedWhy::kOneReplica;
+        result.failed_facility = failure.facility;
       } else {
-        std::vector<int> from;
-        for (const Entry& entry : previous) from.push_back(entry.facility);
-        result.reason = absl::StrCat("no replica of service ", name, " (",
-                                     FacilityList(snapshot_, replicas.facilities),
-                                     ") can be reached from ", FacilityList(snapshot_, from),
-                                     " and back");
+        result.why = ChainUnplacedWhy::kUnreachable;
+        for (const Entry& entry : previous) result.unreached_from.push_back(entry.facility);
       }
       return result;
     }
@@ -127,14 +112,12 @@ ChainPlacement ChainPlacer::PlaceReference(const Chain& chain, const Exclusion& 
 ChainPlan ChainPlacer::PlanAllReference() {
   const auto& chains = snapshot_.chains();
   ChainPlan plan;
-  plan.primary.reserve(chains.size());
-  plan.backups.resize(chains.size());
 
   // Primaries, and which chains each failure would touch.
   std::map<ChainFailure, std::vector<int>> touched;
   for (int c = 0; c < static_cast<int>(chains.size()); ++c) {
-    plan.primary.push_back(PlaceReference(chains[c]));
-    const ChainPlacement& primary = plan.primary.back();
+    plan.AddPrimary(chains[c], PlaceReference(chains[c]));
+    const ChainPlacement& primary = plan.primary[c];
     if (!primary.placed) continue;
     for (int facility : primary.Facilities(snapshot_, chains[c])) {
       if (facility != chains[c].origin) touched[{ChainFailure::Kind::kFacility, facility}].push_back(c);
@@ -164,28 +147,27 @@ ChainPlan ChainPlacer::PlanAllReference() {
     for (int c : chain_indices) {
       ChainBackup backup{failure, PlaceReference(chains[c], failure.AsExclusion())};
       if (failure.kind == ChainFailure::Kind::kFacility) {
-        const std::string& id = snapshot_.facility_id(failure.index);
         const ChainPlacement& primary = plan.primary[c];
         if (!backup.placement.placed) {
-          std::string reason = backup.placement.reason;
-          if (reason.rfind("service ", 0) != 0 || (reason.find(" has one replica") == std::string::npos &&
-                                                    reason.find(" is pinned to ") == std::string::npos)) {
-            const int call = backup.placement.failed_call;
-            const int from = call == 0 ? chains[c].origin : primary.hops[call - 1].replica;
-            reason = absl::StrCat("facility ", id, " is the only transit between ",
-                                  snapshot_.facility_id(from), " and the replicas of service ",
-                                  snapshot_.service_id(chains[c].services[call]));
+          const int call = backup.placement.failed_call;
+          FacilityDependency dependency{.workload = chains[c].workload, .facility = failure.index,
+                                        .why = FacilityDependency::Why::kOnlyTransitToService,
+                                        .service = chains[c].services[call]};
+          if (backup.placement.why == ChainUnplacedWhy::kOneReplica) {
+            dependency.why = FacilityDependency::Why::kOneReplica;
+          } else if (backup.placement.why == ChainUnplacedWhy::kPinnedToFailed) {
+            dependency.why = FacilityDependency::Why::kPinnedTo;
+          } else {
+            dependency.from = call == 0 ? chains[c].origin : primary.hops[call - 1].replica;
           }
-          plan.dependencies.push_back({chains[c].workload, failure.index, std::move(reason)});
+          plan.dependencies.push_back(dependency);
         } else if (primary.within_budget && !backup.placement.within_budget) {
-          plan.dependencies.push_back(
-              {chains[c].workload, failure.index,
-               absl::StrCat("without facility ", id, " the chain takes ",
-                            backup.placement.total_us, " us, over its budget of ",
-                            chains[c].budget_us, " us")});
+          plan.dependencies.push_back({.workload = chains[c].workload, .facility = failure.index,
+                                       .why = FacilityDependency::Why::kOverBudget,
+                                       .total_us = backup.placement.total_us, .budget_us = chains[c].budget_us});
         }
       }
-      plan.backups[c].push_back(std::move(backup));
+      plan.AddBackup(c, failure, backup.placement);
     }
     if (failure.kind != ChainFailure::Kind::kFacility) continue;
     auto it = demands_through.find(failure.index);
@@ -193,11 +175,9 @@ ChainPlan ChainPlacer::PlanAllReference() {
     SetFailure(failure.AsExclusion());
     for (int d : it->second) {
       if (From(demands[d].src).distance_us[demands[d].dst] != kUnreachable) continue;
-      plan.dependencies.push_back(
-          {demands[d].workload, failure.index,
-           absl::StrCat("facility ", snapshot_.facility_id(failure.index),
-                        " is the only transit between ", snapshot_.facility_id(demands[d].src),
-                        " and ", snapshot_.facility_id(demands[d].dst))});
+      plan.dependencies.push_back({.workload = demands[d].workload, .facility = failure.index,
+                                   .why = FacilityDependency::Why::kOnlyTransit, .from = demands[d].src,
+                                   .to = demands[d].dst});
     }
     demands_through.erase(it);
   }
@@ -206,20 +186,14 @@ ChainPlan ChainPlacer::PlanAllReference() {
     SetFailure(Exclusion{.facility = facility});
     for (int d : demand_indices) {
       if (From(demands[d].src).distance_us[demands[d].dst] != kUnreachable) continue;
-      plan.dependencies.push_back(
-          {demands[d].workload, facility,
-           absl::StrCat("facility ", snapshot_.facility_id(facility),
-                        " is the only transit between ", snapshot_.facility_id(demands[d].src),
-                        " and ", snapshot_.facility_id(demands[d].dst))});
+      plan.dependencies.push_back({.workload = demands[d].workload, .facility = facility,
+                                   .why = FacilityDependency::Why::kOnlyTransit, .from = demands[d].src,
+                                   .to = demands[d].dst});
     }
   }
   SetFailure({});
-  std::sort(plan.dependencies.begin(), plan.dependencies.end(),
-            [](const FacilityDependency& a, const FacilityDependency& b) {
-              if (a.workload != b.workload) return a.workload < b.workload;
-              if (a.facility != b.facility) return a.facility < b.facility;
-              return a.reason < b.reason;
-            });
+  std::sort(plan.dependencies.begin(), plan.dependencies.end(), DependencyBefore);
+  plan.Finish();
   return plan;
 }
 

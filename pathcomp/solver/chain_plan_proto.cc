@@ -16,22 +16,41 @@ void AddPath(const Snapshot& snapshot, const std::vector<int>& links,
   for (int link : links) facilities->Add(std::string(snapshot.facility_id(snapshot.link_dst(link))));
 }
 
-v1::ChainAssignment ToProto(const Snapshot& snapshot, const ChainPlacement& placement) {
+void SetHop(const Snapshot& snapshot, const ChainHop& hop, v1::ChainHop& out) {
+  out.set_service_id(snapshot.service_id(hop.service));
+  out.set_replica_facility_id(snapshot.facility_id(hop.replica));
+  AddPath(snapshot, hop.links_there, out.mutable_path_there_facility_ids());
+  AddPath(snapshot, hop.links_back, out.mutable_path_back_facility_ids());
+  out.set_network_rtt_us(hop.network_rtt_us);
+  out.set_service_time_us(hop.service_time_us);
+}
+
+// A backup of `chain` on the wire: its changed hops only.
+v1::ChainAssignment BackupToProto(const Snapshot& snapshot, const Chain& chain, const ChainPlan& plan,
+                                  const ChainPlan::CompactBackup& backup, const ChainPlacement& expanded) {
+  v1::ChainAssignment assignment;
+  assignment.set_placed(backup.placed);
+  assignment.set_reason(expanded.Reason(snapshot, chain));
+  if (!backup.placed) return assignment;
+  assignment.set_total_latency_us(backup.total_us);
+  assignment.set_within_budget(backup.within_budget);
+  for (uint32_t k = backup.first; k < backup.first + backup.count; ++k) {
+    const int call = plan.changed[k].call;
+    v1::ChainHop& out = *assignment.add_hops();
+    SetHop(snapshot, expanded.hops[call], out);
+    out.set_call(static_cast<uint32_t>(call));
+  }
+  return assignment;
+}
+
+v1::ChainAssignment ToProto(const Snapshot& snapshot, const Chain& chain, const ChainPlacement& placement) {
   v1::ChainAssignment assignment;
   assignment.set_placed(placement.placed);
-  assignment.set_reason(placement.reason);
+  assignment.set_reason(placement.Reason(snapshot, chain));
   if (!placement.placed) return assignment;
   assignment.set_total_latency_us(placement.total_us);
   assignment.set_within_budget(placement.within_budget);
-  for (const ChainHop& hop : placement.hops) {
-    v1::ChainHop& out = *assignment.add_hops();
-    out.set_service_id(snapshot.service_id(hop.service));
-    out.set_replica_facility_id(snapshot.facility_id(hop.replica));
-    AddPath(snapshot, hop.links_there, out.mutable_path_there_facility_ids());
-    AddPath(snapshot, hop.links_back, out.mutable_path_back_facility_ids());
-    out.set_network_rtt_us(hop.network_rtt_us);
-    out.set_service_time_us(hop.service_time_us);
-  }
+  for (const ChainHop& hop : placement.hops) SetHop(snapshot, hop, *assignment.add_hops());
   return assignment;
 }
 
@@ -54,6 +73,31 @@ v1::FailureScope ToProto(const Snapshot& snapshot, const ChainFailure& failure) 
   return scope;
 }
 
+// The bytes that tell compact backups of one chain apart (all but the failure).
+std::string CompactKey(const ChainPlan& plan, const ChainPlan::CompactBackup& backup) {
+  std::string key;
+  auto put = [&key](const auto& value) { key.append(reinterpret_cast<const char*>(&value), sizeof(value)); };
+  put(backup.placed);
+  put(backup.total_us);
+  put(backup.within_budget);
+  put(backup.failed_call);
+  put(backup.why);
+  put(backup.failed_facility);
+  for (uint32_t k = backup.first; k < backup.first + backup.count; ++k) {
+    if (!backup.placed) {
+      put(plan.unreached_from[k]);
+      continue;
+    }
+    const ChainPlan::ChangedHop& hop = plan.changed[k];
+    put(hop.call);
+    put(hop.replica);
+    put(hop.path_there);
+    put(hop.path_back);
+    put(hop.network_rtt_us);
+  }
+  return key;
+}
+
 }  // namespace
 
 void AddChainPlan(const Snapshot& snapshot, const ChainPlan& chains, v1::Plan& plan) {
@@ -67,22 +111,36 @@ void AddChainPlan(const Snapshot& snapshot, const ChainPlan& chains, v1::Plan& p
     v1::ChainPlan& out = *plan.add_chains();
     out.set_workload_id(snapshot.workload_id(specs[c].workload));
     out.set_latency_budget_us(specs[c].budget_us);
-    *out.mutable_primary() = ToProto(snapshot, chains.primary[c]);
-    // Many failures leave the same best answer: one entry each.
-    std::map<std::string, int> entry_of;  // serialized assignment -> index in backups
-    for (const ChainBackup& backup : chains.backups[c]) {
-      v1::ChainAssignment assignment = ToProto(snapshot, backup.placement);
-      std::string key = assignment.SerializeAsString();
-      auto [it, inserted] = entry_of.emplace(std::move(key), out.backups_size());
-      if (inserted) *out.add_backups()->mutable_assignment() = std::move(assignment);
-      *out.mutable_backups(it->second)->add_protects() = ToProto(snapshot, backup.failure);
+    *out.mutable_primary() = ToProto(snapshot, specs[c], chains.primary[c]);
+    // Many failures leave the same best answer: one entry each. Compact
+    // backups that are equal are the same answer (made and compared on
+    // the wire once); different ones can still look alike there (parallel
+    // links), so entries are told apart by their wire form.
+    std::map<std::string, int> entry_of;     // serialized assignment -> index in backups
+    std::map<std::string, int> entry_of_compact;  // CompactKey -> index in backups
+    for (int i = 0; i < chains.backup_count(c); ++i) {
+      const ChainPlan::CompactBackup& compact = chains.compact_backup(c, i);
+      std::string key = CompactKey(chains, compact);
+      auto known = entry_of_compact.find(key);
+      int entry;
+      if (known != entry_of_compact.end()) {
+        entry = known->second;
+      } else {
+        v1::ChainAssignment assignment =
+            BackupToProto(snapshot, specs[c], chains, compact, chains.backup(c, i).placement);
+        auto [it, inserted] = entry_of.emplace(assignment.SerializeAsString(), out.backups_size());
+        if (inserted) *out.add_backups()->mutable_assignment() = std::move(assignment);
+        entry = it->second;
+        entry_of_compact.emplace(std::move(key), entry);
+      }
+      *out.mutable_backups(entry)->add_protects() = ToProto(snapshot, compact.failure);
     }
   }
   for (const FacilityDependency& dependency : chains.dependencies) {
     v1::FacilityDependency& out = *plan.add_single_facility_dependencies();
     out.set_workload_id(snapshot.workload_id(dependency.workload));
     out.set_facility_id(snapshot.facility_id(dependency.facility));
-    out.set_reason(dependency.reason);
+    out.set_reason(dependency.Reason(snapshot));
   }
 }
 

@@ -19,13 +19,18 @@ struct FailureDistances::Tree {
   uint32_t epoch = 0;
   State state = State::kBase;
   std::vector<uint32_t> stamp;  // == epoch: cut off by the failure, repaired below
-  std::vector<uint64_t> distance_us;
+  std::vector<uint64_t> distance_us;  // a whole row: base.distance_us but where `repaired` says
+  std::vector<int> repaired;          // the facilities distance_us differs from base for
   std::vector<int> parent, parent_arc_link;
   ShortestPaths recomputed;  // State::kRecomputed
   // Links of the unfailed path to each facility, once asked (most pairs keep
   // it under most failures, so it is copied rather than walked again).
   std::vector<std::vector<int>> base_links;
   std::vector<char> base_links_known;
+  // Path ids (PathId) of the unfailed path to each facility (-1: not yet),
+  // and of the current failure's where it differs (valid when path_epoch == epoch).
+  std::vector<int> base_path_id, path_id;
+  std::vector<uint32_t> path_epoch;
 
   // Whether `to` keeps its unfailed path under the current failure.
   bool KeepsBasePath(uint32_t now, int to) const {
@@ -60,7 +65,8 @@ FailureDistances::FailureDistances(const Snapshot& snapshot, const std::vector<c
       allowed_(allowed),
       exclusion_{.allowed = allowed},
       in_links_(snapshot.facility_count()),
-      trees_(snapshot.facility_count()) {
+      trees_(snapshot.facility_count()),
+      irregular_(snapshot.facility_count(), 0) {
   for (int link = 0; link < snapshot.link_count(); ++link) {
     in_links_[snapshot.link_dst(link)].push_back(link);
     for (int srlg : snapshot.link_srlgs(link)) {
@@ -82,15 +88,59 @@ void FailureDistances::SetFailure(const Exclusion& failure) {
     for (auto& tree : trees_) {
       if (!tree) continue;
       std::fill(tree->stamp.begin(), tree->stamp.end(), 0);
+      std::fill(tree->path_epoch.begin(), tree->path_epoch.end(), 0);
       tree->epoch = 0;
     }
     epoch_ = 1;
   }
 }
 
-uint64_t FailureDistances::Distance(int from, int to) { return TreeFrom(from).Distance(epoch_, to); }
+uint64_t FailureDistances::Distance(int from, int to) {
+  if (to == exclusion_.facility) return kUnreachable;
+  return TreeFrom(from).Distance(epoch_, to);
+}
+
+const uint64_t* FailureDistances::Row(int from) {
+  Tree& tree = TreeFrom(from);
+  switch (tree.state) {
+    case Tree::State::kBase: return tree.base.distance_us.data();
+    case Tree::State::kRepaired: return tree.distance_us.data();
+    case Tree::State::kRecomputed: return tree.recomputed.distance_us.data();
+    case Tree::State::kSourceDown: break;
+  }
+  if (unreachable_row_.empty()) unreachable_row_.assign(snapshot_.facility_count(), kUnreachable);
+  return unreachable_row_.data();
+}
+
+int FailureDistances::PathId(int from, int to, ChainPathTable& paths) {
+  if (from == to || to == exclusion_.facility) return 0;
+  Tree& tree = TreeFrom(from);
+  const int n = snapshot_.facility_count();
+  if (tree.KeepsBasePath(epoch_, to)) {
+    if (tree.base_path_id.empty()) tree.base_path_id.assign(n, -1);
+    int& id = tree.base_path_id[to];
+    if (id < 0) id = paths.Intern(tree.base.LinksTo(to));
+    return id;
+  }
+  if (tree.path_epoch.empty()) {
+    tree.path_epoch.assign(n, 0);
+    tree.path_id.assign(n, 0);
+  }
+  if (tree.path_epoch[to] == epoch_) return tree.path_id[to];
+  path_scratch_.clear();
+  for (int at = to;;) {
+    const auto [link, before] = tree.Parent(epoch_, at);
+    if (before < 0) break;
+    path_scratch_.push_back(link);
+    at = before;
+  }
+  std::reverse(path_scratch_.begin(), path_scratch_.end());
+  tree.path_epoch[to] = epoch_;
+  return tree.path_id[to] = paths.Intern(path_scratch_);
+}
 
 std::vector<int> FailureDistances::LinksTo(int from, int to) {
+  if (to == exclusion_.facility) return {};
   Tree& tree = TreeFrom(from);
   if (tree.KeepsBasePath(epoch_, to)) {
     if (tree.base_links_known.empty()) {
@@ -157,6 +207,7 @@ FailureDistances::Tree& FailureDistances::TreeFrom(int source) {
       stack.emplace_back(child, child_begin[child]);
     }
     tree.regular = static_cast<int>(tree.preorder.size()) == reachable;
+    irregular_[source] = !tree.regular;
   }
   Tree& tree = *slot;
   if (tree.epoch != epoch_) Decide(source, tree);
@@ -186,7 +237,10 @@ void FailureDistances::Decide(int source, Tree& tree) {
   if (exclusion_.srlg >= 0 && exclusion_.srlg < static_cast<int>(srlg_links_.size())) {
     for (int link : srlg_links_[exclusion_.srlg]) cut_link(link);
   }
-  if (exclusion_.facility >= 0 && tree.base.distance_us[exclusion_.facility] != kUnreachable) {
+  // A failed facility's own entry is never asked (Distance, LinksTo and
+  // PathId answer it first): only a subtree below it needs repair.
+  if (exclusion_.facility >= 0 && tree.base.distance_us[exclusion_.facility] != kUnreachable &&
+      tree.end[exclusion_.facility] - tree.first[exclusion_.facility] > 1) {
     roots.push_back(exclusion_.facility);
   }
   if (roots.empty()) return;
@@ -198,10 +252,14 @@ void FailureDistances::Repair(Tree& tree, const std::vector<int>& roots) {
   const int n = snapshot_.facility_count();
   if (tree.stamp.empty()) {
     tree.stamp.assign(n, 0);
-    tree.distance_us.assign(n, kUnreachable);
     tree.parent.assign(n, -1);
     tree.parent_arc_link.assign(n, -1);
   }
+  // distance_us is a whole row (Row): the last repair's part back to base,
+  // then this one's.
+  if (tree.distance_us.empty()) tree.distance_us = tree.base.distance_us;
+  for (int at : tree.repaired) tree.distance_us[at] = tree.base.distance_us[at];
+  tree.repaired.clear();
   const uint32_t now = epoch_;
   std::vector<int> cut;
   for (int root : roots) {
@@ -209,6 +267,7 @@ void FailureDistances::Repair(Tree& tree, const std::vector<int>& roots) {
       const int at = tree.preorder[i];
       if (tree.stamp[at] == now) continue;
       tree.stamp[at] = now;
+      tree.repaired.push_back(at);
       tree.distance_us[at] = kUnreachable;
       tree.parent[at] = -1;
       tree.parent_arc_link[at] = -1;

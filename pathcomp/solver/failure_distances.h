@@ -18,6 +18,7 @@
 #include <memory>
 #include <vector>
 
+#include "pathcomp/solver/chain_plan.h"
 #include "pathcomp/solver/shortest_paths.h"
 #include "pathcomp/solver/snapshot.h"
 
@@ -43,6 +44,20 @@ class FailureDistances {
   // or unreachable.
   std::vector<int> LinksTo(int from, int to);
 
+  // Distance(from, to) for every `to` but a failed facility (whose entry is
+  // unspecified), as one row: valid until the next SetFailure or Row call
+  // for another failure. For solvers that ask a source many times.
+  const uint64_t* Row(int from);
+  // The id in `paths` of LinksTo(from, to), interned there. Pass the same
+  // table on every call: ids are remembered per pair.
+  int PathId(int from, int to, ChainPathTable& paths);
+  // Whether a failure can change the path from `from` to a facility that the
+  // failure does not touch (its link, its SRLG's links, the facility's
+  // links are not on the unfailed path): false, unless the tree from `from`
+  // has zero-latency cycles and is recomputed whole. Call after the first
+  // question about `from`.
+  bool MovesUntouchedPaths(int from) const { return irregular_[from]; }
+
  private:
   struct Tree;
 
@@ -58,6 +73,9 @@ class FailureDistances {
   std::vector<std::vector<int>> in_links_;   // per facility, ascending
   std::vector<std::vector<int>> srlg_links_;  // per SRLG
   std::vector<std::unique_ptr<Tree>> trees_;  // per source, lazily
+  std::vector<char> irregular_;  // per source whose tree is built
+  std::vector<uint64_t> unreachable_row_;
+  std::vector<int> path_scratch_;
 };
 
 }  // namespace geodesic::pathcomp

@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -81,9 +80,8 @@ std::vector<FacilityDependency> ElephantTransitDependencies(const Snapshot& snap
       const int dst = demands[d].dst;
       if (dst == source || idom[dst] < 0) continue;
       for (int at = idom[dst]; at != source; at = idom[at]) {
-        dependencies.push_back({demands[d].workload, at,
-                                absl::StrCat("facility ", snapshot.facility_id(at), " is the only transit between ",
-                                             snapshot.facility_id(source), " and ", snapshot.facility_id(dst))});
+        dependencies.push_back({.workload = demands[d].workload, .facility = at,
+                                .why = FacilityDependency::Why::kOnlyTransit, .from = source, .to = dst});
       }
     }
   }

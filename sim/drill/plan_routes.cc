@@ -26,7 +26,8 @@ PlanState RoutesOf(const pathcomp::Snapshot& snapshot, pathcomp::BuiltPlan built
   for (size_t c = 0; c < chains.size(); ++c) {
     const std::string& id = snapshot.workload_id(chains[c].workload);
     state.chains[id] = RouteOf(snapshot, chains[c], built.chains.primary[c]);
-    for (const auto& backup : built.chains.backups[c]) {
+    for (int i = 0; i < built.chains.backup_count(static_cast<int>(c)); ++i) {
+      const pathcomp::ChainBackup backup = built.chains.backup(static_cast<int>(c), i);
       std::string scope = backup.failure.kind == pathcomp::ChainFailure::Kind::kLink
                               ? snapshot.link_id(backup.failure.index)
                               : backup.failure.kind == pathcomp::ChainFailure::Kind::kSrlg

@@ -7,11 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "pathcomp/solver/chain_plan_proto.h"
 #include "pathcomp/solver/plan_builder.h"
 
 namespace geodesic::pathcomp {
@@ -175,10 +178,10 @@ TEST(ChainPlacerTest, MatchesBruteForceOnRandomBackbones) {
                                   " without ", excluded));
         const ChainPlacement placement = placer.Place(chain, Exclusion{.facility = excluded});
         const uint64_t best = BruteForce(snapshot, chain, excluded);
-        ASSERT_EQ(placement.placed, best != kInf) << placement.reason;
+        ASSERT_EQ(placement.placed, best != kInf) << placement.Reason(snapshot, chain);
         if (!placement.placed) {
           ++unplaceable;
-          EXPECT_FALSE(placement.reason.empty());
+          EXPECT_FALSE(placement.Reason(snapshot, chain).empty());
           continue;
         }
         ++compared;
@@ -224,8 +227,8 @@ TEST_F(ChainAuditTest, PlacesBackupsAndNamesSingleFacilityDependencies) {
   EXPECT_EQ(snapshot.facility_id(primary.hops[1].replica), "b");
 
   // Every backup avoids what it protects.
-  ASSERT_FALSE(plan.backups[0].empty());
-  for (const ChainBackup& backup : plan.backups[0]) {
+  ASSERT_GT(plan.backup_count(0), 0);
+  for (const ChainBackup& backup : plan.backups_of(0)) {
     if (!backup.placement.placed) continue;
     const Chain& chain = snapshot.chains()[0];
     if (backup.failure.kind == ChainFailure::Kind::kFacility) {
@@ -238,7 +241,7 @@ TEST_F(ChainAuditTest, PlacesBackupsAndNamesSingleFacilityDependencies) {
   std::map<std::string, std::string> reasons;  // "workload@facility" -> reason
   for (const auto& dependency : plan.dependencies) {
     reasons[snapshot.workload_id(dependency.workload) + "@" +
-            snapshot.facility_id(dependency.facility)] = dependency.reason;
+            snapshot.facility_id(dependency.facility)] = dependency.Reason(snapshot);
   }
   EXPECT_THAT(reasons["ask@c"], HasSubstr("service retriever has one replica, in c"));
   EXPECT_THAT(reasons["ask@b"], HasSubstr("facility b is the only transit between a and"));
@@ -261,7 +264,7 @@ TEST_F(ChainAuditTest, BudgetOnlyMetThroughOneFacilityIsADependency) {
   for (const auto& dependency : plan.dependencies) {
     if (snapshot.facility_id(dependency.facility) == "b") {
       found = true;
-      EXPECT_THAT(dependency.reason, HasSubstr("over its budget of 2100 us"));
+      EXPECT_THAT(dependency.Reason(snapshot), HasSubstr("over its budget of 2100 us"));
     }
   }
   EXPECT_TRUE(found);
@@ -274,16 +277,16 @@ TEST_F(ChainAuditTest, ServiceWithoutKnownReplicaCannotBePlaced) {
   ChainPlacer placer(snapshot);
   const ChainPlacement placement = placer.Place(snapshot.chains()[0]);
   EXPECT_FALSE(placement.placed);
-  EXPECT_THAT(placement.reason, HasSubstr("service ghost has no replica in a known facility"));
+  EXPECT_THAT(placement.Reason(snapshot, snapshot.chains()[0]), HasSubstr("service ghost has no replica in a known facility"));
 }
 
 
 // The first difference between two chain plans, in words; empty when equal.
 std::string FirstDifference(const Snapshot& snapshot, const ChainPlan& got, const ChainPlan& want) {
-  auto describe = [&](const ChainPlacement& p) {
+  auto describe = [&](const ChainPlacement& p, const Chain& c) {
     std::ostringstream out;
     out << (p.placed ? "placed" : "unplaced") << " total=" << p.total_us << " within=" << p.within_budget
-        << " failed_call=" << p.failed_call << " reason='" << p.reason << "' hops:";
+        << " failed_call=" << p.failed_call << " reason='" << p.Reason(snapshot, c) << "' hops:";
     for (const ChainHop& hop : p.hops) {
       out << " [" << hop.service << "@" << hop.replica << " rtt=" << hop.network_rtt_us << " there=";
       for (int l : hop.links_there) out << l << ",";
@@ -296,19 +299,23 @@ std::string FirstDifference(const Snapshot& snapshot, const ChainPlan& got, cons
   if (got.primary.size() != want.primary.size()) return "different chain counts";
   for (size_t c = 0; c < want.primary.size(); ++c) {
     const std::string chain = snapshot.workload_id(snapshot.chains()[c].workload);
+    const Chain& spec = snapshot.chains()[c];
     if (!(got.primary[c] == want.primary[c])) {
-      return absl::StrCat("primary of ", chain, ": got ", describe(got.primary[c]), " want ", describe(want.primary[c]));
+      return absl::StrCat("primary of ", chain, ": got ", describe(got.primary[c], spec), " want ",
+                          describe(want.primary[c], spec));
     }
-    if (got.backups[c].size() != want.backups[c].size()) {
-      return absl::StrCat(chain, ": ", got.backups[c].size(), " backups, want ", want.backups[c].size());
+    const std::vector<ChainBackup> got_backups = got.backups_of(static_cast<int>(c));
+    const std::vector<ChainBackup> want_backups = want.backups_of(static_cast<int>(c));
+    if (got_backups.size() != want_backups.size()) {
+      return absl::StrCat(chain, ": ", got_backups.size(), " backups, want ", want_backups.size());
     }
-    for (size_t i = 0; i < want.backups[c].size(); ++i) {
-      const ChainBackup& g = got.backups[c][i];
-      const ChainBackup& w = want.backups[c][i];
+    for (size_t i = 0; i < want_backups.size(); ++i) {
+      const ChainBackup& g = got_backups[i];
+      const ChainBackup& w = want_backups[i];
       if (!(g.failure == w.failure)) return absl::StrCat(chain, ": backup ", i, " protects something else");
       if (!(g.placement == w.placement)) {
         return absl::StrCat("backup of ", chain, " for failure kind ", static_cast<int>(w.failure.kind), " index ",
-                            w.failure.index, ": got ", describe(g.placement), " want ", describe(w.placement));
+                            w.failure.index, ": got ", describe(g.placement, spec), " want ", describe(w.placement, spec));
       }
     }
   }
@@ -318,7 +325,7 @@ std::string FirstDifference(const Snapshot& snapshot, const ChainPlan& got, cons
       auto text = [&](const std::vector<FacilityDependency>& list) {
         if (i >= list.size()) return std::string("(none)");
         return absl::StrCat(snapshot.workload_id(list[i].workload), "@", snapshot.facility_id(list[i].facility), ": ",
-                            list[i].reason);
+                            list[i].Reason(snapshot));
       };
       return absl::StrCat("dependency ", i, ": got ", text(got.dependencies), " want ", text(want.dependencies));
     }
@@ -383,9 +390,9 @@ TEST(ChainPlanTest, PlanAllEqualsTheReferenceOnRandomInstances) {
     const ChainPlan reference = ChainPlacer(snapshot).PlanAllReference();
     ASSERT_EQ(FirstDifference(snapshot, fast, reference), "") << "instance " << instance;
     EXPECT_TRUE(fast == reference);
-    for (size_t c = 0; c < reference.backups.size(); ++c) {
+    for (size_t c = 0; c < reference.primary.size(); ++c) {
       pinned += !snapshot.chains()[c].allowed.empty() || !snapshot.chains()[c].pinned_replicas.empty();
-      for (const ChainBackup& backup : reference.backups[c]) {
+      for (const ChainBackup& backup : reference.backups_of(static_cast<int>(c))) {
         ++backups;
         unplaced += !backup.placement.placed;
         srlg_backups += backup.failure.kind == ChainFailure::Kind::kSrlg;
@@ -438,6 +445,148 @@ TEST(ChainPlanTest, ReplanEqualsPlanAllAfterRandomLinkChanges) {
     }
   }
   EXPECT_GT(incremental, steps / 4);  // most of them link failures or slowdowns
+}
+
+// Re-plans place some backups again where they are and drop whole chains'
+// others; storage holds at most twice what the plan lists, and the plan
+// stays the one a full PlanAll makes, through many link failures in a row.
+TEST(ChainPlanTest, ReplansInARowKeepStorageBoundedAndEqualToPlanAll) {
+  std::mt19937 random(9122026);
+  int compacted = 0, steps = 0;
+  for (int instance = 0; instance < 20; ++instance) {
+    Snapshot before = Snapshot::Build(RandomModel(random));
+    if (before.link_count() == 0) continue;
+    ChainPlan plan = ChainPlacer(before).PlanAll();
+    for (int step = 0; step < 25; ++step) {
+      v1::LinkHealth health;
+      health.set_state(step % 6 == 5 ? v1::OPER_STATE_UP : v1::OPER_STATE_DOWN);
+      auto after = before.WithLinkHealth({{before.link_id(static_cast<int>(random() % before.link_count())), health}});
+      ASSERT_TRUE(after.ok()) << after.status();
+      const size_t stored = plan.backups.size();
+      ChainPlan replanned = ChainPlacer(*after).Replan(std::move(plan), before);
+      ASSERT_EQ(FirstDifference(*after, replanned, ChainPlacer(*after).PlanAll()), "")
+          << "instance " << instance << " step " << step;
+      EXPECT_LE(replanned.backups.size(), 2 * replanned.total_backups());
+      size_t live_changed = 0;
+      for (int c = 0; c < replanned.chain_count(); ++c) {
+        for (int i = 0; i < replanned.backup_count(c); ++i) {
+          const auto& backup = replanned.compact_backup(c, i);
+          live_changed += backup.placed ? backup.count : 0;
+        }
+      }
+      EXPECT_LE(replanned.changed.size(), 2 * live_changed);
+      compacted += replanned.backups.size() == replanned.total_backups() && stored > replanned.total_backups();
+      ++steps;
+      plan = std::move(replanned);
+      before = *std::move(after);
+    }
+  }
+  EXPECT_GT(steps, 300);
+  EXPECT_GT(compacted, 0);  // storage was compacted at least once
+}
+
+// Interned paths: one id per distinct link list, 0 for the empty one, ids
+// that stay what they were as the table grows.
+TEST(ChainPathTableTest, InternsEachPathOnce) {
+  ChainPathTable paths;
+  EXPECT_EQ(paths.Intern({}), 0);
+  std::vector<std::vector<int>> lists;
+  std::mt19937 random(3);
+  for (int i = 0; i < 500; ++i) {
+    std::vector<int> links(1 + random() % 6);
+    for (int& link : links) link = static_cast<int>(random() % 40);
+    lists.push_back(links);
+  }
+  std::vector<int> ids;
+  for (const auto& links : lists) ids.push_back(paths.Intern(links));
+  for (size_t i = 0; i < lists.size(); ++i) {
+    EXPECT_EQ(paths.Intern(lists[i]), ids[i]);
+    const auto stored = paths.Links(ids[i]);
+    EXPECT_EQ(std::vector<int>(stored.begin(), stored.end()), lists[i]);
+    for (size_t j = 0; j < i; ++j) EXPECT_EQ(ids[i] == ids[j], lists[i] == lists[j]);
+  }
+  EXPECT_TRUE(paths.Links(0).empty());
+  EXPECT_EQ(paths.Intern(std::vector<int>{1, 2}) == paths.Intern(std::vector<int>{2, 1}), false);
+}
+
+// On the wire a backup lists only the calls that differ from the primary;
+// with the primary's other hops it is the placer's backup, every failure is
+// protected by exactly one entry, and entries are distinct.
+TEST(ChainPlanProtoTest, WireBackupsListChangedCallsAndExpandToThePlacersBackups) {
+  std::mt19937 random(1552026);
+  size_t compared = 0, listed_hops = 0, whole_hops = 0;
+  for (int instance = 0; instance < 40; ++instance) {
+    const Snapshot snapshot = Snapshot::Build(RandomModel(random));
+    const ChainPlan plan = ChainPlacer(snapshot).PlanAll();
+    v1::Plan wire;
+    AddChainPlan(snapshot, plan, wire);
+    ASSERT_EQ(wire.chains_size(), plan.chain_count());
+    auto facility_path = [&](const std::vector<int>& links) {
+      std::vector<std::string> ids;
+      if (!links.empty()) ids.push_back(snapshot.facility_id(snapshot.link_src(links.front())));
+      for (int link : links) ids.push_back(snapshot.facility_id(snapshot.link_dst(link)));
+      return ids;
+    };
+    for (int c = 0; c < plan.chain_count(); ++c) {
+      const std::string id = snapshot.workload_id(snapshot.chains()[c].workload);
+      const v1::ChainPlan* chain = nullptr;
+      for (const auto& candidate : wire.chains()) {
+        if (candidate.workload_id() == id) chain = &candidate;
+      }
+      ASSERT_NE(chain, nullptr) << id;
+      std::map<std::string, int> backup_of;  // "kind:id" -> backup index
+      for (int i = 0; i < plan.backup_count(c); ++i) {
+        const ChainFailure failure = plan.compact_backup(c, i).failure;
+        const std::string scope = failure.kind == ChainFailure::Kind::kFacility ? snapshot.facility_id(failure.index)
+                                  : failure.kind == ChainFailure::Kind::kLink   ? snapshot.link_id(failure.index)
+                                                                                : snapshot.srlg_name(failure.index);
+        backup_of[absl::StrCat(static_cast<int>(failure.kind), ":", scope)] = i;
+      }
+      auto kind_of = [](v1::FailureKind kind) {
+        return static_cast<int>(kind == v1::FAILURE_KIND_FACILITY ? ChainFailure::Kind::kFacility
+                                : kind == v1::FAILURE_KIND_LINK   ? ChainFailure::Kind::kLink
+                                                                  : ChainFailure::Kind::kSrlg);
+      };
+      size_t protects = 0;
+      std::set<std::string> entries;
+      for (const auto& entry : chain->backups()) {
+        EXPECT_TRUE(entries.insert(entry.assignment().SerializeAsString()).second) << id << ": a repeated entry";
+        for (const auto& scope : entry.protects()) {
+          ++protects;
+          auto it = backup_of.find(absl::StrCat(kind_of(scope.kind()), ":", scope.id()));
+          ASSERT_NE(it, backup_of.end()) << id << " protects " << scope.id();
+          const ChainPlacement want = plan.backup(c, it->second).placement;
+          const v1::ChainAssignment& got = entry.assignment();
+          ASSERT_EQ(got.placed(), want.placed);
+          EXPECT_EQ(got.reason(), want.Reason(snapshot, snapshot.chains()[c]));
+          if (!want.placed) continue;
+          EXPECT_EQ(got.total_latency_us(), want.total_us);
+          EXPECT_EQ(got.within_budget(), want.within_budget);
+          std::vector<const v1::ChainHop*> whole;
+          for (const auto& hop : chain->primary().hops()) whole.push_back(&hop);
+          ASSERT_EQ(whole.size(), want.hops.size());
+          for (const auto& hop : got.hops()) {
+            ASSERT_LT(hop.call(), whole.size());
+            whole[hop.call()] = &hop;
+          }
+          for (size_t k = 0; k < want.hops.size(); ++k) {
+            EXPECT_EQ(whole[k]->replica_facility_id(), snapshot.facility_id(want.hops[k].replica));
+            EXPECT_THAT(whole[k]->path_there_facility_ids(), ::testing::ElementsAreArray(facility_path(want.hops[k].links_there)));
+            EXPECT_THAT(whole[k]->path_back_facility_ids(), ::testing::ElementsAreArray(facility_path(want.hops[k].links_back)));
+            EXPECT_EQ(whole[k]->network_rtt_us(), want.hops[k].network_rtt_us);
+          }
+          listed_hops += got.hops_size();
+          whole_hops += want.hops.size();
+          ++compared;
+        }
+      }
+      EXPECT_EQ(protects, static_cast<size_t>(plan.backup_count(c))) << id;
+    }
+  }
+  EXPECT_GT(compared, 500u);
+  // What the compact form is for: these chains have 1 to 4 calls, and a
+  // backup lists about half of them.
+  EXPECT_LT(listed_hops * 10, whole_hops * 6);
 }
 
 TEST(ChainPlanTest, ReplanOfAnotherInventoryIsAFullPlan) {
