@@ -25,15 +25,24 @@ void SetHop(const Snapshot& snapshot, const ChainHop& hop, v1::ChainHop& out) {
   out.set_service_time_us(hop.service_time_us);
 }
 
-// A backup of `chain` on the wire: its changed hops only.
+// Whether `placement` is placed, why not, its latency sum and budget: an
+// assignment without its hops.
+v1::ChainAssignment WithoutHops(const Snapshot& snapshot, const Chain& chain, const ChainPlacement& placement) {
+  v1::ChainAssignment assignment;
+  assignment.set_placed(placement.placed);
+  assignment.set_reason(placement.Reason(snapshot, chain));
+  if (!placement.placed) return assignment;
+  assignment.set_total_latency_us(placement.total_us);
+  assignment.set_within_budget(placement.within_budget);
+  return assignment;
+}
+
+// A backup of `chain` on the wire (`expanded` is `backup` with the
+// primary's hops filled in): its changed hops only.
 v1::ChainAssignment BackupToProto(const Snapshot& snapshot, const Chain& chain, const ChainPlan& plan,
                                   const ChainPlan::CompactBackup& backup, const ChainPlacement& expanded) {
-  v1::ChainAssignment assignment;
-  assignment.set_placed(backup.placed);
-  assignment.set_reason(expanded.Reason(snapshot, chain));
+  v1::ChainAssignment assignment = WithoutHops(snapshot, chain, expanded);
   if (!backup.placed) return assignment;
-  assignment.set_total_latency_us(backup.total_us);
-  assignment.set_within_budget(backup.within_budget);
   for (uint32_t k = backup.first; k < backup.first + backup.count; ++k) {
     const int call = plan.changed[k].call;
     v1::ChainHop& out = *assignment.add_hops();
@@ -44,12 +53,8 @@ v1::ChainAssignment BackupToProto(const Snapshot& snapshot, const Chain& chain, 
 }
 
 v1::ChainAssignment ToProto(const Snapshot& snapshot, const Chain& chain, const ChainPlacement& placement) {
-  v1::ChainAssignment assignment;
-  assignment.set_placed(placement.placed);
-  assignment.set_reason(placement.Reason(snapshot, chain));
+  v1::ChainAssignment assignment = WithoutHops(snapshot, chain, placement);
   if (!placement.placed) return assignment;
-  assignment.set_total_latency_us(placement.total_us);
-  assignment.set_within_budget(placement.within_budget);
   for (const ChainHop& hop : placement.hops) SetHop(snapshot, hop, *assignment.add_hops());
   return assignment;
 }
