@@ -30,6 +30,10 @@ if(GEODESIC_SANITIZE)
     message(FATAL_ERROR "GEODESIC_SANITIZE: thread cannot be combined with another sanitizer")
   endif()
   list(JOIN sanitizers "," joined)
-  add_compile_options(-fsanitize=${joined} -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  # -O1 -g1 (placed after the build type's -O2 -g, so they win): the level ASan's
+  # authors recommend, line tables for the reports' stack traces, and half the
+  # compile time of -O2 -g, which matters because CI builds every test twice more
+  # under sanitizers.
+  add_compile_options(-fsanitize=${joined} -fno-sanitize-recover=all -fno-omit-frame-pointer -O1 -g1)
   add_link_options(-fsanitize=${joined})
 endif()
