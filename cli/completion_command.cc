@@ -50,7 +50,7 @@ int RunCompletion(const Options&) {
                "  case \"$prev\" in\n"
                "    --ca|--cert|--key|--file|--graph|--demands|--store|--report|--charts) COMPREPLY=( $(compgen -f -- \"$cur\") ); return ;;\n"
                "    -o|--output) COMPREPLY=( $(compgen -W \"table wide json yaml\" -- \"$cur\") ); return ;;\n"
-               "    --objective) COMPREPLY=( $(compgen -W \"mlu total-flow\" -- \"$cur\") ); return ;;\n"
+               "    --objective) COMPREPLY=( $(compgen -W \"mlu latency total-flow\" -- \"$cur\") ); return ;;\n"
                "    --state) COMPREPLY=( $(compgen -W \"up degraded down unknown drained\" -- \"$cur\") ); return ;;\n"
                "  esac\n"
                "  local command=\"\" i\n"

@@ -48,7 +48,7 @@ inline constexpr int kExitDependencies = 3;
 inline constexpr int kExitDrillFailed = 4;
 
 // What `tectl solve` optimizes (pathcomp/solver/mcf_problem.h).
-enum class SolveObjective { kMlu, kTotalFlow };
+enum class SolveObjective { kMlu, kLatency, kTotalFlow };
 
 // The journal entries `tectl journal` asks for at most, and by default.
 inline constexpr uint32_t kMaxJournalLimit = 10'000;
@@ -142,6 +142,8 @@ struct Options {
   std::string graph;    // any topology format import reads
   std::string demands;  // REPETITA demands for a .graph; "" = "<stem>.0000.demands" if present
   SolveObjective objective = SolveObjective::kMlu;
+  double utilization_target = 0.8;  // --utilization-target (latency)
+  double mlu_slack = 0.01;          // --mlu-slack (latency)
   double scale = 1;     // every demand multiplied by this
 };
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -15,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/option_values.h"
+#include "pathcomp/solver/latency_stretch.h"
 #include "pathcomp/solver/mcf_solver.h"
 #include "pathcomp/solver/snapshot.h"
 #include "text/table.h"
@@ -75,9 +77,12 @@ int RunSolve(const Options& options) {
                      ")")));
   }
   pathcomp::McfProblem problem = pathcomp::McfProblemFromSnapshot(snapshot);
-  problem.default_objective = options.objective == SolveObjective::kMlu
-                                  ? pathcomp::McfObjective::kMinMaxUtilization
-                                  : pathcomp::McfObjective::kMaxFairThroughput;
+  pathcomp::McfClassPolicy& policy = problem.policies.default_policy;
+  policy.objective = options.objective == SolveObjective::kMlu       ? pathcomp::McfObjective::kMinMaxUtilization
+                     : options.objective == SolveObjective::kLatency ? pathcomp::McfObjective::kMinLatency
+                                                                     : pathcomp::McfObjective::kMaxFairThroughput;
+  policy.utilization_target = options.utilization_target;
+  policy.mlu_slack = options.mlu_slack;
   pathcomp::McfSolver solver;
   const auto start = std::chrono::steady_clock::now();
   auto allocation = solver.Solve(problem);
@@ -89,7 +94,11 @@ int RunSolve(const Options& options) {
   for (const auto& commodity : problem.commodities) total_demand += commodity.demand_gbps;
   const double routed =
       std::accumulate(allocation->carried_gbps.begin(), allocation->carried_gbps.end(), 0.0);
-  const std::string objective = options.objective == SolveObjective::kMlu ? "mlu" : "total-flow";
+  const std::string objective = options.objective == SolveObjective::kMlu       ? "mlu"
+                                : options.objective == SolveObjective::kLatency ? "latency"
+                                                                                : "total-flow";
+  const pathcomp::LatencyStretch stretch = pathcomp::MeasureLatencyStretch(problem, *allocation).all;
+  const double cap = allocation->classes.empty() ? 0 : allocation->classes.front().utilization_cap;
 
   if (options.output == OutputFormat::kJson || options.output == OutputFormat::kYaml) {
     YAML::Node document(YAML::NodeType::Map);
@@ -100,9 +109,13 @@ int RunSolve(const Options& options) {
     document["solve_ms"] = NumberNode(solve_ms);
     document["scale"] = NumberNode(options.scale);
     document["unit"] = StringNode("Gbps");
-    if (!allocation->classes.empty() && options.objective == SolveObjective::kMlu) {
+    if (!allocation->classes.empty() && options.objective != SolveObjective::kTotalFlow) {
       document["mlu_lower_bound"] = NumberNode(allocation->classes.front().utilization_lower_bound);
     }
+    if (options.objective == SolveObjective::kLatency) document["utilization_cap"] = NumberNode(cap);
+    document["mean_stretch"] = NumberNode(stretch.mean);
+    document["p95_stretch"] = NumberNode(stretch.p95);
+    document["mean_latency_us"] = NumberNode(stretch.mean_latency_us);
     document["facilities"] = NumberNode(snapshot.facility_count());
     document["demands"] = NumberNode(static_cast<double>(problem.commodities.size()));
     document["unroutable_demands"] = NumberNode(static_cast<double>(allocation->unroutable.size()));
@@ -126,6 +139,12 @@ int RunSolve(const Options& options) {
             << " Gbps  (" << snapshot.facility_count() << " facilities, " << snapshot.link_count()
             << " links, " << problem.commodities.size() << " demands, solved in "
             << FormatNumber(solve_ms) << " ms)\n";
+  std::cout << "latency stretch: mean " << FormatNumber(stretch.mean) << "  p95 " << FormatNumber(stretch.p95)
+            << "  (mean path latency " << FormatNumber(stretch.mean_latency_us / 1000) << " ms)";
+  if (options.objective == SolveObjective::kLatency) {
+    std::cout << "  links within " << FormatNumber(cap) << " utilization";
+  }
+  std::cout << "\n";
   if (!allocation->unroutable.empty()) {
     std::cout << allocation->unroutable.size() << " demands have no path\n";
   }
@@ -164,11 +183,28 @@ absl::Status ParseSolve(const CommandArgs& args, Options& options) {
   if (const std::string* objective = args.flag("--objective")) {
     if (*objective == "mlu") {
       options.objective = SolveObjective::kMlu;
+    } else if (*objective == "latency") {
+      options.objective = SolveObjective::kLatency;
     } else if (*objective == "total-flow") {
       options.objective = SolveObjective::kTotalFlow;
     } else {
-      return Usage(absl::StrCat("--objective must be mlu or total-flow, not ", Quoted(*objective)));
+      return Usage(absl::StrCat("--objective must be mlu, latency or total-flow, not ", Quoted(*objective)));
     }
+  }
+  // The latency objective's cap: max(target, (1 + slack) x the optimal MLU).
+  for (const auto& [flag, value, low, high] :
+       {std::tuple{"--utilization-target", &options.utilization_target, 0.01, 10.0},
+        std::tuple{"--mlu-slack", &options.mlu_slack, 0.0, 10.0}}) {
+    const std::string* text = args.flag(flag);
+    if (text == nullptr) continue;
+    if (options.objective != SolveObjective::kLatency) {
+      return Usage(absl::StrCat(flag, " goes with --objective latency"));
+    }
+    double parsed = 0;
+    if (!absl::SimpleAtod(*text, &parsed) || !std::isfinite(parsed) || parsed < low || parsed > high) {
+      return Usage(absl::StrCat(flag, " must be a number in [", low, ", ", high, "], not ", Quoted(*text)));
+    }
+    *value = parsed;
   }
   if (const std::string* scale = args.flag("--scale")) {
     double value = 0;
@@ -186,11 +222,14 @@ const CommandSpec& SolveCommandSpec() {
   static const auto* spec = new CommandSpec{
       .name = "solve",
       .command = Command::kSolve,
-      .flags = {"--graph", "--demands", "--objective", "--scale"},
+      .flags = {"--graph", "--demands", "--objective", "--scale", "--utilization-target", "--mlu-slack"},
       .outputs = {OutputFormat::kTable, OutputFormat::kWide, OutputFormat::kJson, OutputFormat::kYaml},
-      .usage = "solve --graph FILE [--demands FILE] [--objective mlu|total-flow] [--scale S] [-o ...]\n"
+      .usage = "solve --graph FILE [--demands FILE] [--objective mlu|latency|total-flow] [--scale S]\n"
+               "      [--utilization-target T] [--mlu-slack X] [-o ...]\n"
                "    the elephant-flow allocation, offline (every link up; FILE in any import\n"
-               "    format; S in (0, 1e6], default 1)\n",
+               "    format; S in (0, 1e6], default 1). latency: the shortest paths that keep\n"
+               "    every link within max(T, (1 + X) x the optimal MLU); T in [0.01, 10],\n"
+               "    default 0.8; X in [0, 10], default 0.01\n",
       .parse = ParseSolve,
       .access = LocalFiles,
   };

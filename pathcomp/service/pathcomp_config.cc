@@ -4,6 +4,27 @@
 #include "config/shared_keys.h"
 
 namespace geodesic::pathcomp {
+namespace {
+
+// {objective: mlu | latency | total-flow, utilization_target, mlu_slack}:
+// what a priority class optimizes (pathcomp_config.h).
+McfClassPolicy ReadClassPolicy(config::ConfigReader& entry, bool objective_required) {
+  McfClassPolicy policy;
+  const std::string objective =
+      objective_required ? entry.RequiredString("objective") : entry.OptionalString("objective", "mlu");
+  if (objective == "total-flow") {
+    policy.objective = McfObjective::kMaxFairThroughput;
+  } else if (objective == "latency") {
+    policy.objective = McfObjective::kMinLatency;
+  } else if (objective != "mlu" && !objective.empty()) {
+    entry.AddError("objective", "expected mlu, latency or total-flow, got \"" + objective + "\"");
+  }
+  policy.utilization_target = entry.OptionalDouble("utilization_target", policy.utilization_target, 0.01, 10);
+  policy.mlu_slack = entry.OptionalDouble("mlu_slack", policy.mlu_slack, 0, 10);
+  return policy;
+}
+
+}  // namespace
 
 absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
   auto reader = config::ConfigReader::OpenFile(path);
@@ -28,17 +49,15 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
   }
   for (auto& entry : reader->OptionalMapList("elephant_objectives")) {
     const auto priority = static_cast<uint32_t>(entry.RequiredUint("priority", 0, 1'000'000));
-    const std::string objective = entry.RequiredString("objective");
-    McfObjective parsed = McfObjective::kMinMaxUtilization;
-    if (objective == "total-flow") {
-      parsed = McfObjective::kMaxFairThroughput;
-    } else if (objective != "mlu" && !objective.empty()) {
-      entry.AddError("objective", "expected mlu or total-flow, got \"" + objective + "\"");
-    }
-    if (!config.elephant_objectives.emplace(priority, parsed).second) {
+    const McfClassPolicy policy = ReadClassPolicy(entry, /*objective_required=*/true);
+    if (!config.elephant_policies.by_priority.emplace(priority, policy).second) {
       entry.AddError("priority", "priority " + std::to_string(priority) + " is listed twice");
     }
     entry.RejectUnknownKeys();
+  }
+  if (auto fallback = reader->OptionalMap("elephant_default")) {
+    config.elephant_policies.default_policy = ReadClassPolicy(*fallback, /*objective_required=*/false);
+    fallback->RejectUnknownKeys();
   }
   if (auto straggler = reader->OptionalMap("straggler")) {
     StragglerRules& rules = config.straggler;

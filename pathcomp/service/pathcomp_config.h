@@ -15,9 +15,13 @@
 //     measurement_flush_ms: 100      #   1..10000: link measurements (RTT, jitter, loss, utilization) are
 //                                    #   acknowledged once in memory and written, the latest per link,
 //                                    #   this often, unsynced; state changes are synced before their ack
-//   elephant_objectives:             # optional, per priority class (default mlu):
+//   elephant_objectives:             # optional, per priority class (the rest: elephant_default):
 //     - {priority: 0, objective: mlu}         # route all, minimize max link utilization
 //     - {priority: 1, objective: total-flow}  # carry the most that fits, fairly
+//     - {priority: 2, objective: latency,     # route all on the shortest paths that keep every link
+//        utilization_target: 0.8,            #   within max(utilization_target (0.01..10),
+//        mlu_slack: 0.01}                    #   (1 + mlu_slack (0..10)) x the class's optimal MLU)
+//   elephant_default: {objective: mlu}  # optional: the same keys, for every class not listed
 //   straggler:                       # optional: planned vs measured per chain hop (docs/stragglers.md)
 //     report_max_age_s: 60           #   1..3600: older service latency reports are not used
 //     min_deviation_us: 1000         #   0..10000000: the noise floor, absolute ...
@@ -86,7 +90,7 @@ struct PathcompConfig {
   std::chrono::milliseconds solve_debounce{50};
   double chain_headroom = 0.1;
   std::chrono::milliseconds measurement_flush{100};  // telemetry.measurement_flush_ms
-  std::map<uint32_t, McfObjective> elephant_objectives;  // priority -> objective
+  McfClassPolicies elephant_policies;  // elephant_objectives, elephant_default
   StragglerRules straggler;
   health::VerdictThresholds gray_failures;
   health::AutoDrainOptions auto_drain;

@@ -29,7 +29,7 @@ Planner::Planner(Model& model, EventBus& events, PlannerConfig config, SolveMetr
       events_(events),
       config_(std::move(config)),
       metrics_(metrics),
-      elephants_(config_.chain_headroom, config_.elephant_objectives),
+      elephants_(config_.chain_headroom, config_.elephant_policies),
       plan_(model.CurrentPlan()),
       debounce_(config_.debounce) {
   if (plan_) computed_at_ms_[plan_->generation()] = plan_->computed_at_unix_ms();
@@ -95,7 +95,7 @@ bool Planner::Deliverable(const v1::Plan& plan) const {
 
 v1::Plan Planner::Hypothetical(const ModelView& view) const {
   const Snapshot snapshot = Snapshot::Build(view);
-  ElephantAllocator cold(config_.chain_headroom, config_.elephant_objectives);
+  ElephantAllocator cold(config_.chain_headroom, config_.elephant_policies);
   PlanStamp stamp;
   stamp.replica_id = config_.replica_id;
   stamp.reason = "what-if";

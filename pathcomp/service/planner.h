@@ -40,7 +40,7 @@ struct PlannerConfig {
   std::chrono::milliseconds debounce{50};
   // Share of the capacity of links on agent chains' paths kept free of elephant flows.
   double chain_headroom = 0.1;
-  std::map<uint32_t, McfObjective> elephant_objectives;  // priority -> objective; default MLU
+  McfClassPolicies elephant_policies;  // what each priority class optimizes
 };
 
 class Planner {

@@ -119,6 +119,26 @@ class EdgeLp {
     return result;
   }
 
+  // Every demand routed, every usable arc's load <= cap x capacity,
+  // minimize sum(arc load x arc cost): the demand-weighted path latency.
+  absl::StatusOr<EdgeLpResult> MinLatency(double cap) {
+    ColumnWiseLp lp;
+    const int first_arc_row = AddConservationRows(lp, /*absorb_exactly=*/true);
+    for (const McfArc& arc : problem_.arcs) lp.AddRow(-kInfinity, Usable(arc) ? cap * arc.capacity_gbps : 0);
+    AddFlowColumns(lp, first_arc_row, /*with_cost=*/true);
+    ClpSimplex model;
+    model.setLogLevel(0);
+    lp.LoadInto(model);
+    if (absl::Status solved = Solve(model); !solved.ok()) return solved;
+    EdgeLpResult result = Loads(model, first_arc_row);
+    result.utilization_cap = cap;
+    result.latency_gbps_us = model.objectiveValue();
+    for (int s : demands_.sources) {
+      for (double d : demands_.demand[s]) result.carried_gbps += d;
+    }
+    return result;
+  }
+
   absl::StatusOr<EdgeLpResult> MaxThroughput(double lower_fraction) {
     ColumnWiseLp lp;
     const int first_arc_row = AddConservationRows(lp, /*absorb_exactly=*/false);
@@ -172,7 +192,7 @@ class EdgeLp {
     return rows;
   }
 
-  void AddFlowColumns(ColumnWiseLp& lp, int first_arc_row) {
+  void AddFlowColumns(ColumnWiseLp& lp, int first_arc_row, bool with_cost = false) {
     const int n = problem_.node_count;
     int base = 0;
     for (int s : demands_.sources) {
@@ -185,7 +205,7 @@ class EdgeLp {
       for (size_t a = 0; a < problem_.arcs.size(); ++a) {
         const McfArc& arc = problem_.arcs[a];
         if (!Usable(arc) || !demands_.reachable[s][arc.src] || arc.dst == s) continue;
-        lp.AddColumn(0, 0, kInfinity);
+        lp.AddColumn(with_cost ? arc.cost_us : 0, 0, kInfinity);
         if (row_of[arc.src] >= 0) lp.Add(row_of[arc.src], -1);
         lp.Add(row_of[arc.dst], 1);
         lp.Add(first_arc_row + static_cast<int>(a), 1);
@@ -223,10 +243,25 @@ class EdgeLp {
 
 }  // namespace
 
+absl::StatusOr<EdgeLpResult> SolveEdgeLpLatencyUnderCap(const McfProblem& problem, double cap) {
+  if (absl::Status valid = ValidateMcfProblem(problem); !valid.ok()) return valid;
+  if (!(cap > 0) || !std::isfinite(cap)) return absl::InvalidArgumentError("the utilization cap must be positive and finite");
+  const SourceDemands demands(problem);
+  return EdgeLp(problem, demands).MinLatency(cap);
+}
+
 absl::StatusOr<EdgeLpResult> SolveEdgeLp(const McfProblem& problem, McfObjective objective) {
   if (absl::Status valid = ValidateMcfProblem(problem); !valid.ok()) return valid;
   const SourceDemands demands(problem);
   if (objective == McfObjective::kMinMaxUtilization) return EdgeLp(problem, demands).MinMaxUtilization();
+  if (objective == McfObjective::kMinLatency) {
+    absl::StatusOr<EdgeLpResult> optimum = EdgeLp(problem, demands).MinMaxUtilization();
+    if (!optimum.ok()) return optimum.status();
+    absl::StatusOr<EdgeLpResult> result =
+        EdgeLp(problem, demands).MinLatency(LatencyUtilizationCap(problem.policies.default_policy, optimum->max_utilization));
+    if (result.ok()) result->max_utilization = optimum->max_utilization;
+    return result;
+  }
 
   // Fair throughput: the largest common fraction is 1 / the optimal MLU of
   // the whole demand (scaling a routing scales every load), then the most

@@ -19,6 +19,11 @@ struct EdgeLpResult {
   double max_utilization = 0;
   // kMaxFairThroughput: the largest common fraction of every demand (<= 1).
   double fair_fraction = 0;
+  // kMinLatency: the cap every link's utilization stays within, and the
+  // least sum(load x cost) under it (Gbps x microseconds; divided by the
+  // carried Gbps, the demand-weighted mean path latency).
+  double utilization_cap = 0;
+  double latency_gbps_us = 0;
   // Demand carried, Gbps (every routable demand under kMinMaxUtilization).
   double carried_gbps = 0;
   std::vector<double> arc_load_gbps;  // per arc of the problem
@@ -27,10 +32,18 @@ struct EdgeLpResult {
 };
 
 // Solves every commodity as one class with `objective` (priorities and
-// class_objectives are ignored; fabric limits apply as in McfProblem).
+// class policies are ignored; fabric limits apply as in McfProblem).
 // InvalidArgument for an invalid problem; Internal when CLP does not reach
 // an optimum.
+// kMinLatency uses problem.policies.default_policy's cap over the MLU optimum that
+// this LP finds first (max_utilization reports that optimum).
 [[nodiscard]] absl::StatusOr<EdgeLpResult> SolveEdgeLp(const McfProblem& problem,
                                                        McfObjective objective);
+
+// The latency LP alone under a given utilization cap (> 0): for comparing
+// with a solver that found its own MLU within a gap. InvalidArgument for an
+// invalid problem or cap; Internal when CLP finds no optimum (also when the
+// cap leaves the demand no room).
+[[nodiscard]] absl::StatusOr<EdgeLpResult> SolveEdgeLpLatencyUnderCap(const McfProblem& problem, double cap);
 
 }  // namespace geodesic::pathcomp

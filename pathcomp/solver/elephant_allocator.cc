@@ -34,7 +34,7 @@ absl::StatusOr<ElephantPlan> ElephantAllocator::Allocate(const Snapshot& snapsho
                                                          const ChainPlan& chains) {
   ElephantPlan plan;
   plan.problem = McfProblemFromSnapshot(snapshot);
-  plan.problem.class_objectives = objectives_;
+  plan.problem.policies = policies_;
   std::set<int> chain_links;
   for (const ChainPlacement& placement : chains.primary) {
     for (int link : placement.Links()) chain_links.insert(link);

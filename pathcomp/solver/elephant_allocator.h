@@ -30,15 +30,15 @@ class ElephantAllocator {
  public:
   // `chain_headroom` in [0, 1): the share of a chain link's capacity kept
   // from elephant flows.
-  // `objectives`: per priority class; classes not listed minimize the MLU.
-  explicit ElephantAllocator(double chain_headroom, std::map<uint32_t, McfObjective> objectives = {})
-      : chain_headroom_(chain_headroom), objectives_(std::move(objectives)) {}
+  // `policies`: what each priority class optimizes (by default the MLU).
+  explicit ElephantAllocator(double chain_headroom, McfClassPolicies policies = {})
+      : chain_headroom_(chain_headroom), policies_(std::move(policies)) {}
 
   [[nodiscard]] absl::StatusOr<ElephantPlan> Allocate(const Snapshot& snapshot, const ChainPlan& chains);
 
  private:
   const double chain_headroom_;
-  const std::map<uint32_t, McfObjective> objectives_;
+  const McfClassPolicies policies_;
   McfSolver solver_;
   bool solved_once_ = false;
   std::map<std::string, std::string> paths_of_;  // workload id -> path signature

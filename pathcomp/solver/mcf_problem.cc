@@ -1,5 +1,6 @@
 #include "pathcomp/solver/mcf_problem.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -48,7 +49,25 @@ absl::Status ValidateMcfProblem(const McfProblem& problem) {
       }
     }
   }
+  auto valid_policy = [](const McfClassPolicy& policy) {
+    return std::isfinite(policy.utilization_target) && policy.utilization_target > 0 &&
+           policy.utilization_target <= 10 && std::isfinite(policy.mlu_slack) && policy.mlu_slack >= 0 &&
+           policy.mlu_slack <= 10;
+  };
+  if (!valid_policy(problem.policies.default_policy)) {
+    return absl::InvalidArgumentError("default class policy: utilization_target must be in (0, 10], mlu_slack in [0, 10]");
+  }
+  for (const auto& [priority, policy] : problem.policies.by_priority) {
+    if (!valid_policy(policy)) {
+      return absl::InvalidArgumentError(absl::StrCat("class ", priority,
+                                                     ": utilization_target must be in (0, 10], mlu_slack in [0, 10]"));
+    }
+  }
   return absl::OkStatus();
+}
+
+double LatencyUtilizationCap(const McfClassPolicy& policy, double optimum) {
+  return std::max(policy.utilization_target, (1 + policy.mlu_slack) * optimum);
 }
 
 McfProblem McfProblemFromSnapshot(const Snapshot& snapshot) {

@@ -23,7 +23,41 @@ enum class McfObjective {
   // of its demand that fits (max-concurrent flow, capped at 1), then the total
   // carried is maximized with no flow below that fraction.
   kMaxFairThroughput,
+  // Route every demand of the class over the lowest-latency paths that keep
+  // every link at or below max(utilization_target, (1 + mlu_slack) x U*),
+  // U* being the class's kMinMaxUtilization optimum: minimize the
+  // demand-weighted path latency (sum of flow x link cost) under that cap.
+  // Traffic takes the shortest paths while they have room and spreads only
+  // as much as congestion forces.
+  kMinLatency,
 };
+
+// What an operator asks of one priority class: its objective and that
+// objective's parameters.
+struct McfClassPolicy {
+  McfObjective objective = McfObjective::kMinMaxUtilization;
+  // kMinLatency: the utilization every link may reach when the network has
+  // room, and how far above the class's optimal MLU it may go when not.
+  double utilization_target = 0.8;
+  double mlu_slack = 0.01;
+  friend bool operator==(const McfClassPolicy&, const McfClassPolicy&) = default;
+};
+
+// Every class's policy: those listed by priority, the default for the rest.
+struct McfClassPolicies {
+  std::map<uint32_t, McfClassPolicy> by_priority;
+  McfClassPolicy default_policy;
+
+  const McfClassPolicy& Of(uint32_t priority) const {
+    const auto it = by_priority.find(priority);
+    return it == by_priority.end() ? default_policy : it->second;
+  }
+  friend bool operator==(const McfClassPolicies&, const McfClassPolicies&) = default;
+};
+
+// The utilization cap a kMinLatency class routes under, given its optimal
+// MLU `optimum`: max(utilization_target, (1 + mlu_slack) x optimum).
+double LatencyUtilizationCap(const McfClassPolicy& policy, double optimum);
 
 // A directed link. Capacity <= 0 means unusable (down or drained): no flow
 // may cross it. Indices stay stable across re-solves, so a failed link keeps
@@ -52,19 +86,17 @@ struct McfProblem {
   // whatever the fabric (routing cannot change what a facility sends).
   std::vector<double> node_send_gbps;
   std::vector<double> node_receive_gbps;
-  // Objective per priority class; classes not listed use default_objective.
-  std::map<uint32_t, McfObjective> class_objectives;
-  McfObjective default_objective = McfObjective::kMinMaxUtilization;
+  // What each priority class optimizes.
+  McfClassPolicies policies;
 
-  McfObjective ObjectiveOf(uint32_t priority) const {
-    const auto it = class_objectives.find(priority);
-    return it == class_objectives.end() ? default_objective : it->second;
-  }
+  const McfClassPolicy& PolicyOf(uint32_t priority) const { return policies.Of(priority); }
+  McfObjective ObjectiveOf(uint32_t priority) const { return PolicyOf(priority).objective; }
 };
 
 // InvalidArgument naming the first problem: node index out of range, a
 // self-loop arc or commodity, a negative or non-finite capacity, cost or
-// demand, fabric limits whose size is neither 0 nor node_count.
+// demand, fabric limits whose size is neither 0 nor node_count, a class
+// policy's utilization_target outside (0, 10] or mlu_slack outside [0, 10].
 [[nodiscard]] absl::Status ValidateMcfProblem(const McfProblem& problem);
 
 // One arc per snapshot link, same index (usable links keep their capacity,

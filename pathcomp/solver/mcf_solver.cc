@@ -112,6 +112,7 @@ class ClassSequence {
       McfClassResult result{.priority = cls.priority, .objective = objective};
       absl::StatusOr<PhaseOutcome> last_phase =
           objective == McfObjective::kMinMaxUtilization ? MinMaxUtilization(cls, groups, result)
+          : objective == McfObjective::kMinLatency      ? MinLatency(cls, groups, result)
                                                         : MaxFairThroughput(cls, groups, result);
       if (!last_phase.ok()) return last_phase.status();
       for (size_t a = 0; a < load_.size(); ++a) load_[a] += last_phase->arc_load[a];
@@ -161,6 +162,33 @@ class ClassSequence {
     if (!outcome.ok()) return outcome.status();
     result.utilization_lower_bound = outcome->lower_bound;
     return outcome;
+  }
+
+  // First the least MLU U*, then the least latency with every link at or
+  // below the cap (LatencyUtilizationCap of U*). The MLU phase's flows meet
+  // the cap, so the latency phase starts from them, every group frozen, and
+  // frees only the groups that a shorter path can improve.
+  absl::StatusOr<PhaseOutcome> MinLatency(SolverState::Class& cls, const std::vector<FlowGroup*>& groups,
+                                          McfClassResult& result) {
+    absl::StatusOr<PhaseOutcome> optimum = MinMaxUtilization(cls, groups, result);
+    if (!optimum.ok()) return optimum.status();
+    const internal::Graph& graph = state_.graph;
+    result.utilization_cap = LatencyUtilizationCap(state_.problem.PolicyOf(cls.priority), optimum->objective);
+    PhaseSpec spec;
+    spec.phase = internal::kLatencyPhase;
+    spec.freeze_routed_groups = true;
+    spec.arc_upper.resize(load_.size());
+    spec.arc_open.resize(load_.size());
+    for (size_t a = 0; a < load_.size(); ++a) {
+      spec.arc_open[a] = graph.arc_capacity[a] > 0;
+      // U* bounds every open arc's load, prior classes included, so the cap
+      // leaves each at least as much room as the MLU phase's flows use.
+      spec.arc_upper[a] = std::max(0.0, result.utilization_cap * graph.arc_capacity[a] - load_[a]);
+    }
+    spec.group_upper.resize(groups.size());
+    for (size_t i = 0; i < groups.size(); ++i) spec.group_upper[i] = groups[i]->demand;
+    spec.group_lower = spec.group_upper;
+    return Run(spec, groups, cls.bases[internal::kLatencyPhase]);
   }
 
   // First the largest common fraction (the max-concurrent flow in what the

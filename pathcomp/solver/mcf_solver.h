@@ -6,7 +6,9 @@
 //
 // Quality: a class's result is optimal for its LP (paths over all simple
 // paths) within McfSolverConfig::relative_gap, proven by a Lagrangian lower
-// bound for kMinMaxUtilization classes.
+// bound for kMinMaxUtilization classes (and the MLU step of kMinLatency);
+// the throughput and latency LPs stop when no path prices out, which is
+// their exact optimum.
 //
 // Warm re-solve: the solver keeps the paths and the LP bases of its last
 // solve. Resolve() after capacities changed (a link failed, was drained or
@@ -132,6 +134,9 @@ struct McfClassResult {
   // kMaxFairThroughput: the common fraction of demand every routable flow
   // of the class got at least (1 when everything fits).
   double fair_fraction = 1;
+  // kMinLatency: the utilization no link exceeds (LatencyUtilizationCap of
+  // the class's MLU optimum); utilization_lower_bound bounds that optimum.
+  double utilization_cap = 0;
 };
 
 struct McfSolveStats {

@@ -113,7 +113,9 @@ TEST_F(ElephantAllocatorTest, FabricLimitsWhatAFacilitySends) {
   leaf->set_uplink_ports(0);
   leaf->set_port_speed_gbps(400);
   fabric.set_backbone_uplink_gbps(40);
-  ElephantAllocator allocator(0.0, {{0, McfObjective::kMaxFairThroughput}});
+  McfClassPolicies policies;
+  policies.default_policy.objective = McfObjective::kMaxFairThroughput;
+  ElephantAllocator allocator(0.0, policies);
   auto plan = Allocate(allocator);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_NEAR(plan->summary.carried_gbps(), 40, 1e-6);

@@ -51,7 +51,7 @@ TEST(McfRepetitaThroughputTest, FairThroughputMatchesTheEdgeLp) {
     absl::StatusOr<McfProblem> problem = LoadRepetitaProblem(network);
     ASSERT_TRUE(problem.ok()) << problem.status();
     for (McfCommodity& commodity : problem->commodities) commodity.demand_gbps *= 2;
-    problem->default_objective = McfObjective::kMaxFairThroughput;
+    problem->policies.default_policy.objective = McfObjective::kMaxFairThroughput;
     absl::StatusOr<McfAllocation> allocation = McfSolver().Solve(*problem);
     ASSERT_TRUE(allocation.ok()) << allocation.status();
     absl::StatusOr<EdgeLpResult> exact = SolveEdgeLp(*problem, McfObjective::kMaxFairThroughput);

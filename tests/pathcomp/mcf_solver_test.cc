@@ -146,7 +146,7 @@ TEST(McfSolverTest, FairThroughputGivesEveryFlowTheSameFraction) {
   // 0 -> 2 -> 3 and 1 -> 2 -> 3 share 2 -> 3; 0 -> 3 is a 4 Gbps bypass.
   problem.arcs = {Arc(0, 2, 10), Arc(1, 2, 10), Arc(2, 3, 10), Arc(0, 3, 4)};
   problem.commodities = {Flow(0, 3, 8), Flow(1, 3, 8)};
-  problem.default_objective = McfObjective::kMaxFairThroughput;
+  problem.policies.default_policy.objective = McfObjective::kMaxFairThroughput;
   absl::StatusOr<McfAllocation> allocation = McfSolver().Solve(problem);
   ASSERT_TRUE(allocation.ok()) << allocation.status();
   EXPECT_EQ(FlowProblem(problem, *allocation), "");
@@ -163,7 +163,7 @@ TEST(McfSolverTest, FairThroughputThenFillsWhatTheFairShareLeaves) {
   // Flow 0 -> 3 can only use the 2 Gbps link; 1 -> 3 has 10 Gbps.
   problem.arcs = {Arc(0, 3, 2), Arc(1, 3, 10)};
   problem.commodities = {Flow(0, 3, 8), Flow(1, 3, 8)};
-  problem.default_objective = McfObjective::kMaxFairThroughput;
+  problem.policies.default_policy.objective = McfObjective::kMaxFairThroughput;
   absl::StatusOr<McfAllocation> allocation = McfSolver().Solve(problem);
   ASSERT_TRUE(allocation.ok()) << allocation.status();
   EXPECT_NEAR(allocation->classes[0].fair_fraction, 0.25, kTolerance);
@@ -175,7 +175,7 @@ TEST(McfSolverTest, FabricLimitsWhatAFacilitySends) {
   McfProblem problem = Diamond();
   problem.commodities = {Flow(0, 1, 15)};
   problem.node_send_gbps = {6, 100, 100};
-  problem.default_objective = McfObjective::kMaxFairThroughput;
+  problem.policies.default_policy.objective = McfObjective::kMaxFairThroughput;
   absl::StatusOr<McfAllocation> allocation = McfSolver().Solve(problem);
   ASSERT_TRUE(allocation.ok()) << allocation.status();
   EXPECT_EQ(FlowProblem(problem, *allocation), "");
@@ -186,7 +186,7 @@ TEST(McfSolverTest, FabricLimitsWhatAFacilitySends) {
 TEST(McfSolverTest, HigherPriorityClassIsPlacedFirstAndKeepsItsRoutes) {
   McfProblem problem = Diamond();
   problem.commodities = {Flow(0, 1, 20, /*priority=*/1), Flow(0, 1, 10, /*priority=*/0)};
-  problem.class_objectives[1] = McfObjective::kMaxFairThroughput;
+  problem.policies.by_priority[1].objective = McfObjective::kMaxFairThroughput;
   absl::StatusOr<McfAllocation> allocation = McfSolver().Solve(problem);
   ASSERT_TRUE(allocation.ok()) << allocation.status();
   EXPECT_EQ(FlowProblem(problem, *allocation), "");
@@ -229,7 +229,7 @@ TEST(McfSolverTest, MinUtilizationMatchesTheEdgeLp) {
 
 TEST(McfSolverTest, FairThroughputMatchesTheEdgeLp) {
   McfProblem problem = Mesh(12, 3.0);
-  problem.default_objective = McfObjective::kMaxFairThroughput;
+  problem.policies.default_policy.objective = McfObjective::kMaxFairThroughput;
   problem.node_send_gbps.assign(problem.node_count, 60);
   problem.node_receive_gbps.assign(problem.node_count, 80);
   absl::StatusOr<McfAllocation> allocation = McfSolver().Solve(problem);

@@ -64,26 +64,50 @@ TEST(PathcompConfigTest, SolverKnobs) {
   std::string path = WriteTemp(
       "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"
       "chain_headroom: 0.25\n"
-      "elephant_objectives: [{priority: 0, objective: mlu}, {priority: 3, objective: total-flow}]\n"
+      "elephant_objectives: [{priority: 0, objective: mlu}, {priority: 3, objective: total-flow},\n"
+      "  {priority: 4, objective: latency, utilization_target: 0.7, mlu_slack: 0.05}]\n"
+      "elephant_default: {objective: latency}\n"
       "tls: {ca: ca.crt, cert: c.crt, key: c.key}\n");
   auto config = LoadPathcompConfig(path);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_DOUBLE_EQ(config->chain_headroom, 0.25);
-  ASSERT_EQ(config->elephant_objectives.size(), 2u);
-  EXPECT_EQ(config->elephant_objectives.at(3), McfObjective::kMaxFairThroughput);
+  const McfClassPolicies& policies = config->elephant_policies;
+  ASSERT_EQ(policies.by_priority.size(), 3u);
+  EXPECT_EQ(policies.Of(0).objective, McfObjective::kMinMaxUtilization);
+  EXPECT_EQ(policies.Of(3).objective, McfObjective::kMaxFairThroughput);
+  EXPECT_EQ(policies.Of(4), (McfClassPolicy{.objective = McfObjective::kMinLatency,
+                                            .utilization_target = 0.7,
+                                            .mlu_slack = 0.05}));
+  // A class not listed gets the default, with the default target and slack.
+  EXPECT_EQ(policies.Of(9), McfClassPolicy{.objective = McfObjective::kMinLatency});
+  std::remove(path.c_str());
+
+  // Without elephant_default every class not listed minimizes the MLU.
+  path = WriteTemp(
+      "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"
+      "tls: {ca: ca.crt, cert: c.crt, key: c.key}\n");
+  config = LoadPathcompConfig(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->elephant_policies.Of(0), McfClassPolicy{});
   std::remove(path.c_str());
 
   path = WriteTemp(
       "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"
       "chain_headroom: 0.95\n"
-      "elephant_objectives: [{priority: 0, objective: fastest}, {priority: 0, objective: mlu}]\n"
+      "elephant_objectives: [{priority: 0, objective: fastest}, {priority: 0, objective: mlu},\n"
+      "  {priority: 2, objective: latency, utilization_target: 0, mlu_slack: -1, slack: 1}]\n"
+      "elephant_default: {objective: shortest}\n"
       "tls: {ca: ca.crt, cert: c.crt, key: c.key}\n");
   config = LoadPathcompConfig(path);
   ASSERT_FALSE(config.ok());
   const std::string message(config.status().message());
   EXPECT_THAT(message, HasSubstr("chain_headroom"));
-  EXPECT_THAT(message, HasSubstr("elephant_objectives[0].objective: expected mlu or total-flow"));
+  EXPECT_THAT(message, HasSubstr("elephant_objectives[0].objective: expected mlu, latency or total-flow"));
   EXPECT_THAT(message, HasSubstr("elephant_objectives[1].priority: priority 0 is listed twice"));
+  EXPECT_THAT(message, HasSubstr("elephant_objectives[2].utilization_target"));
+  EXPECT_THAT(message, HasSubstr("elephant_objectives[2].mlu_slack"));
+  EXPECT_THAT(message, HasSubstr("elephant_objectives[2].slack"));
+  EXPECT_THAT(message, HasSubstr("elephant_default.objective: expected mlu, latency or total-flow"));
   std::remove(path.c_str());
 }
 

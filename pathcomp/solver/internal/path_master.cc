@@ -95,6 +95,9 @@ class Master {
   }
 
   bool minimizing_utilization() const { return spec_.phase == kUtilizationPhase; }
+  bool minimizing_latency() const { return spec_.phase == kLatencyPhase; }
+  // Every group routes exactly its demand (utilization and latency phases).
+  bool fixed_demand() const { return spec_.phase != kThroughputPhase; }
 
   // Builds, solves and reads back flows, statuses and duals.
   absl::Status Solve(bool first_in_run) {
@@ -119,8 +122,11 @@ class Master {
     return absl::OkStatus();
   }
 
+  // U; the total carried; or the latency phase's sum(flow x path cost) of the free groups.
   double objective() const {
-    return minimizing_utilization() ? model_.primalColumnSolution()[0] : -model_.objectiveValue();
+    if (minimizing_utilization()) return model_.primalColumnSolution()[0];
+    if (minimizing_latency()) return model_.objectiveValue() + key_cost_;
+    return -model_.objectiveValue();
   }
   const std::vector<double>& arc_weight() const { return basis_.arc_weights; }
   const PathLengths& path_lengths() const { return path_lengths_; }
@@ -156,7 +162,7 @@ class Master {
     }
     send_row_.assign(graph_.node_count, -1);
     receive_row_.assign(graph_.node_count, -1);
-    if (!mlu) {
+    if (!fixed_demand()) {
       for (int v = 0; v < graph_.node_count; ++v) {
         if (HasLimit(spec_.send_limit, v)) send_row_[v] = lp.AddRow(-kInfinity, spec_.send_limit[v]);
         if (HasLimit(spec_.receive_limit, v)) receive_row_[v] = lp.AddRow(-kInfinity, spec_.receive_limit[v]);
@@ -171,6 +177,7 @@ class Master {
     // Paths: constants (a fixed group with one path), or columns.
     group_row_.assign(groups_.size(), -1);
     key_path_.assign(groups_.size(), -1);
+    key_cost_ = 0;
     columns_.clear();
     const int first_group_row = lp.row_count();
     std::vector<uint8_t> row_status_of;  // per group row
@@ -180,7 +187,7 @@ class Master {
       for (size_t p = 0; p < group.paths.size(); ++p) {
         if (open_arcs_.Allow(group.paths[p])) open.push_back(static_cast<int>(p));
       }
-      if (mlu) {
+      if (fixed_demand()) {
         AddFixedDemandGroup(lp, static_cast<int>(g), open, row_status_of);
       } else {
         AddRangeGroup(lp, static_cast<int>(g), open, row_status_of);
@@ -235,6 +242,8 @@ class Master {
   // other paths carry, so a two-path group needs no row of its own. The key's
   // load is a constant; each other path's column is its arcs minus the key's.
   // Three paths or more: one row keeps their sum within the demand.
+  // Latency phase: the key's cost is a constant too, and each other path's
+  // objective is its cost minus the key's.
   void AddFixedDemandGroup(ColumnWiseLp& lp, int g, const std::vector<int>& open,
                            std::vector<uint8_t>& row_status_of) {
     FlowGroup& group = *groups_[g];
@@ -242,6 +251,8 @@ class Master {
     const PathColumn& key = group.paths[open[0]];
     key_path_[g] = open[0];
     for (int arc : key.arcs) lp.SetRowUpper(arc, lp.row_upper(arc) - demand);
+    const double key_cost = minimizing_latency() ? PathCost(key) : 0;
+    key_cost_ += demand * key_cost;
     if (open.size() == 1) return;
     if (open.size() >= 3) {
       group_row_[g] = lp.AddRow(-kInfinity, demand);
@@ -252,7 +263,7 @@ class Master {
     };
     for (size_t i = 1; i < open.size(); ++i) {
       const PathColumn& path = group.paths[open[i]];
-      lp.AddColumn(0, 0, demand);
+      lp.AddColumn(minimizing_latency() ? PathCost(path) - key_cost : 0, 0, demand);
       for (int arc : path.arcs) {
         if (!contains(key.arcs, arc)) lp.Add(arc, 1);
       }
@@ -262,6 +273,12 @@ class Master {
       if (group_row_[g] >= 0) lp.Add(group_row_[g], 1);
       columns_.push_back({g, open[i]});
     }
+  }
+
+  double PathCost(const PathColumn& path) const {
+    double cost = 0;
+    for (int arc : path.arcs) cost += graph_.arc_cost_us[arc];
+    return cost;
   }
 
   // A group that carries within [lower, upper] (throughput phase): a column
@@ -298,9 +315,13 @@ class Master {
       if (receive_row_[v] >= 0) basis_.receive_rows[v] = model_.getRowStatus(receive_row_[v]);
     }
     if (mlu) basis_.utilization = model_.getColumnStatus(0);
-    // Link prices: -dual of the (<=) arc row, >= 0 for a minimization.
+    // Link prices: -dual of the (<=) arc row, >= 0 for a minimization; the
+    // latency phase adds each link's cost, which its objective pays per unit.
     basis_.arc_weights.assign(arcs, 0);
-    for (int a = 0; a < arcs; ++a) basis_.arc_weights[a] = spec_.arc_open[a] ? std::max(0.0, -y[a]) : 0;
+    for (int a = 0; a < arcs; ++a) {
+      if (!spec_.arc_open[a]) continue;
+      basis_.arc_weights[a] = std::max(0.0, -y[a]) + (minimizing_latency() ? graph_.arc_cost_us[a] : 0);
+    }
     path_lengths_ = PathLengths(basis_.arc_weights);
 
     threshold_.assign(groups_.size(), kInfinity);
@@ -323,7 +344,7 @@ class Master {
     }
     for (int g : free_groups_) {
       FlowGroup& group = *groups_[g];
-      if (mlu) {
+      if (fixed_demand()) {
         ReadFixedDemandGroup(static_cast<int>(g), single_column[g], y, dj);
         continue;
       }
@@ -394,6 +415,7 @@ class Master {
   std::vector<ColumnRef> columns_;
   std::vector<int> group_row_, key_path_, send_row_, receive_row_;
   std::vector<double> threshold_, key_length_;  // per group, free groups only
+  double key_cost_ = 0;  // latency phase: sum(demand x key path cost), a constant of the objective
 };
 
 // Drops the paths of `group` the master has not used for a while and would
@@ -452,7 +474,11 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
                                                  const ColumnGenerationLimits& limits) {
   PhaseOutcome outcome;
   const int arcs = static_cast<int>(graph.arc_src.size());
-  if (basis.arc_weights.size() != static_cast<size_t>(arcs)) basis.arc_weights.assign(arcs, 0);
+  if (basis.arc_weights.size() != static_cast<size_t>(arcs)) {
+    // No prices yet: 0, or the latency phase's costs (its weights are cost + price).
+    basis.arc_weights.assign(arcs, 0);
+    if (spec.phase == kLatencyPhase) basis.arc_weights = graph.arc_cost_us;
+  }
 
   // After a failure: route what it broke at the bound still proven, or else
   // at the bound the last prices prove without the failed arcs, if it fits.

@@ -25,9 +25,10 @@ inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // A basis status not yet known (a path or row the LP has not seen).
 inline constexpr uint8_t kNoStatus = 0xff;
 
-// The phases of a class: the utilization LP (kMinMaxUtilization, and the
-// fair-fraction step of kMaxFairThroughput) and the throughput LP.
-enum Phase { kUtilizationPhase = 0, kThroughputPhase = 1, kPhaseCount = 2 };
+// The phases of a class: the utilization LP (kMinMaxUtilization, the
+// fair-fraction step of kMaxFairThroughput and the first step of
+// kMinLatency), the throughput LP and the latency LP.
+enum Phase { kUtilizationPhase = 0, kThroughputPhase = 1, kLatencyPhase = 2, kPhaseCount = 3 };
 
 // The network in the solver's units (capacities divided by the largest).
 struct Graph {
@@ -54,7 +55,7 @@ struct PathColumn {
   uint64_t arc_bits = 0;   // ArcBit of every arc
   double flow = 0;                                   // after the last phase that ran
   int idle_rounds = 0;                               // rounds unused and overpriced
-  uint8_t status[kPhaseCount] = {kNoStatus, kNoStatus};  // last basis status per phase
+  uint8_t status[kPhaseCount] = {kNoStatus, kNoStatus, kNoStatus};  // last basis status per phase
 };
 
 // Which arcs paths may use (a PhaseSpec's arc_open, or the usable arcs).
@@ -85,7 +86,7 @@ struct FlowGroup {
   double demand = 0;  // solver units
   std::vector<int> commodities;
   std::vector<PathColumn> paths;
-  uint8_t row_status[kPhaseCount] = {kNoStatus, kNoStatus};
+  uint8_t row_status[kPhaseCount] = {kNoStatus, kNoStatus, kNoStatus};
 };
 
 // What one phase optimizes over the groups it is given.
@@ -97,6 +98,12 @@ struct PhaseSpec {
   // Throughput phase:  row per arc   sum(path flows) <= arc_upper, maximize the
   //                    total; each group carries within [group_lower, group_upper];
   //                    fabric rows: what a node sends / receives <= its limit.
+  // Latency phase:     row per arc   sum(path flows) <= arc_upper; every group
+  //                    routes exactly group_lower = group_upper; minimize
+  //                    sum(path flow x path cost), the cost of a path being
+  //                    the sum of its arcs' arc_cost_us. Its link weights for
+  //                    pricing are cost + price, so a path's dual length is
+  //                    its latency plus what its congested links charge.
   std::vector<double> arc_scale;
   std::vector<double> arc_upper;
   // Arcs paths may use (unusable arcs, and in the utilization phase arcs with
@@ -116,7 +123,7 @@ struct PhaseSpec {
 // groups hold: the basis status of its arc rows, fabric rows and U, and the
 // last link prices (which pick the first path of a group that has none).
 struct MasterBasis {
-  std::vector<double> arc_weights;
+  std::vector<double> arc_weights;  // link prices (latency phase: cost + price)
   std::vector<uint8_t> arc_rows;
   std::vector<uint8_t> send_rows, receive_rows;
   uint8_t utilization = kNoStatus;
