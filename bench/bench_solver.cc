@@ -15,31 +15,67 @@
 //                             links spread over the loaded ones; each is
 //                             timed from the intact state (the link comes
 //                             back, untimed, before every repetition).
+//   mcf_latency_stretch_<net>, mcf_latency_stretch_p95_<net>
+//                             the mean / p95 latency stretch (path latency
+//                             over shortest-path latency, weighted by Gbps)
+//                             of the kMinLatency objective at the file's own
+//                             load; reference: the kMinMaxUtilization
+//                             objective's on the same demands.
+//   mcf_latency_stretch_half_<net>, mcf_latency_stretch_p95_half_<net>
+//                             the same with the demands scaled so the MLU
+//                             optimum is 0.45 (the links have room).
+//   mcf_latency_solve_<net>   the kMinLatency Solve (MLU, then the latency
+//                             LP); reference: the edge LP's latency LP
+//                             under the same cap, cold.
+//   mcf_latency_objective_<net>
+//                             sum(load x latency) the solver reaches;
+//                             reference: the edge LP's (ratio - 1 = gap).
+//                             A link over the cap fails the bench.
+//
+// Generated networks (topology::GenerateSyntheticWan, seed 1): wan500,
+// wan1000 and wan2000, with 50,000 gravity demands (wan<N>_<flows> for
+// another count), where the exact edge LP does not finish in the bench's
+// time (it has sources x arcs columns: 1,000 x 7,000 = 7 M):
+//   mcf_full_solve_<net>      Solve from scratch; reference: none to run, so
+//                             the solve itself (ratio 1), printed for the time.
+//   mcf_mlu_<net>             the MLU reached; reference: the lower bound the
+//                             solver proves (Lagrangian; ratio - 1 bounds the gap).
+//   mcf_resolve_link_failure_<net>
+//                             the median warm Resolve over 20 single-link
+//                             failures drawn (seeded) among the loaded links,
+//                             each from the intact state; reference: the cold
+//                             solve of the intact network (a cold solve of a
+//                             failed one does the same work).
+//   mcf_latency_*_<net>       as above but against the MLU objective only.
 //
 // No result is asserted: machines are shared and noisy. Prints one line per
 // result:
 //   BENCH <name>: ours=<value><unit> <reference>=<value><unit> ratio=<ours/reference>
-// The networks to run (default: all eight): the arguments, or else a comma-
+// The networks to run (default: the eight and the three generated): the arguments, or else a comma-
 // separated list in GEODESIC_BENCH_NETWORKS (e.g. Deltacom,UsCarrier), which
 // also works through `make bench`. GEODESIC_BENCH_VERBOSE=1 prints every
 // failure's times to stderr.
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "bench/bench_report.h"
 #include "daemon/allocator.h"
 #include "pathcomp/solver/edge_lp.h"
+#include "pathcomp/solver/latency_stretch.h"
 #include "pathcomp/solver/mcf_problem.h"
 #include "pathcomp/solver/mcf_solver.h"
 #include "pathcomp/solver/snapshot.h"
 #include "topology/repetita.h"
+#include "topology/synthetic_wan.h"
 
 namespace geodesic::bench {
 namespace {
@@ -55,12 +91,44 @@ constexpr int kFailures = 7;
 constexpr int kMaxRepetitions = 9;
 constexpr std::chrono::milliseconds kRepetitionBudget(2000);
 
-const char* const kNetworks[] = {"Abilene", "Geant2009", "AttMpls",   "Esnet",
-                                 "Deltacom", "GtsCe",    "UsCarrier", "Cogentco"};
+const char* const kNetworks[] = {"Abilene", "Geant2009", "AttMpls",   "Esnet",    "Deltacom",
+                                 "GtsCe",   "UsCarrier", "Cogentco", "wan500", "wan1000", "wan2000"};
+constexpr int kGeneratedFailures = 20;
+constexpr uint32_t kGeneratedFlows = 50'000;
+
+McfProblem ProblemOf(topology::Topology topology) {
+  pathcomp::ModelView model;
+  model.facilities = std::move(topology.facilities);
+  model.nodes = std::move(topology.nodes);
+  model.links = std::move(topology.links);
+  model.workloads = std::move(topology.workloads);
+  for (v1::Link& link : model.links) link.mutable_health()->set_state(v1::OPER_STATE_UP);
+  return pathcomp::McfProblemFromSnapshot(pathcomp::Snapshot::Build(model));
+}
+
+// "wan<facilities>" or "wan<facilities>_<flows>": a generated network.
+bool ParseGenerated(const std::string& name, uint32_t& facilities, uint32_t& flows) {
+  if (!name.starts_with("wan")) return false;
+  const std::vector<std::string> parts = absl::StrSplit(name.substr(3), '_');
+  flows = kGeneratedFlows;
+  return !parts.empty() && parts.size() <= 2 && absl::SimpleAtoi(parts[0], &facilities) &&
+         (parts.size() == 1 || absl::SimpleAtoi(parts[1], &flows));
+}
 
 // The network as the service sees it: model -> Snapshot -> problem, every
 // link measured up.
 McfProblem Load(const std::string& network) {
+  if (uint32_t facilities = 0, flows = 0; ParseGenerated(network, facilities, flows)) {
+    topology::SyntheticWanOptions options;
+    options.facilities = facilities;
+    options.elephant_flows = flows;
+    auto topology = topology::GenerateSyntheticWan(options);
+    if (!topology.ok()) {
+      std::fprintf(stderr, "bench_solver: %s: %s\n", network.c_str(), topology.status().ToString().c_str());
+      std::exit(1);
+    }
+    return ProblemOf(*std::move(topology));
+  }
   const std::string base = RepetitaDir(".") + "/" + network;
   auto topology = topology::LoadRepetita(base + ".graph", base + ".0000.demands");
   if (!topology.ok()) {
@@ -75,6 +143,7 @@ McfProblem Load(const std::string& network) {
   for (v1::Link& link : model.links) link.mutable_health()->set_state(v1::OPER_STATE_UP);
   return pathcomp::McfProblemFromSnapshot(pathcomp::Snapshot::Build(model));
 }
+
 
 template <typename T>
 T Check(absl::StatusOr<T> result, const char* what) {
@@ -127,8 +196,92 @@ std::vector<int> FailureArcs(const McfAllocation& allocation) {
   return chosen;
 }
 
+double LatencyOf(const McfProblem& problem, const McfAllocation& allocation) {
+  double total = 0;
+  for (size_t a = 0; a < problem.arcs.size(); ++a) total += allocation.arc_load_gbps[a] * problem.arcs[a].cost_us;
+  return total;
+}
+
+// The latency objective beside the MLU objective at the file's load and at
+// half of it (MLU optimum 0.45).
+void RunLatency(const std::string& suffix, const McfProblem& problem, double optimal_mlu, bool with_edge_lp = true) {
+  for (const bool half : {false, true}) {
+    McfProblem scaled = problem;
+    if (half) {
+      for (pathcomp::McfCommodity& commodity : scaled.commodities) commodity.demand_gbps *= 0.45 / optimal_mlu;
+    }
+    const std::string name = absl::StrCat(half ? "half_" : "", suffix);
+    const McfAllocation mlu = Check(McfSolver().Solve(scaled), "mlu solve");
+    scaled.policies.default_policy.objective = McfObjective::kMinLatency;
+    McfAllocation latency;
+    const double ours_ms = MedianMs([&] { latency = Check(McfSolver().Solve(scaled), "latency solve"); });
+    const double cap = latency.classes.at(0).utilization_cap;
+    for (size_t a = 0; a < scaled.arcs.size(); ++a) {
+      const double capacity = scaled.arcs[a].capacity_gbps;
+      if (capacity > 0 && latency.arc_load_gbps[a] > cap * capacity * (1 + 1e-6)) {
+        std::fprintf(stderr, "bench_solver: %s: arc %zu at %.6f over the latency cap %.6f\n", name.c_str(), a,
+                     latency.arc_load_gbps[a] / capacity, cap);
+        std::exit(1);
+      }
+    }
+    const pathcomp::LatencyStretch ours = pathcomp::MeasureLatencyStretch(scaled, latency).all;
+    const pathcomp::LatencyStretch theirs = pathcomp::MeasureLatencyStretch(scaled, mlu).all;
+    Report(absl::StrCat("mcf_latency_stretch_", name), ours.mean, "mlu_objective", theirs.mean, "");
+    Report(absl::StrCat("mcf_latency_stretch_p95_", name), ours.p95, "mlu_objective", theirs.p95, "");
+    if (half || !with_edge_lp) continue;
+    pathcomp::EdgeLpResult exact;
+    const double lp_ms =
+        MedianMs([&] { exact = Check(pathcomp::SolveEdgeLpLatencyUnderCap(scaled, cap), "edge latency LP"); });
+    Report(absl::StrCat("mcf_latency_solve_", name), ours_ms, "clp_edge_lp", lp_ms, "ms");
+    Report(absl::StrCat("mcf_latency_objective_", name), LatencyOf(scaled, latency), "clp_edge_lp",
+           exact.latency_gbps_us, "Gbps*us");
+  }
+}
+
+// A generated network: no edge LP (see the header), the proven bound instead;
+// warm re-solves after kGeneratedFailures seeded random link failures.
+void RunGenerated(const std::string& network, const McfProblem& problem) {
+  const std::string suffix = absl::AsciiStrToLower(network);
+  McfSolver solver;
+  const auto start = std::chrono::steady_clock::now();
+  const McfAllocation allocation = Check(solver.Solve(problem), "solve");
+  const double cold_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr, "bench_solver: %s: %d facilities, %zu links, %zu demands, %d LP solves, %d columns\n",
+               network.c_str(), problem.node_count, problem.arcs.size(), problem.commodities.size(),
+               allocation.stats.lp_solves, allocation.stats.columns);
+  Report(absl::StrCat("mcf_full_solve_", suffix), cold_ms, "itself", cold_ms, "ms");
+  Report(absl::StrCat("mcf_mlu_", suffix), allocation.max_utilization, "proven_lower_bound",
+         allocation.classes.at(0).utilization_lower_bound, "");
+  std::vector<int> loaded;
+  for (size_t a = 0; a < allocation.arc_load_gbps.size(); ++a) {
+    if (allocation.arc_load_gbps[a] > 0) loaded.push_back(static_cast<int>(a));
+  }
+  std::mt19937_64 random(1);
+  std::vector<double> warm_ms;
+  for (int i = 0; i < kGeneratedFailures && !loaded.empty(); ++i) {
+    const int arc = loaded[random() % loaded.size()];
+    McfProblem failed = problem;
+    failed.arcs[arc].capacity_gbps = 0;
+    const auto before = std::chrono::steady_clock::now();
+    const McfAllocation warm = Check(solver.Resolve(failed), "resolve");
+    warm_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - before).count());
+    if (std::getenv("GEODESIC_BENCH_VERBOSE") != nullptr) {
+      std::fprintf(stderr, "  %s arc %d: warm %.3f ms (%s, %d LP solves), MLU %.5f\n", network.c_str(), arc,
+                   warm_ms.back(), warm.stats.absorbed_phases > 0 ? "absorbed" : "column generation",
+                   warm.stats.lp_solves, warm.max_utilization);
+    }
+    Check(solver.Resolve(problem), "restore");
+  }
+  Report(absl::StrCat("mcf_resolve_link_failure_", suffix), Median(warm_ms), "cold_solve", cold_ms, "ms");
+  RunLatency(suffix, problem, allocation.max_utilization, /*with_edge_lp=*/false);
+}
+
 void Run(const std::string& network) {
   const McfProblem problem = Load(network);
+  if (uint32_t facilities = 0, flows = 0; ParseGenerated(network, facilities, flows)) {
+    RunGenerated(network, problem);
+    return;
+  }
   const std::string suffix = absl::AsciiStrToLower(network);
 
   McfAllocation allocation;
@@ -139,6 +292,7 @@ void Run(const std::string& network) {
   });
   Report(absl::StrCat("mcf_full_solve_", suffix), ours_ms, "clp_edge_lp", lp_ms, "ms");
   Report(absl::StrCat("mcf_mlu_", suffix), allocation.max_utilization, "clp_edge_lp", exact.max_utilization, "");
+  RunLatency(suffix, problem, exact.max_utilization);
 
   McfSolver solver;
   Check(solver.Solve(problem), "solve");

@@ -15,6 +15,7 @@
 #include "pathcomp/solver/mcf_solver.h"
 #include "pathcomp/solver/snapshot.h"
 #include "topology/repetita.h"
+#include "topology/synthetic_wan.h"
 
 namespace geodesic::pathcomp::testing {
 
@@ -43,6 +44,24 @@ inline absl::StatusOr<Snapshot> LoadRepetitaSnapshot(const std::string& network)
   model.workloads = topology->workloads;
   for (v1::Link& link : model.links) link.mutable_health()->set_state(v1::OPER_STATE_UP);
   return Snapshot::Build(model);
+}
+
+// A generated backbone (topology::GenerateSyntheticWan) as a problem, every
+// link up.
+inline absl::StatusOr<McfProblem> GeneratedProblem(uint32_t facilities, uint32_t flows, uint64_t seed) {
+  topology::SyntheticWanOptions options;
+  options.seed = seed;
+  options.facilities = facilities;
+  options.elephant_flows = flows;
+  absl::StatusOr<topology::Topology> topology = topology::GenerateSyntheticWan(options);
+  if (!topology.ok()) return topology.status();
+  ModelView model;
+  model.facilities = topology->facilities;
+  model.nodes = topology->nodes;
+  model.links = topology->links;
+  model.workloads = topology->workloads;
+  for (v1::Link& link : model.links) link.mutable_health()->set_state(v1::OPER_STATE_UP);
+  return McfProblemFromSnapshot(Snapshot::Build(model));
 }
 
 inline absl::StatusOr<McfProblem> LoadRepetitaProblem(const std::string& network) {

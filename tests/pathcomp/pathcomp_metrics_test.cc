@@ -51,6 +51,8 @@ const std::set<std::string> kFamilies = {
     "geodesic_pathcomp_elephant_carried_bytes_per_second",
     "geodesic_pathcomp_elephant_demand_bytes_per_second",
     "geodesic_pathcomp_elephant_max_utilization_ratio",
+    "geodesic_pathcomp_elephant_mean_latency_stretch_ratio",
+    "geodesic_pathcomp_elephant_p95_latency_stretch_ratio",
     "geodesic_pathcomp_etcd_reachable",
     "geodesic_pathcomp_info",
     "geodesic_pathcomp_leader",
@@ -326,6 +328,9 @@ TEST_F(BoundMetricsTest, SolvesPlansAndSitesFollowThePlanner) {
               Optional(DoubleNear(10.0 / 90, 1e-9)));
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_link_planned_load_bytes_per_second", Link("iad-chi", "iad", "chi")),
               Optional(10e9 / 8));
+  // Its one path is the shortest.
+  EXPECT_THAT(Value(registry_, "geodesic_pathcomp_elephant_mean_latency_stretch_ratio"), Optional(DoubleNear(1, 1e-9)));
+  EXPECT_THAT(Value(registry_, "geodesic_pathcomp_elephant_p95_latency_stretch_ratio"), Optional(DoubleNear(1, 1e-9)));
 
   // Chains by budget class: the 20 ms chain fits (4 ms there and back, 1 ms
   // of service), the 3 ms one is placed the same way but over its budget.
