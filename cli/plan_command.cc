@@ -5,6 +5,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/command_spec.h"
 #include "cli/commands.h"
@@ -95,10 +96,16 @@ int RunPlan(const Options& options, v1::Operator::StubInterface& stub) {
       std::cerr << "No plan yet.\n";
       return 0;
     }
-    text::Table table({"GENERATION", "EPOCH", "TIME", "ROUTES", "MLU", "MOVED", "OVER_BUDGET", "DEPENDENCIES", "REASON"});
+    text::Table table({"GENERATION", "EPOCH", "TIME", "ROUTES", "MLU", "STRETCH", "MOVED", "OVER_BUDGET",
+                       "DEPENDENCIES", "REASON"});
     for (const auto& plan : history->plans()) {
+      // The elephants' latency stretch, mean/p95 (plans from before it was kept show none).
+      const std::string stretch =
+          plan.mean_stretch() > 0
+              ? absl::StrCat(absl::StrFormat("%.3f", plan.mean_stretch()), "/", absl::StrFormat("%.3f", plan.p95_stretch()))
+              : "-";
       table.Add({absl::StrCat(plan.generation()), absl::StrCat(plan.epoch()), FormatUnixMs(plan.computed_at_unix_ms()),
-                 absl::StrCat(plan.routes()), FormatNumber(plan.max_utilization()),
+                 absl::StrCat(plan.routes()), FormatNumber(plan.max_utilization()), stretch,
                  absl::StrCat(plan.moved_workload_ids_size()), absl::StrCat(plan.chains_over_budget()),
                  absl::StrCat(plan.single_facility_dependencies()), plan.reason()});
     }

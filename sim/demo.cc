@@ -24,6 +24,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "files/atomic_file.h"
@@ -119,8 +120,15 @@ std::optional<v1::ForwardingRoute> FindRoute(const v1::Plan& plan, const std::st
 }
 
 std::string DescribeRoute(const v1::ForwardingRoute& route) {
+  // Several next hops: each with its share of the traffic (the WCMP weights).
+  uint64_t total_weight = 0;
+  for (const auto& hop : route.next_hops()) total_weight += hop.weight();
   std::vector<std::string> via;
-  for (const auto& hop : route.next_hops()) via.push_back(hop.link_id());
+  for (const auto& hop : route.next_hops()) {
+    via.push_back(route.next_hops_size() > 1 && total_weight > 0
+                      ? absl::StrCat(hop.link_id(), " ", (100 * hop.weight() + total_weight / 2) / total_weight, "%")
+                      : hop.link_id());
+  }
   return absl::StrCat(absl::StrJoin(route.path_facility_ids(), " > "), "  via ",
                       absl::StrJoin(via, ","), "  ", route.path_latency_us() / 1000.0, " ms");
 }
@@ -246,6 +254,9 @@ int RunDemo(const DemoOptions& options) {
   // after three lost probes): the drills' 10 ms flap links on a busy laptop,
   // and the demo would then show re-plans nobody asked for.
   lab_options.probe_interval_ms = 100;
+  // New configs route elephant flows on the shortest paths that have room
+  // (deploy/examples/pathcomp.yaml): iad -> dfw takes the direct link.
+  lab_options.pathcomp_extra_config = "elephant_default: {objective: latency}\n";
   std::error_code ignored;
   std::filesystem::remove_all(lab_options.work_dir, ignored);  // every demo starts clean
   // iad's routerd speaks BGP to a real FRR bgpd (Debian's frr) when it is installed.
@@ -281,6 +292,19 @@ int RunDemo(const DemoOptions& options) {
                    std::chrono::duration_cast<milliseconds>(steady_clock::now() - start).count(),
                    " ms after start. pathcomp says:"));
   PrintSites(*plan);
+  const v1::ElephantAllocation& elephants = plan->plan().elephants();
+  std::printf("\n    elephant flows: %.0f of %.0f Gbps carried, max link utilization %.3f (optimum %.3f), "
+              "latency stretch mean %.3f p95 %.3f\n",
+              elephants.carried_gbps(), elephants.demand_gbps(), elephants.max_utilization(),
+              elephants.max_utilization_lower_bound(), elephants.mean_stretch(), elephants.p95_stretch());
+  for (const auto& cls : elephants.classes()) {
+    std::printf("      class %u: objective %s, utilization %.3f%s\n", cls.priority(), cls.objective().c_str(),
+                cls.max_utilization(),
+                cls.objective() == "latency"
+                    ? absl::StrCat(" (cap ", absl::StrFormat("%.2f", cls.utilization_cap()),
+                                   ": shortest paths while they have room)").c_str()
+                    : "");
+  }
   std::cout << "\n    routes of iad:\n";
   PrintSitePlan(plan->plan(), "iad");
   if (with_frr) {

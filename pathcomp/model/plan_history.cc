@@ -26,6 +26,8 @@ v1::PlanSummary SummaryOf(const v1::Plan& plan) {
   summary.set_max_utilization(plan.elephants().max_utilization());
   summary.set_carried_gbps(plan.elephants().carried_gbps());
   summary.set_demand_gbps(plan.elephants().demand_gbps());
+  summary.set_mean_stretch(plan.elephants().mean_stretch());
+  summary.set_p95_stretch(plan.elephants().p95_stretch());
   uint32_t routes = 0;
   for (const auto& site : plan.sites()) routes += static_cast<uint32_t>(site.routes_size());
   summary.set_routes(routes);

@@ -82,6 +82,13 @@ PathcompScrapedFamilies DeclareScraped(Registry& registry) {
           "elephant_demand_bytes_per_second", "Elephant-flow demand of the current plan's workloads"),
       .elephant_carried_bytes_per_second = registry.ScrapedGauge(
           "elephant_carried_bytes_per_second", "Elephant-flow demand the current plan carries"),
+      .elephant_mean_latency_stretch_ratio = registry.ScrapedGauge(
+          "elephant_mean_latency_stretch_ratio",
+          "Mean of the current plan's elephant path latency over the shortest path's, weighted by Gbps (1 = all on "
+          "shortest paths)"),
+      .elephant_p95_latency_stretch_ratio = registry.ScrapedGauge(
+          "elephant_p95_latency_stretch_ratio",
+          "Latency stretch (path over shortest path) at or below which 95% of the current plan's elephant Gbps run"),
       .unreachable_facility_pairs = registry.ScrapedGauge(
           "unreachable_facility_pairs", "Ordered facility pairs with no usable path in the current plan"),
       .single_facility_dependencies = registry.ScrapedGauge(

@@ -125,6 +125,8 @@ struct PathcompScrapedFamilies {
   metrics::ScrapedFamily& elephant_max_utilization_ratio;
   metrics::ScrapedFamily& elephant_demand_bytes_per_second;
   metrics::ScrapedFamily& elephant_carried_bytes_per_second;
+  metrics::ScrapedFamily& elephant_mean_latency_stretch_ratio;
+  metrics::ScrapedFamily& elephant_p95_latency_stretch_ratio;
   metrics::ScrapedFamily& unreachable_facility_pairs;
   metrics::ScrapedFamily& single_facility_dependencies;
   // Leadership.

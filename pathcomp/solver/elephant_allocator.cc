@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "pathcomp/solver/latency_stretch.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -80,6 +81,25 @@ absl::StatusOr<ElephantPlan> ElephantAllocator::Allocate(const Snapshot& snapsho
   }
   for (int c : plan.allocation.unroutable) {
     summary.add_unroutable_workload_ids(snapshot.workload_id(snapshot.demands()[c].workload));
+  }
+  const StretchReport stretch = MeasureLatencyStretch(plan.problem, plan.allocation);
+  summary.set_mean_stretch(stretch.all.mean);
+  summary.set_p95_stretch(stretch.all.p95);
+  summary.set_mean_latency_ms(stretch.all.mean_latency_us / 1000);
+  for (const McfClassResult& result : plan.allocation.classes) {
+    v1::ElephantClass& out = *summary.add_classes();
+    out.set_priority(result.priority);
+    out.set_objective(ObjectiveName(result.objective));
+    out.set_demand_gbps(result.demand_gbps);
+    out.set_carried_gbps(result.carried_gbps);
+    out.set_max_utilization(result.max_utilization);
+    out.set_max_utilization_lower_bound(result.utilization_lower_bound);
+    out.set_utilization_cap(result.utilization_cap);
+    out.set_fair_fraction(result.fair_fraction);
+    const auto it = stretch.by_class.find(result.priority);
+    const LatencyStretch of_class = it == stretch.by_class.end() ? LatencyStretch{} : it->second;
+    out.set_mean_stretch(of_class.mean);
+    out.set_p95_stretch(of_class.p95);
   }
 
   std::map<std::string, std::string> paths_of;

@@ -66,6 +66,15 @@ absl::Status ValidateMcfProblem(const McfProblem& problem) {
   return absl::OkStatus();
 }
 
+const char* ObjectiveName(McfObjective objective) {
+  switch (objective) {
+    case McfObjective::kMinMaxUtilization: return "mlu";
+    case McfObjective::kMaxFairThroughput: return "total-flow";
+    case McfObjective::kMinLatency: return "latency";
+  }
+  return "unknown";
+}
+
 double LatencyUtilizationCap(const McfClassPolicy& policy, double optimum) {
   return std::max(policy.utilization_target, (1 + policy.mlu_slack) * optimum);
 }

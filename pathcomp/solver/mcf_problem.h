@@ -43,6 +43,10 @@ struct McfClassPolicy {
   friend bool operator==(const McfClassPolicy&, const McfClassPolicy&) = default;
 };
 
+// "mlu", "latency", "total-flow": the objective's name in configs, tectl
+// and plans.
+const char* ObjectiveName(McfObjective objective);
+
 // Every class's policy: those listed by priority, the default for the rest.
 struct McfClassPolicies {
   std::map<uint32_t, McfClassPolicy> by_priority;
