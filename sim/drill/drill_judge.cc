@@ -175,6 +175,8 @@ void JudgeDrill(const Expectations& e, v1::DrillReport& report) {
       } else if (!over.empty()) {
         detail = absl::StrFormat("over after %d of %u local repairs: %s", static_cast<int>(over.size()),
                                  forwarding.repairs(), absl::StrJoin(over, "; "));
+      } else if (forwarding.max_utilization_after_repair_link().empty()) {
+        detail = absl::StrFormat("no elephant load on any link after %u local repairs", forwarding.repairs());
       } else {
         detail = absl::StrFormat("highest %.3f on %s at %s, of %u local repairs",
                                  forwarding.max_utilization_after_repair(),
