@@ -11,14 +11,16 @@
 namespace geodesic::sim {
 namespace {
 
-// `site` with only the routes of `prefixes` and the table entries they use.
+// `site` with only the routes of `prefixes` and the table entries they use;
+// every route and backup on one empty path (forwarding does not read paths).
 v1::SitePlan Trim(const v1::SitePlan& site, const std::set<std::string>& prefixes) {
   v1::SitePlan kept;
   kept.set_facility_id(site.facility_id());
   kept.set_generation(site.generation());
   kept.set_epoch(site.epoch());
   std::vector<int> ports(site.ports_size(), -1), facilities(site.facility_ids_size(), -1);
-  std::vector<int> groups(site.groups_size(), -1), paths(site.paths_size(), -1), failures(site.failures_size(), -1);
+  std::vector<int> groups(site.groups_size(), -1), failures(site.failures_size(), -1);
+  kept.add_paths();  // path 0, the only one
   auto facility = [&](uint32_t i) -> uint32_t {
     if (facilities[i] < 0) {
       facilities[i] = kept.facility_ids_size();
@@ -46,17 +48,6 @@ v1::SitePlan Trim(const v1::SitePlan& site, const std::set<std::string>& prefixe
     }
     return static_cast<uint32_t>(groups[i]);
   };
-  auto path = [&](uint32_t i) -> uint32_t {
-    if (paths[i] < 0) {
-      const v1::PlanPath& in = site.paths(static_cast<int>(i));
-      v1::PlanPath out;
-      for (uint32_t f : in.facilities()) out.add_facilities(facility(f));
-      out.set_latency_us(in.latency_us());
-      paths[i] = kept.paths_size();
-      *kept.add_paths() = std::move(out);
-    }
-    return static_cast<uint32_t>(paths[i]);
-  };
   auto failure = [&](uint32_t i) -> uint32_t {
     if (failures[i] < 0) {
       failures[i] = kept.failures_size();
@@ -70,12 +61,12 @@ v1::SitePlan Trim(const v1::SitePlan& site, const std::set<std::string>& prefixe
     out.set_prefix(route.prefix());
     out.set_destination(facility(route.destination()));
     out.set_next_hops(group(route.next_hops()));
-    out.set_path(path(route.path()));
+    out.set_path(0);
     for (int b = 0; b < site_plan::BackupCount(route); ++b) {
       const site_plan::BackupRef backup = site_plan::BackupAt(route, b);
       out.add_backups(failure(backup.failure));
       out.add_backups(group(backup.group));
-      out.add_backups(path(backup.path));
+      out.add_backups(0);
     }
     *kept.add_routes() = std::move(out);
   }
@@ -139,8 +130,27 @@ void MarkLoops(std::vector<Node>& nodes) {
 }
 
 // Forwards the demands of one prefix (by source facility) into `loads`.
+// What each site's routerd hears of: the down links that leave it.
+class SiteDownLinks {
+ public:
+  explicit SiteDownLinks(const std::set<std::string>& down) : down_(down) {}
+  const routerd::DownLinks& Of(const v1::SitePlan& site) {
+    auto [it, added] = by_site_.try_emplace(site.facility_id());
+    if (added) {
+      for (const v1::Port& port : site.ports()) {
+        if (down_.contains(port.link_id())) it->second.insert(port.link_id());
+      }
+    }
+    return it->second;
+  }
+
+ private:
+  const std::set<std::string>& down_;
+  std::map<std::string, routerd::DownLinks> by_site_;
+};
+
 void ForwardPrefix(const ForwardingPlan& plan, const std::string& prefix, const std::map<std::string, double>& sources,
-                   const std::set<std::string>& down, ForwardedLoads& loads) {
+                   SiteDownLinks& down, ForwardedLoads& loads) {
   // The destination, as the sources' routes name it.
   std::string destination;
   for (const auto& [src, gbps] : sources) {
@@ -174,11 +184,7 @@ void ForwardPrefix(const ForwardingPlan& plan, const std::string& prefix, const 
     const v1::SitePlan* site = plan.Site(nodes[v].facility);
     const v1::Route* route = site ? plan.Route(*site, prefix) : nullptr;
     if (route == nullptr) continue;
-    routerd::DownLinks site_down;  // what this site's routerd hears of: its own links
-    for (const v1::Port& port : site->ports()) {
-      if (down.contains(port.link_id())) site_down.insert(port.link_id());
-    }
-    const std::optional<v1::ForwardingRoute> repaired = routerd::RepairRoute(*site, *route, site_down);
+    const std::optional<v1::ForwardingRoute> repaired = routerd::RepairRoute(*site, *route, down.Of(*site));
     if (!repaired) continue;
     double total = 0;
     for (const v1::NextHop& hop : repaired->next_hops()) total += hop.weight();
@@ -259,7 +265,8 @@ ForwardedLoads Forward(const ForwardingPlan& plan, const std::vector<FlowDemand>
     if (flow.gbps > 0) by_prefix[flow.dst_prefix][flow.src_facility] += flow.gbps;
   }
   ForwardedLoads loads;
-  for (const auto& [prefix, sources] : by_prefix) ForwardPrefix(plan, prefix, sources, down, loads);
+  SiteDownLinks site_down(down);
+  for (const auto& [prefix, sources] : by_prefix) ForwardPrefix(plan, prefix, sources, site_down, loads);
   return loads;
 }
 

@@ -24,7 +24,8 @@
 namespace geodesic::sim {
 
 // What forwarding needs of a plan: per site, only the routes of the given
-// destination prefixes, with the tables those routes use (re-indexed). A
+// destination prefixes, with the tables those routes use (re-indexed; their
+// paths left out: every route and backup names one empty path). A
 // whole plan of a large backbone is gigabytes; the simulator keeps this much
 // of each plan it forwards with.
 class ForwardingPlan {
