@@ -335,7 +335,9 @@ class Simulation {
                    : asking_event == kAutomaticPlan ? "automatic drain"
                                                     : spec_.timeline[asking_event].Describe();
     BuiltPlan built = BuildPlan(snapshot, stamp, allocator_, current_ ? &current_->plan : nullptr);
-    // What forwarding needs of the sites' routes, before they are dropped.
+    // What forwarding needs of the sites' routes, before they are dropped
+    // (the last plan's let go first: one at a time at the peak).
+    forwarding_ = ForwardingPlan();
     forwarding_ = ForwardingPlan::Of(built.plan, elephant_prefixes_);
     auto next = std::make_unique<PlanState>(RoutesOf(snapshot, std::move(built)));
     const std::unique_ptr<PlanState> previous = std::move(current_);
