@@ -82,6 +82,42 @@ void PrintAutoDrain(const v1::DrillAutoDrain& auto_drain) {
   std::cout << actions.Render() << "\n";
 }
 
+// The link loads as forwarded (the simulator only): every elephant flow's
+// demand through the sites' routes, on local repair and through the plans.
+void PrintForwarding(const v1::DrillReport& report) {
+  const v1::DrillForwarding& forwarding = report.forwarding();
+  std::cout << "link loads as forwarded (elephant demands hop by hop through the sites' routes): ";
+  if (forwarding.repairs() == 0) {
+    std::cout << "no local repair";
+  } else {
+    std::cout << absl::StrFormat("highest utilization on local repair %.3f on %s at %s", forwarding.max_utilization_after_repair(),
+                                 forwarding.max_utilization_after_repair_link().empty() ? "-" : forwarding.max_utilization_after_repair_link(),
+                                 forwarding.max_utilization_after_repair_event());
+  }
+  std::cout << absl::StrFormat("; through the plans %.3f on %s", forwarding.max_utilization_of_plans(),
+                               forwarding.max_utilization_of_plans_link().empty() ? "-" : forwarding.max_utilization_of_plans_link());
+  if (forwarding.max_dropped_gbps() > 0 || forwarding.max_looped_gbps() > 0) {
+    std::cout << absl::StrFormat("; at worst %.1f Gbps without a route, %.1f Gbps looping", forwarding.max_dropped_gbps(),
+                                 forwarding.max_looped_gbps());
+  }
+  std::cout << "\n";
+  if (forwarding.repairs() == 0) {
+    std::cout << "\n";
+    return;
+  }
+  text::Table repairs({"AT_MS", "EVENT", "REPAIRED_MS", "UTIL_ON_REPAIR", "LINK", "DROPPED_GBPS", "LOOPED_GBPS", "UTIL_REPLANNED"});
+  for (const auto& event : report.events()) {
+    if (event.repaired_at_ms() == 0) continue;
+    repairs.Add({absl::StrCat(event.at_ms()), event.event(), Ms(event.repaired_at_ms()),
+                 absl::StrFormat("%.3f", event.max_utilization_after_repair()),
+                 event.max_utilization_after_repair_link().empty() ? "-" : event.max_utilization_after_repair_link(),
+                 absl::StrFormat("%.1f", event.dropped_after_repair_gbps()),
+                 absl::StrFormat("%.1f", event.looped_after_repair_gbps()),
+                 event.replanned_at_ms() > 0 ? absl::StrFormat("%.3f", event.forwarded_utilization_after()) : "-"});
+  }
+  std::cout << repairs.Render() << "\n";
+}
+
 // Where a live or netns drill finds its daemons and writes: this tectl's
 // build tree (tectl is in its bin/), the checkout for the PKI script
 // ($GEODESIC_SOURCE_DIR, else the one tectl was built from), and --work-dir
@@ -224,6 +260,7 @@ int RunDrill(const Options& options) {
       }
       std::cout << traffic.Render() << "\n";
     }
+    if (report.has_forwarding()) PrintForwarding(report);
     if (report.has_auto_drain()) PrintAutoDrain(report.auto_drain());
     text::Table expectations({"EXPECTATION", "RESULT", "DETAIL"});
     for (const auto& expectation : report.expectations()) {

@@ -1,6 +1,7 @@
 #include "sim/drill/drill_judge.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -154,6 +155,36 @@ void JudgeDrill(const Expectations& e, v1::DrillReport& report) {
                                           auto_drain.max_gray_link_load_gbps(), auto_drain.max_gray_link(),
                                           auto_drain.gray_drained_plans());
            });
+  }
+  if (e.max_utilization_after_repair) {
+    const double limit = *e.max_utilization_after_repair;
+    const std::string name = absl::StrFormat("max_utilization_after_repair <= %g", limit);
+    if (!report.has_forwarding()) {
+      verdict(name, true, "not judged: link loads after local repair are computed by the simulator only");
+    } else {
+      const v1::DrillForwarding& forwarding = report.forwarding();
+      std::vector<std::string> over;
+      for (const v1::DrillEventOutcome& event : report.events()) {
+        if (event.repaired_at_ms() == 0 || event.max_utilization_after_repair() <= limit + 1e-9) continue;
+        over.push_back(absl::StrFormat("%s: %.3f on %s", event.event(), event.max_utilization_after_repair(),
+                                       event.max_utilization_after_repair_link()));
+      }
+      std::string detail;
+      if (forwarding.repairs() == 0) {
+        detail = "no local repair in this drill";
+      } else if (!over.empty()) {
+        detail = absl::StrFormat("over after %d of %u local repairs: %s", static_cast<int>(over.size()),
+                                 forwarding.repairs(), absl::StrJoin(over, "; "));
+      } else if (forwarding.max_utilization_after_repair_link().empty()) {
+        detail = absl::StrFormat("no elephant load on any link after %u local repairs", forwarding.repairs());
+      } else {
+        detail = absl::StrFormat("highest %.3f on %s at %s, of %u local repairs",
+                                 forwarding.max_utilization_after_repair(),
+                                 forwarding.max_utilization_after_repair_link(),
+                                 forwarding.max_utilization_after_repair_event(), forwarding.repairs());
+      }
+      verdict(name, over.empty(), std::move(detail));
+    }
   }
   report.set_passed(passed);
 }

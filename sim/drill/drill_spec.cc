@@ -260,6 +260,13 @@ absl::StatusOr<DrillSpec> LoadDrill(const std::string& path) {
     if (expect->Has("max_gray_link_load_gbps")) {
       e.max_gray_link_load_gbps = expect->RequiredDouble("max_gray_link_load_gbps", 0, 1e9);
     }
+    if (expect->Has("max_utilization_after_repair")) {
+      // -1: not a number in [0, 100], already said.
+      e.max_utilization_after_repair = expect->OptionalDouble("max_utilization_after_repair", -1, 0, 100);
+      if (*e.max_utilization_after_repair == 0) {
+        expect->AddError("max_utilization_after_repair", "must be above 0 (a utilization, load / capacity, in (0, 100])");
+      }
+    }
     if (e.min_auto_drains && e.max_auto_drains && *e.max_auto_drains < *e.min_auto_drains) {
       expect->AddError("max_auto_drains", "below min_auto_drains");
     }

@@ -52,6 +52,10 @@
 //                                # re-planned: the planned elephant load on any degraded link,
 //                                # in every such plan, at most this (0: traffic moved off);
 //                                # fails when no such plan was made
+//     max_utilization_after_repair: 1.0  # every elephant flow's demand forwarded hop by hop
+//                                # through the sites' routes as routerd repairs them locally
+//                                # (before the next plan): no link's load / capacity above
+//                                # this at any local repair; in (0, 100]
 //
 // Pure: reading the file aside, no I/O, no clock.
 #include <cstdint>
@@ -107,6 +111,7 @@ struct Expectations {
   std::optional<uint64_t> min_auto_drain_refusals;  // simulator
   std::optional<bool> fail_open;                    // simulator
   std::optional<double> max_gray_link_load_gbps;    // simulator
+  std::optional<double> max_utilization_after_repair;  // simulator
   bool packets() const { return max_packet_loss_ms.has_value() || min_delivered_ratio.has_value(); }
 };
 

@@ -14,6 +14,7 @@
 #include "pathcomp/solver/shortest_paths.h"
 #include "sim/drill/auto_drain_sim.h"
 #include "sim/drill/drill_outcome.h"
+#include "sim/drill/forwarded_loads.h"
 #include "sim/drill/plan_routes.h"
 
 namespace geodesic::sim {
@@ -85,7 +86,9 @@ class Simulation {
       node_facility_[link.src_node_id()] = link.src_facility_id();
       node_facility_[link.dst_node_id()] = link.dst_facility_id();
     }
+    for (const auto& link : t.links) capacity_gbps_[link.id()] = link.capacity_gbps();
     for (const auto& workload : t.workloads) {
+      if (workload.has_elephant()) elephant_prefixes_.insert(workload.elephant().dst_prefix());
       Runtime& runtime = runtime_[workload.id()];
       runtime.chain = workload.has_chain();
       workload_by_id_[workload.id()] = &workload;
@@ -93,6 +96,7 @@ class Simulation {
     truth_snapshot_ = Snapshot::Build(base_);
     if (spec.auto_drain.enabled) drainer_.emplace(spec.auto_drain, base_.links);
     report_.mutable_auto_drain()->set_enabled(spec.auto_drain.enabled);
+    report_.mutable_forwarding();  // the simulator forwards: max_utilization_after_repair is judged
   }
 
   v1::DrillReport Run() {
@@ -305,6 +309,21 @@ class Simulation {
       }
       EndOutage(id, runtime, at_ms);
     }
+    // The routers now forward on their backups: what that puts on the links.
+    const ForwardedLoads loads = Forward(forwarding_, ElephantDemands(), down_links_);
+    const HottestLink hottest = Hottest(loads, capacity_gbps_);
+    outcome.set_max_utilization_after_repair(hottest.utilization);
+    outcome.set_max_utilization_after_repair_link(hottest.link_id);
+    outcome.set_dropped_after_repair_gbps(loads.dropped_gbps);
+    outcome.set_looped_after_repair_gbps(loads.looped_gbps);
+    v1::DrillForwarding& forwarding = *report_.mutable_forwarding();
+    forwarding.set_repairs(forwarding.repairs() + 1);
+    if (forwarding.repairs() == 1 || hottest.utilization > forwarding.max_utilization_after_repair()) {
+      forwarding.set_max_utilization_after_repair(hottest.utilization);
+      forwarding.set_max_utilization_after_repair_link(hottest.link_id);
+      forwarding.set_max_utilization_after_repair_event(event.Describe());
+    }
+    NoteUnforwarded(loads);
   }
 
   void Plan(uint64_t at_ms, int asking_event) {
@@ -316,6 +335,10 @@ class Simulation {
                    : asking_event == kAutomaticPlan ? "automatic drain"
                                                     : spec_.timeline[asking_event].Describe();
     BuiltPlan built = BuildPlan(snapshot, stamp, allocator_, current_ ? &current_->plan : nullptr);
+    // What forwarding needs of the sites' routes, before they are dropped
+    // (the last plan's let go first: one at a time at the peak).
+    forwarding_ = ForwardingPlan();
+    forwarding_ = ForwardingPlan::Of(built.plan, elephant_prefixes_);
     auto next = std::make_unique<PlanState>(RoutesOf(snapshot, std::move(built)));
     const std::unique_ptr<PlanState> previous = std::move(current_);
     current_ = std::move(next);
@@ -363,9 +386,19 @@ class Simulation {
                                                              .routes_changed = previous ? std::optional<uint32_t>(RoutesChanged(
                                                                                               previous->routes, current_->routes))
                                                                                         : std::nullopt});
+    // The plan's routes as forwarded (links still down repaired around).
+    const ForwardedLoads loads = Forward(forwarding_, ElephantDemands(), down_links_);
+    const HottestLink hottest = Hottest(loads, capacity_gbps_);
+    v1::DrillForwarding& forwarding = *report_.mutable_forwarding();
+    if (hottest.utilization > forwarding.max_utilization_of_plans()) {
+      forwarding.set_max_utilization_of_plans(hottest.utilization);
+      forwarding.set_max_utilization_of_plans_link(hottest.link_id);
+    }
+    NoteUnforwarded(loads);
     for (int index : plan_event_[at_ms]) {
       v1::DrillEventOutcome& outcome = outcomes_[index];
       outcome.set_replanned_at_ms(at_ms);
+      outcome.set_forwarded_utilization_after(hottest.utilization);
       DrillOutcomes::FillOutcome(measures, outcome);
     }
     last_latencies_ = std::move(latencies);
@@ -519,6 +552,24 @@ class Simulation {
     return fallback;
   }
 
+  // The demand of every elephant flow the drill counts (not lost with its
+  // facility, placed by the first plan), for forwarding.
+  std::vector<FlowDemand> ElephantDemands() const {
+    std::vector<FlowDemand> flows;
+    for (const auto& workload : spec_.topology.workloads) {
+      if (!workload.has_elephant() || !runtime_.at(workload.id()).counted()) continue;
+      const v1::ElephantFlow& flow = workload.elephant();
+      flows.push_back({.src_facility = flow.src_facility_id(), .dst_prefix = flow.dst_prefix(), .gbps = flow.demand_gbps()});
+    }
+    return flows;
+  }
+
+  void NoteUnforwarded(const ForwardedLoads& loads) {
+    v1::DrillForwarding& forwarding = *report_.mutable_forwarding();
+    forwarding.set_max_dropped_gbps(std::max(forwarding.max_dropped_gbps(), loads.dropped_gbps));
+    forwarding.set_max_looped_gbps(std::max(forwarding.max_looped_gbps(), loads.looped_gbps));
+  }
+
   bool ElephantHit(const std::string& id) const {
     auto route = current_->elephants.find(id);
     if (route == current_->elephants.end()) return false;
@@ -604,6 +655,9 @@ class Simulation {
   pathcomp::ElephantAllocator allocator_;
   uint64_t generation_ = 0;
   std::unique_ptr<PlanState> current_;
+  ForwardingPlan forwarding_;  // the current plan's routes toward elephant_prefixes_
+  std::set<std::string> elephant_prefixes_;
+  std::map<std::string, double> capacity_gbps_;  // by link id
   std::map<std::string, Runtime> runtime_;
   std::map<std::string, TimelineEvent> truth_;  // conditions in force, by key
   std::set<std::string> restored_drain_;

@@ -12,9 +12,14 @@
 //    switch to the backups the current plan precomputed (local_repair_ms
 //    later): a chain comes back if its backup for this failure survives
 //    everything down now; an elephant flow if its ends are still connected;
+//    and the link loads as forwarded are computed (sim/drill/forwarded_loads.h:
+//    every counted elephant flow's demand through the sites' routes, each
+//    site repaired by routerd's rule for its own down links): the event's
+//    max_utilization_after_repair, its link, what was dropped or looped;
 //  - a new plan is installed debounce_ms + solve_ms after detection (or when
 //    a new leader is up, failover_ms after a leader loss), computed from what
-//    the controller knew: every workload it places is back.
+//    the controller knew: every workload it places is back (its routes are
+//    forwarded through too: DrillEventOutcome.forwarded_utilization_after).
 //  - the controller's automatic drainer (sim/drill/auto_drain_sim.h) judges
 //    the links and decides once a simulated second while anything is bad or
 //    drained (a quiet network skips to the next change: the same decisions);

@@ -51,6 +51,15 @@ TEST(TectlDrillTest, PrintsTheAutomaticDrainersActionsAfterTheirEvents) {
   EXPECT_THAT(run.out, HasSubstr("min_auto_drain_refusals >= 1  ok"));
 }
 
+TEST(TectlDrillTest, PrintsTheLinkLoadsAsForwardedAfterLocalRepair) {
+  const TectlRun run = Tectl({"drill", "run", SourceDir() + "/sim/drills/backbone-repair-overload.yaml"});
+  ASSERT_EQ(run.exit_code, 0) << run;
+  EXPECT_THAT(run.out, HasSubstr("link loads as forwarded (elephant demands hop by hop through the sites' routes): "
+                                 "highest utilization on local repair 1.349 on chi-dfw at fail link iad-dfw"));
+  EXPECT_THAT(run.out, HasSubstr("UTIL_ON_REPAIR  LINK"));
+  EXPECT_THAT(run.out, HasSubstr("max_utilization_after_repair <= 2  ok      highest 1.349 on chi-dfw at fail link iad-dfw"));
+}
+
 TEST(TectlDrillTest, BadInput) {
   TempDir scratch{"tectl"};
   std::ofstream(scratch.path() + "/bad.yaml") << "name: bad\ntopology: nowhere.yaml\nduration_s: 0\n";

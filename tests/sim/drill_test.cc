@@ -330,5 +330,92 @@ TEST(DrillAutoDrainTest, BadAutoDrainKeysAreRefusedWithTheirLines) {
   EXPECT_THAT(message, HasSubstr("expect.max_gray_link_load_gbps"));
 }
 
+// Link loads as forwarded after local repair (sim/drill/forwarded_loads.h).
+TEST(DrillForwardingTest, TheOverloadDrillShowsTheBackupsOverloadingALinkUntilTheReplan) {
+  auto spec = LoadDrill(SourceDir() + "/sim/drills/backbone-repair-overload.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_TRUE(spec->expect.max_utilization_after_repair.has_value());
+  EXPECT_DOUBLE_EQ(*spec->expect.max_utilization_after_repair, 2.0);
+  const v1::DrillReport report = RunDrill(*spec);
+  EXPECT_TRUE(report.passed());
+  ASSERT_EQ(report.events_size(), 2);
+  const v1::DrillEventOutcome& cut = report.events(0);
+  EXPECT_EQ(cut.event(), "fail link iad-dfw");
+  EXPECT_GT(cut.max_utilization_after_repair(), 1.0);  // over capacity on the backups ...
+  EXPECT_EQ(cut.max_utilization_after_repair_link(), "chi-dfw");
+  EXPECT_DOUBLE_EQ(cut.dropped_after_repair_gbps(), 0);
+  EXPECT_DOUBLE_EQ(cut.looped_after_repair_gbps(), 0);
+  EXPECT_LE(cut.mlu_after(), 1.0);  // ... while every plan keeps within it
+  // Forwarding the re-plan's routes gives back the plan's own MLU (to within
+  // its WCMP weights): the forwarding follows what the plan built.
+  EXPECT_NEAR(cut.forwarded_utilization_after(), cut.mlu_after(), 0.02);
+  EXPECT_EQ(report.events(1).max_utilization_after_repair(), 0);  // a restore: no local repair
+  const v1::DrillForwarding& forwarding = report.forwarding();
+  EXPECT_EQ(forwarding.repairs(), 1u);
+  EXPECT_DOUBLE_EQ(forwarding.max_utilization_after_repair(), cut.max_utilization_after_repair());
+  EXPECT_EQ(forwarding.max_utilization_after_repair_link(), "chi-dfw");
+  EXPECT_EQ(forwarding.max_utilization_after_repair_event(), "fail link iad-dfw");
+  EXPECT_LE(forwarding.max_utilization_of_plans(), 1.0);
+}
+
+TEST(DrillForwardingTest, TheJudgeFailsADrillOverItsLimitNamingTheEventAndTheLink) {
+  auto spec = LoadDrill(SourceDir() + "/sim/drills/backbone-repair-overload.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  spec->expect.max_utilization_after_repair = 1.0;
+  const v1::DrillReport report = RunDrill(*spec);
+  EXPECT_FALSE(report.passed());
+  bool judged = false;
+  for (const v1::DrillExpectation& expectation : report.expectations()) {
+    if (expectation.name() != "max_utilization_after_repair <= 1") {
+      EXPECT_TRUE(expectation.ok()) << expectation.name();
+      continue;
+    }
+    judged = true;
+    EXPECT_FALSE(expectation.ok());
+    EXPECT_THAT(expectation.detail(), HasSubstr("fail link iad-dfw"));
+    EXPECT_THAT(expectation.detail(), HasSubstr("on chi-dfw"));
+  }
+  EXPECT_TRUE(judged);
+}
+
+TEST(DrillForwardingTest, NotJudgedWithoutTheSimulatorNorFailedWithoutARepair) {
+  Expectations expect;
+  expect.max_utilization_after_repair = 1.0;
+  v1::DrillReport live;  // as --live and --netns make it: no forwarding
+  JudgeDrill(expect, live);
+  EXPECT_TRUE(live.passed());
+  ASSERT_EQ(live.expectations_size(), 1);
+  EXPECT_THAT(live.expectations(0).detail(), HasSubstr("not judged"));
+
+  v1::DrillReport quiet;
+  quiet.mutable_forwarding();  // the simulator's, with no local repair
+  JudgeDrill(expect, quiet);
+  EXPECT_TRUE(quiet.passed());
+  EXPECT_THAT(quiet.expectations(0).detail(), HasSubstr("no local repair"));
+}
+
+TEST(DrillForwardingTest, TheLimitMustBeAUtilizationAboveZero) {
+  const testing::TempDir dir("bad-repair-limit");
+  for (const char* value : {"0", "-1", "101", "lots"}) {
+    const fs::path file = dir.Join("bad-repair-limit.yaml");
+    std::ofstream(file) << "name: bad\ntopology: " << SourceDir() << "/deploy/examples/backbone.yaml\nduration_s: 30\n"
+                        << "timeline:\n  - {at_s: 5, fail: link, id: iad-nyc}\n"
+                        << "expect: {max_utilization_after_repair: " << value << "}\n";
+    auto spec = LoadDrill(file.string());
+    ASSERT_FALSE(spec.ok()) << value;
+    const std::string message(spec.status().message());
+    EXPECT_THAT(message, HasSubstr("expect.max_utilization_after_repair")) << value;
+    // One error each, not a second about the value the first refused.
+    EXPECT_EQ(message.find("max_utilization_after_repair"), message.rfind("max_utilization_after_repair")) << message;
+  }
+  const fs::path good = dir.Join("good-repair-limit.yaml");
+  std::ofstream(good) << "name: good\ntopology: " << SourceDir() << "/deploy/examples/backbone.yaml\nduration_s: 30\n"
+                      << "timeline:\n  - {at_s: 5, fail: link, id: iad-nyc}\n"
+                      << "expect: {max_utilization_after_repair: 100}\n";
+  auto spec = LoadDrill(good.string());
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_DOUBLE_EQ(*spec->expect.max_utilization_after_repair, 100);
+}
+
 }  // namespace
 }  // namespace geodesic::sim
