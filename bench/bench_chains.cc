@@ -84,12 +84,38 @@ pathcomp::ModelView CogentcoWithChains() {
   return view;
 }
 
-int Main() {
+// `--profile-plan=N`: only N PlanAll runs, each timed, for a profiler
+// (perf record) to see PlanAll alone, without the oracle check.
+int ProfilePlan(const pathcomp::Snapshot& snapshot, int runs) {
+  for (int run = 0; run < runs; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    const pathcomp::ChainPlan plan = pathcomp::ChainPlacer(snapshot).PlanAll();
+    fprintf(stderr, "bench_chains: PlanAll %.1f ms (%zu backups)\n", Ms(std::chrono::steady_clock::now() - start),
+            plan.total_backups());
+  }
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  int profile_runs = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const std::string flag = "--profile-plan=";
+    char* end = nullptr;
+    if (arg.rfind(flag, 0) == 0) profile_runs = static_cast<int>(strtol(arg.c_str() + flag.size(), &end, 10));
+    if (arg.rfind(flag, 0) != 0 || end == arg.c_str() + flag.size() || *end != '\0' || profile_runs < 1 ||
+        profile_runs > 1000) {
+      fprintf(stderr, "bench_chains: unknown argument '%s' (usage: bench_chains [--profile-plan=N], N in 1..1000)\n",
+              arg.c_str());
+      return 2;
+    }
+  }
   const pathcomp::Snapshot snapshot = pathcomp::Snapshot::Build(CogentcoWithChains());
   if (snapshot.chains().size() != kChains) {
     fprintf(stderr, "bench_chains: %zu chains in the snapshot\n", snapshot.chains().size());
     return 1;
   }
+  if (profile_runs > 0) return ProfilePlan(snapshot, profile_runs);
   // Exactness first, outside the timings.
   pathcomp::ChainPlan checked = pathcomp::ChainPlacer(snapshot).PlanAll();
   auto start = std::chrono::steady_clock::now();
@@ -168,4 +194,4 @@ int Main() {
 }  // namespace
 }  // namespace geodesic::bench
 
-int main() { return geodesic::bench::Main(); }
+int main(int argc, char** argv) { return geodesic::bench::Main(argc, argv); }
