@@ -66,7 +66,10 @@ FailureDistances::FailureDistances(const Snapshot& snapshot, const std::vector<c
       exclusion_{.allowed = allowed},
       in_links_(snapshot.facility_count()),
       trees_(snapshot.facility_count()),
-      irregular_(snapshot.facility_count(), 0) {
+      irregular_(snapshot.facility_count(), 0),
+      unreachable_row_(snapshot.facility_count(), kUnreachable),
+      row_(snapshot.facility_count(), nullptr),
+      row_epoch_(snapshot.facility_count(), 0) {
   for (int link = 0; link < snapshot.link_count(); ++link) {
     in_links_[snapshot.link_dst(link)].push_back(link);
     for (int srlg : snapshot.link_srlgs(link)) {
@@ -91,6 +94,7 @@ void FailureDistances::SetFailure(const Exclusion& failure) {
       std::fill(tree->path_epoch.begin(), tree->path_epoch.end(), 0);
       tree->epoch = 0;
     }
+    std::fill(row_epoch_.begin(), row_epoch_.end(), 0);
     epoch_ = 1;
   }
 }
@@ -100,16 +104,19 @@ uint64_t FailureDistances::Distance(int from, int to) {
   return TreeFrom(from).Distance(epoch_, to);
 }
 
-const uint64_t* FailureDistances::Row(int from) {
+const uint64_t* FailureDistances::DecideRow(int from) {
   Tree& tree = TreeFrom(from);
+  const uint64_t* row = unreachable_row_.data();
   switch (tree.state) {
-    case Tree::State::kBase: return tree.base.distance_us.data();
-    case Tree::State::kRepaired: return tree.distance_us.data();
-    case Tree::State::kRecomputed: return tree.recomputed.distance_us.data();
+    case Tree::State::kBase: row = tree.base.distance_us.data(); break;
+    case Tree::State::kRepaired: row = tree.distance_us.data(); break;
+    case Tree::State::kRecomputed: row = tree.recomputed.distance_us.data(); break;
     case Tree::State::kSourceDown: break;
   }
-  if (unreachable_row_.empty()) unreachable_row_.assign(snapshot_.facility_count(), kUnreachable);
-  return unreachable_row_.data();
+  // Stable until the tree is decided again, which is under another failure.
+  row_[from] = row;
+  row_epoch_[from] = epoch_;
+  return row;
 }
 
 int FailureDistances::PathId(int from, int to, ChainPathTable& paths) {

@@ -46,8 +46,10 @@ class FailureDistances {
 
   // Distance(from, to) for every `to` but a failed facility (whose entry is
   // unspecified), as one row: valid until the next SetFailure or Row call
-  // for another failure. For solvers that ask a source many times.
-  const uint64_t* Row(int from);
+  // for another failure. For solvers that ask a source many times: after
+  // the first, a question about the same source under the same failure is
+  // an array look-up.
+  const uint64_t* Row(int from) { return row_epoch_[from] == epoch_ ? row_[from] : DecideRow(from); }
   // The id in `paths` of LinksTo(from, to), interned there. Pass the same
   // table on every call: ids are remembered per pair.
   int PathId(int from, int to, ChainPathTable& paths);
@@ -62,6 +64,7 @@ class FailureDistances {
   struct Tree;
 
   Tree& TreeFrom(int source);  // built, and decided for the current failure
+  const uint64_t* DecideRow(int from);  // Row's first question per (source, failure)
   void Decide(int source, Tree& tree);
   void Repair(Tree& tree, const std::vector<int>& roots);
   bool Excluded(int link) const { return exclusion_.Excludes(snapshot_, link); }
@@ -75,6 +78,10 @@ class FailureDistances {
   std::vector<std::unique_ptr<Tree>> trees_;  // per source, lazily
   std::vector<char> irregular_;  // per source whose tree is built
   std::vector<uint64_t> unreachable_row_;
+  // Row's answers under the current failure: row_[from] when
+  // row_epoch_[from] == epoch_.
+  std::vector<const uint64_t*> row_;
+  std::vector<uint32_t> row_epoch_;
   std::vector<int> path_scratch_;
 };
 
