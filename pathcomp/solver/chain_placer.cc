@@ -19,6 +19,7 @@ bool SameExclusion(const Exclusion& a, const Exclusion& b) {
 // replica's facility under the failure (a row by destination).
 struct Entry {
   int facility;
+  int position;  // of the replica in the service's list (the origin: 0)
   uint64_t total_us;
   int from;
   const uint64_t* row;
@@ -34,6 +35,19 @@ struct LayerScratch {
   std::vector<int> replica, from;
   std::vector<uint64_t> rtt_us;
   uint64_t total_us = 0;
+  // SolveLayersAfter's layers, per replica position (after the origin's).
+  std::vector<uint64_t> sum_us;
+  std::vector<int> called_from;
+  std::vector<char> kept;
+};
+
+// An unfailed layered graph kept per replica position, the origin first,
+// then each call's replicas in the service's order: the least sum up to and
+// including the call (kUnreachable: no entry) and the position in the
+// previous layer it is called from.
+struct LayerEntry {
+  uint64_t total_us = kUnreachable;
+  int from = -1;
 };
 
 // What placing a chain reads of it, from wherever it is kept.
@@ -48,6 +62,32 @@ struct ChainView {
             chain.pinned_replicas.empty() && chain.allowed.empty() ? nullptr : &chain};
   }
 };
+
+// Why call `call` (of `service`) of a chain with these pins has no replica
+// left under the failure of `failed_facility` (-1: none), in `unplaced`;
+// true when it is kUnreachable (the caller lists the facilities it could
+// have been called from).
+bool Unplaced(const Snapshot& snapshot, const Chain& pins, int call, int service, int failed_facility,
+              ChainPlacement& unplaced) {
+  const ServiceReplicas& replicas = snapshot.service(service);
+  unplaced.failed_call = call;
+  if (!pins.pinned_replicas.empty() && pins.pinned_replicas[call] == failed_facility) {
+    unplaced.why = ChainUnplacedWhy::kPinnedToFailed;
+    unplaced.failed_facility = failed_facility;
+  } else if (!pins.pinned_replicas.empty() || !pins.allowed.empty()) {
+    unplaced.why = ChainUnplacedWhy::kPinBlocks;
+  } else if (replicas.facilities.empty()) {
+    unplaced.why = ChainUnplacedWhy::kNoKnownReplica;
+  } else if (failed_facility >= 0 && std::all_of(replicas.facilities.begin(), replicas.facilities.end(),
+                                                 [&](int f) { return f == failed_facility; })) {
+    unplaced.why = ChainUnplacedWhy::kOneReplica;
+    unplaced.failed_facility = failed_facility;
+  } else {
+    unplaced.why = ChainUnplacedWhy::kUnreachable;
+    return true;
+  }
+  return false;
+}
 
 // The least latency-sum placement of `chain` avoiding `failed_facility`
 // (-1: none), with one-way distances from `row(a)` (distances from a by
@@ -71,21 +111,22 @@ bool SolveLayers(const Snapshot& snapshot, const ChainView& chain, int failed_fa
   entries.clear();
   begin.clear();
   begin.push_back(0);
-  entries.push_back(Entry{chain.origin, 0, -1, row(chain.origin)});
+  entries.push_back(Entry{chain.origin, 0, 0, -1, row(chain.origin)});
   begin.push_back(1);
   for (int call = 0; call < chain.calls; ++call) {
     const int service = chain.services[call];
     const ServiceReplicas& replicas = snapshot.service(service);
     const size_t previous = begin[call];
     const int previous_size = static_cast<int>(begin[call + 1] - previous);
-    for (int replica : replicas.facilities) {
+    for (int position = 0; position < static_cast<int>(replicas.facilities.size()); ++position) {
+      const int replica = replicas.facilities[position];
       if (replica == failed_facility) continue;
       if (chain.pins != nullptr) {
         if (!pins.pinned_replicas.empty() && replica != pins.pinned_replicas[call]) continue;
         if (!pins.allowed.empty() && !pins.allowed[replica]) continue;
       }
       const uint64_t* replica_row = row(replica);
-      Entry best{replica, kUnreachable, -1, replica_row};
+      Entry best{replica, position, kUnreachable, -1, replica_row};
       for (int j = 0; j < previous_size; ++j) {
         const Entry& from = entries[previous + j];
         uint64_t network = 0;
@@ -106,21 +147,7 @@ bool SolveLayers(const Snapshot& snapshot, const ChainView& chain, int failed_fa
       entries.push_back(best);
     }
     if (entries.size() == begin.back()) {
-      unplaced.failed_call = call;
-      if (!pins.pinned_replicas.empty() && pins.pinned_replicas[call] == failed_facility) {
-        unplaced.why = ChainUnplacedWhy::kPinnedToFailed;
-        unplaced.failed_facility = failed_facility;
-      } else if (!pins.pinned_replicas.empty() || !pins.allowed.empty()) {
-        unplaced.why = ChainUnplacedWhy::kPinBlocks;
-      } else if (replicas.facilities.empty()) {
-        unplaced.why = ChainUnplacedWhy::kNoKnownReplica;
-      } else if (failed_facility >= 0 &&
-                 std::all_of(replicas.facilities.begin(), replicas.facilities.end(),
-                             [&](int f) { return f == failed_facility; })) {
-        unplaced.why = ChainUnplacedWhy::kOneReplica;
-        unplaced.failed_facility = failed_facility;
-      } else {
-        unplaced.why = ChainUnplacedWhy::kUnreachable;
+      if (Unplaced(snapshot, pins, call, service, failed_facility, unplaced)) {
         for (int j = 0; j < previous_size; ++j) unplaced.unreached_from.push_back(entries[previous + j].facility);
       }
       return false;
@@ -148,6 +175,133 @@ bool SolveLayers(const Snapshot& snapshot, const ChainView& chain, int failed_fa
     scratch.rtt_us[call] =
         entry.total_us - snapshot.service(chain.services[call]).service_time_us - from.total_us;
     at = entry.from;
+  }
+  return true;
+}
+
+// SolveLayers for `chain` under the failure `paths` is set to (failing
+// `failed_facility`, -1: none), from `unfailed`, the chain's layered graph
+// with no failure (LayerEntry, on the same paths). Sums only grow under a
+// failure, so an entry keeps its unfailed sum and predecessor when that
+// predecessor kept its sum and the failure cannot change the round trip
+// between them (FailureDistances::MayChange): any other predecessor gives at
+// least as much, and those before it in order gave more. The other entries
+// are solved as SolveLayers does them, so the answer is the same, tie-breaks
+// included.
+bool SolveLayersAfter(const Snapshot& snapshot, const ChainView& chain, int failed_facility,
+                      const LayerEntry* unfailed, FailureDistances& paths, LayerScratch& scratch,
+                      ChainPlacement& unplaced) {
+  static const Chain kNoPins{};
+  const Chain& pins = chain.pins != nullptr ? *chain.pins : kNoPins;
+  if (failed_facility == chain.origin) {
+    unplaced.failed_call = 0;
+    unplaced.why = ChainUnplacedWhy::kOriginDown;
+    unplaced.failed_facility = chain.origin;
+    return false;
+  }
+  std::vector<size_t>& begin = scratch.begin;  // layer i's positions from begin[i]
+  begin.clear();
+  begin.push_back(0);
+  size_t positions = 1;
+  for (int call = 0; call < chain.calls; ++call) {
+    begin.push_back(positions);
+    positions += snapshot.service(chain.services[call]).facilities.size();
+  }
+  scratch.sum_us.resize(positions);
+  scratch.called_from.resize(positions);
+  scratch.kept.resize(positions);
+  uint64_t* sum = scratch.sum_us.data();
+  int* from = scratch.called_from.data();
+  char* kept = scratch.kept.data();
+  sum[0] = 0;
+  from[0] = -1;
+  kept[0] = 1;
+  const int* previous_facilities = &chain.origin;
+  int previous_count = 1;
+  for (int call = 0; call < chain.calls; ++call) {
+    const int service = chain.services[call];
+    const ServiceReplicas& replicas = snapshot.service(service);
+    const int count = static_cast<int>(replicas.facilities.size());
+    const size_t previous = begin[call], at = begin[call + 1];
+    bool any = false;
+    for (int position = 0; position < count; ++position) {
+      const size_t k = at + position;
+      const LayerEntry& was = unfailed[k];
+      const int replica = replicas.facilities[position];
+      if (was.total_us == kUnreachable || replica == failed_facility) {
+        sum[k] = kUnreachable;
+        kept[k] = 0;
+        continue;
+      }
+      const int caller = previous_facilities[was.from];
+      if (kept[previous + was.from] &&
+          (caller == replica || (!paths.MayChange(caller, replica) && !paths.MayChange(replica, caller)))) {
+        sum[k] = was.total_us;
+        from[k] = was.from;
+        kept[k] = 1;
+        any = true;
+        continue;
+      }
+      const uint64_t* replica_row = paths.Row(replica);
+      uint64_t best = kUnreachable;
+      int best_from = -1;
+      for (int j = 0; j < previous_count; ++j) {
+        const uint64_t before = sum[previous + j];
+        if (before == kUnreachable) continue;
+        const int facility = previous_facilities[j];
+        uint64_t network = 0;
+        if (facility != replica) {
+          const uint64_t there = paths.Row(facility)[replica];
+          const uint64_t back = replica_row[facility];
+          if (there == kUnreachable || back == kUnreachable) continue;
+          network = there + back;
+        }
+        if (before + network < best) {  // ties: lowest position
+          best = before + network;
+          best_from = j;
+        }
+      }
+      if (best_from < 0) {
+        sum[k] = kUnreachable;
+        kept[k] = 0;
+        continue;
+      }
+      sum[k] = best + replicas.service_time_us;
+      from[k] = best_from;
+      kept[k] = sum[k] == was.total_us;
+      any = true;
+    }
+    if (!any) {
+      if (Unplaced(snapshot, pins, call, service, failed_facility, unplaced)) {
+        for (int j = 0; j < previous_count; ++j) {
+          if (sum[previous + j] != kUnreachable) unplaced.unreached_from.push_back(previous_facilities[j]);
+        }
+      }
+      return false;
+    }
+    previous_facilities = replicas.facilities.data();
+    previous_count = count;
+  }
+
+  // The best last entry, then back through the layers.
+  const size_t calls = chain.calls;
+  const size_t last = begin[calls];
+  int position = -1;
+  for (int j = 0; j < previous_count; ++j) {
+    if (sum[last + j] != kUnreachable && (position < 0 || sum[last + j] < sum[last + position])) position = j;
+  }
+  scratch.total_us = sum[last + position];
+  scratch.replica.resize(calls);
+  scratch.from.resize(calls);
+  scratch.rtt_us.resize(calls);
+  for (size_t call = calls; call-- > 0;) {
+    const ServiceReplicas& replicas = snapshot.service(chain.services[call]);
+    const size_t k = begin[call + 1] + position;
+    const int caller = from[k];
+    scratch.replica[call] = replicas.facilities[position];
+    scratch.from[call] = call == 0 ? chain.origin : snapshot.service(chain.services[call - 1]).facilities[caller];
+    scratch.rtt_us[call] = sum[k] - replicas.service_time_us - sum[begin[call] + caller];
+    position = caller;
   }
   return true;
 }
@@ -263,6 +417,7 @@ class ChainPlacer::Shared {
       budget_us_.push_back(chain.budget_us);
       pinned_.push_back(!chain.pinned_replicas.empty() || !chain.allowed.empty());
     }
+    layers_at_.assign(chains.size(), kNoLayers);
   }
 
   const FailureIds& ids() const { return ids_; }
@@ -275,6 +430,7 @@ class ChainPlacer::Shared {
     paths.SetFailure(Exclusion{});
     ChainPlacement result;
     if (!SolveLayers(snapshot_, View(c), -1, [&](int a) { return paths.Row(a); }, scratch_, result)) return result;
+    KeepLayers(c);
     return FullPlacement(snapshot_, chain, scratch_, [&](int a, int b) { return paths.LinksTo(a, b); });
   }
 
@@ -296,8 +452,12 @@ class ChainPlacer::Shared {
     backup.failure = failure_;
     backup.chain = c;
     const ChainView chain = View(c);
-    if (!SolveLayers(snapshot_, chain, exclusion.facility, [&](int a) { return paths.Row(a); }, scratch_,
-                     unplaced_)) {
+    const bool placed =
+        layers_at_[c] != kNoLayers
+            ? SolveLayersAfter(snapshot_, chain, exclusion.facility, &layers_[layers_at_[c]], paths, scratch_, unplaced_)
+            : SolveLayers(snapshot_, chain, exclusion.facility, [&](int a) { return paths.Row(a); }, scratch_,
+                          unplaced_);
+    if (!placed) {
       backup.failed_call = static_cast<int16_t>(unplaced_.failed_call);
       backup.why = unplaced_.why;
       backup.failed_facility = unplaced_.failed_facility;
@@ -381,6 +541,25 @@ class ChainPlacer::Shared {
   }
   uint64_t budget(int c) const { return budget_us_[c]; }
 
+  // Keeps the layered graph SolveLayers just built for chain `c` with no
+  // failure (scratch_), for its backups (SolveLayersAfter).
+  void KeepLayers(int c) {
+    const ChainView chain = View(c);
+    const size_t start = layers_.size();
+    size_t at = start + 1;
+    layers_.emplace_back(LayerEntry{0, -1});
+    for (int call = 0; call < chain.calls; ++call) {
+      const size_t count = snapshot_.service(chain.services[call]).facilities.size();
+      layers_.resize(at + count);
+      for (size_t i = scratch_.begin[call + 1]; i < scratch_.begin[call + 2]; ++i) {
+        const Entry& entry = scratch_.entries[i];
+        layers_[at + entry.position] = {entry.total_us, scratch_.entries[scratch_.begin[call] + entry.from].position};
+      }
+      at += count;
+    }
+    layers_at_[c] = static_cast<uint32_t>(start);
+  }
+
   FailureDistances& PathsFor(int c) {
     const Chain* pins = pinned_[c] ? &snapshot_.chains()[c] : nullptr;
     if (pins == nullptr || pins->allowed.empty()) {
@@ -409,6 +588,11 @@ class ChainPlacer::Shared {
   std::vector<int> origin_;
   std::vector<uint64_t> budget_us_;
   std::vector<char> pinned_;
+  // The unfailed layered graphs of the chains placed here (KeepLayers):
+  // chain c's from layers_[layers_at_[c]], kNoLayers when not placed here.
+  static constexpr uint32_t kNoLayers = ~uint32_t{0};
+  std::vector<LayerEntry> layers_;
+  std::vector<uint32_t> layers_at_;
 };
 
 ChainPlacer::ChainPlacer(const Snapshot& snapshot)

@@ -69,7 +69,9 @@ FailureDistances::FailureDistances(const Snapshot& snapshot, const std::vector<c
       irregular_(snapshot.facility_count(), 0),
       unreachable_row_(snapshot.facility_count(), kUnreachable),
       row_(snapshot.facility_count(), nullptr),
-      row_epoch_(snapshot.facility_count(), 0) {
+      row_epoch_(snapshot.facility_count(), 0),
+      words_((snapshot.facility_count() + 63) / 64),
+      may_change_(snapshot.facility_count() * words_, 0) {
   for (int link = 0; link < snapshot.link_count(); ++link) {
     in_links_[snapshot.link_dst(link)].push_back(link);
     for (int srlg : snapshot.link_srlgs(link)) {
@@ -112,6 +114,14 @@ const uint64_t* FailureDistances::DecideRow(int from) {
     case Tree::State::kRepaired: row = tree.distance_us.data(); break;
     case Tree::State::kRecomputed: row = tree.recomputed.distance_us.data(); break;
     case Tree::State::kSourceDown: break;
+  }
+  // Which distances may differ from the unfailed ones: those repaired (a
+  // superset: a repair may find another path as short), or all.
+  uint64_t* bits = &may_change_[static_cast<size_t>(from) * words_];
+  const bool all = tree.state == Tree::State::kRecomputed || tree.state == Tree::State::kSourceDown;
+  std::fill(bits, bits + words_, all ? ~uint64_t{0} : 0);
+  if (tree.state == Tree::State::kRepaired) {
+    for (int at : tree.repaired) bits[at >> 6] |= uint64_t{1} << (at & 63);
   }
   // Stable until the tree is decided again, which is under another failure.
   row_[from] = row;

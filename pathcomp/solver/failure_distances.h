@@ -50,6 +50,13 @@ class FailureDistances {
   // the first, a question about the same source under the same failure is
   // an array look-up.
   const uint64_t* Row(int from) { return row_epoch_[from] == epoch_ ? row_[from] : DecideRow(from); }
+  // Whether Distance(from, to) may differ under the current failure from
+  // its unfailed value (false: it is the same). Cheap: a bit per pair,
+  // known once `from` has been asked about under the failure (or now).
+  bool MayChange(int from, int to) {
+    if (row_epoch_[from] != epoch_) DecideRow(from);
+    return (may_change_[static_cast<size_t>(from) * words_ + (to >> 6)] >> (to & 63)) & 1;
+  }
   // The id in `paths` of LinksTo(from, to), interned there. Pass the same
   // table on every call: ids are remembered per pair.
   int PathId(int from, int to, ChainPathTable& paths);
@@ -82,6 +89,9 @@ class FailureDistances {
   // row_epoch_[from] == epoch_.
   std::vector<const uint64_t*> row_;
   std::vector<uint32_t> row_epoch_;
+  // MayChange's bits, per source `words_` words (valid with row_).
+  size_t words_;
+  std::vector<uint64_t> may_change_;
   std::vector<int> path_scratch_;
 };
 
