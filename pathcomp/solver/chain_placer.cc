@@ -460,7 +460,6 @@ class ChainPlacer::Shared {
     if (!placed) {
       backup.failed_call = static_cast<int16_t>(unplaced_.failed_call);
       backup.why = unplaced_.why;
-      backup.failed_facility = unplaced_.failed_facility;
       backup.first = static_cast<uint32_t>(plan.unreached_from.size());
       backup.count = static_cast<uint16_t>(unplaced_.unreached_from.size());
       plan.unreached_from.insert(plan.unreached_from.end(), unplaced_.unreached_from.begin(),
