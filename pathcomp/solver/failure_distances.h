@@ -74,7 +74,10 @@ class FailureDistances {
   const uint64_t* DecideRow(int from);  // Row's first question per (source, failure)
   void Decide(int source, Tree& tree);
   void Repair(Tree& tree, const std::vector<int>& roots);
-  bool Excluded(int link) const { return exclusion_.Excludes(snapshot_, link); }
+  // Whether the current failure (or the link's state) rules `link` out;
+  // after ExcludedLinks() under the current failure.
+  bool Excluded(int link) const { return excluded_[link] != 0; }
+  void ExcludedLinks();
 
   const Snapshot& snapshot_;
   const std::vector<char>* allowed_;
@@ -92,6 +95,8 @@ class FailureDistances {
   // MayChange's bits, per source `words_` words (valid with row_).
   size_t words_;
   std::vector<uint64_t> may_change_;
+  std::vector<char> excluded_;  // per link, under the failure of excluded_epoch_
+  uint32_t excluded_epoch_ = 0;
   std::vector<int> path_scratch_;
 };
 
