@@ -50,6 +50,10 @@ struct LayerScratch {
 // called from.
 struct LayerEntry {
   uint64_t total_us = kUnreachable;
+  // The least sum of the calls after this one from here (kUnreachable: the
+  // chain cannot be finished from here): total_us + to_go_us is the least
+  // sum of a placement through the entry, and no failure makes it less.
+  uint64_t to_go_us = kUnreachable;
   int from = -1;
   int facility = -1;
 };
@@ -209,9 +213,16 @@ bool SolveLayers(const Snapshot& snapshot, const ChainView& chain, int failed_fa
 // least as much, and those before it in order gave more. The other entries
 // are solved as SolveLayers does them, so the answer is the same, tie-breaks
 // included.
+// `bound_us`: the sum of a placement that survives the failure (kUnreachable:
+// none known). An entry through which every placement takes more is left
+// out: it cannot be on the best placement, nor tie with an entry of it (that
+// would make a placement through it as good), so the answer stays the same;
+// the entries of the best placement keep their sums and predecessors (their
+// predecessors left out gave more), which is all the answer reads. With no
+// bound nothing is left out, so an unplaced answer is SolveLayers' too.
 bool SolveLayersAfter(const Snapshot& snapshot, const LayerChain& chain, const LayerCall* calls,
-                      const LayerEntry* unfailed, const Chain* pinned, int failed_facility, FailureDistances& paths,
-                      LayerScratch& scratch, ChainPlacement& unplaced) {
+                      const LayerEntry* unfailed, const Chain* pinned, int failed_facility, uint64_t bound_us,
+                      FailureDistances& paths, LayerScratch& scratch, ChainPlacement& unplaced) {
   static const Chain kNoPins{};
   const Chain& pins = pinned != nullptr ? *pinned : kNoPins;
   if (failed_facility == chain.origin) {
@@ -247,7 +258,8 @@ bool SolveLayersAfter(const Snapshot& snapshot, const LayerChain& chain, const L
       const size_t k = at + position;
       const LayerEntry& was = unfailed[k];
       const int replica = was.facility;
-      if (was.total_us == kUnreachable || replica == failed_facility) {
+      if (was.total_us == kUnreachable || replica == failed_facility ||
+          (bound_us != kUnreachable && (was.to_go_us == kUnreachable || was.total_us + was.to_go_us > bound_us))) {
         sum[k] = kUnreachable;
         kept[k] = 0;
         continue;
@@ -280,7 +292,7 @@ bool SolveLayersAfter(const Snapshot& snapshot, const LayerChain& chain, const L
           best_from = j;
         }
       }
-      if (best_from < 0) {
+      if (best_from < 0 || (bound_us != kUnreachable && best + calls[call].service_time_us + was.to_go_us > bound_us)) {
         sum[k] = kUnreachable;
         kept[k] = 0;
         continue;
@@ -488,6 +500,39 @@ class ChainPlacer::Shared {
         layer_entries_[at + entry.position].from = scratch_.entries[scratch_.begin[call] + entry.from].position;
       }
     }
+    // What is left to go from each entry, last call first (the rows
+    // SolveLayers read are still the unfailed ones).
+    for (size_t i = scratch_.begin[chain.calls]; i < scratch_.begin[chain.calls + 1]; ++i) {
+      ToGo(head, chain.calls, scratch_.entries[i].position) = 0;
+    }
+    for (int call = chain.calls; call-- > 0;) {  // the layer of call - 1 (0: the origin) from call's
+      const uint64_t service_us = layer_calls_[head.calls_at + call].service_time_us;
+      for (size_t i = scratch_.begin[call]; i < scratch_.begin[call + 1]; ++i) {
+        const Entry& entry = scratch_.entries[i];
+        uint64_t best = kUnreachable;
+        for (size_t j = scratch_.begin[call + 1]; j < scratch_.begin[call + 2]; ++j) {
+          const Entry& next = scratch_.entries[j];
+          const uint64_t after = ToGo(head, call + 1, next.position);
+          if (after == kUnreachable) continue;
+          uint64_t network = 0;
+          if (next.facility != entry.facility) {
+            const uint64_t there = entry.row[next.facility], back = next.row[entry.facility];
+            if (there == kUnreachable || back == kUnreachable) continue;
+            network = there + back;
+          }
+          best = std::min(best, network + service_us + after);
+        }
+        ToGo(head, call, entry.position) = best;
+      }
+    }
+  }
+
+  // The to_go_us of chain `head`'s entry at `position` in layer `layer` (0:
+  // the origin, i: call i - 1's replicas).
+  uint64_t& ToGo(const LayerChain& head, int layer, int position) {
+    size_t at = head.entries_at;
+    for (int call = 0; call < layer; ++call) at += call == 0 ? 1 : layer_calls_[head.calls_at + call - 1].count;
+    return layer_entries_[at + position].to_go_us;
   }
 
   // The failure the next PlaceBackup calls are for.
@@ -512,9 +557,21 @@ class ChainPlacer::Shared {
     backup.failure = failure_;
     backup.chain = c;
     const LayerCall* was = &layer_calls_[chain.calls_at];
+    // The primary's hops under the failure, if it survives: a bound.
+    uint64_t bound_us = 0;
+    for (int call = 0; call < chain.calls && bound_us != kUnreachable; ++call) {
+      const int from = was[call].from, replica = was[call].replica;
+      if (replica == exclusion.facility || from == exclusion.facility) {
+        bound_us = kUnreachable;
+      } else if (from != replica) {
+        const uint64_t there = paths.Row(from)[replica], back = paths.Row(replica)[from];
+        bound_us = there == kUnreachable || back == kUnreachable ? kUnreachable : bound_us + there + back;
+      }
+      if (bound_us != kUnreachable) bound_us += was[call].service_time_us;
+    }
     if (!SolveLayersAfter(snapshot_, chain, was, &layer_entries_[chain.entries_at],
-                          chain.pinned ? &snapshot_.chains()[c] : nullptr, exclusion.facility, paths, scratch_,
-                          unplaced_)) {
+                          chain.pinned ? &snapshot_.chains()[c] : nullptr, exclusion.facility, bound_us, paths,
+                          scratch_, unplaced_)) {
       backup.failed_call = static_cast<int16_t>(unplaced_.failed_call);
       backup.why = unplaced_.why;
       backup.first = static_cast<uint32_t>(plan.unreached_from.size());
