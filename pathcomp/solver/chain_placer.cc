@@ -19,6 +19,7 @@ bool SameExclusion(const Exclusion& a, const Exclusion& b) {
 // replica's facility under the failure (a row by destination).
 struct Entry {
   int facility;
+  int position;  // of the replica in the service's list (the origin: 0)
   uint64_t total_us;
   int from;
   const uint64_t* row;
@@ -34,6 +35,44 @@ struct LayerScratch {
   std::vector<int> replica, from;
   std::vector<uint64_t> rtt_us;
   uint64_t total_us = 0;
+  // SolveLayersAfter's layers, per replica position (after the origin's).
+  std::vector<uint64_t> sum_us;
+  std::vector<int> called_from;
+  std::vector<char> kept;
+};
+
+// A placed chain's unfailed layered graph, kept for its backups
+// (SolveLayersAfter) where they read it together: per chain a LayerChain;
+// per call a LayerCall (with the primary's hop); per replica position, the
+// origin first, then each call's replicas in the service's order, a
+// LayerEntry: its facility, the least sum up to and including the call
+// (kUnreachable: no entry) and the position in the previous layer it is
+// called from.
+struct LayerEntry {
+  uint64_t total_us = kUnreachable;
+  // The least sum of the calls after this one from here (kUnreachable: the
+  // chain cannot be finished from here): total_us + to_go_us is the least
+  // sum of a placement through the entry, and no failure makes it less.
+  uint64_t to_go_us = kUnreachable;
+  int from = -1;
+  int facility = -1;
+};
+struct LayerCall {
+  uint64_t service_time_us = 0;
+  int count = 0;  // replica positions
+  int service = -1;
+  // The primary's hop: where it runs, where it is called from, its paths.
+  int replica = -1, from = -1, path_there = 0, path_back = 0;
+};
+struct LayerChain {
+  static constexpr uint32_t kNone = ~uint32_t{0};
+  uint64_t budget_us = 0;
+  int origin = -1;
+  int calls = 0;
+  uint32_t calls_at = kNone;  // its LayerCalls from here (kNone: not kept)
+  uint32_t entries_at = 0;    // its LayerEntries from here
+  bool pinned = false;        // pinned replicas or an allowed set
+  bool primary_within_budget = false;
 };
 
 // What placing a chain reads of it, from wherever it is kept.
@@ -48,6 +87,32 @@ struct ChainView {
             chain.pinned_replicas.empty() && chain.allowed.empty() ? nullptr : &chain};
   }
 };
+
+// Why call `call` (of `service`) of a chain with these pins has no replica
+// left under the failure of `failed_facility` (-1: none), in `unplaced`;
+// true when it is kUnreachable (the caller lists the facilities it could
+// have been called from).
+bool Unplaced(const Snapshot& snapshot, const Chain& pins, int call, int service, int failed_facility,
+              ChainPlacement& unplaced) {
+  const ServiceReplicas& replicas = snapshot.service(service);
+  unplaced.failed_call = call;
+  if (!pins.pinned_replicas.empty() && pins.pinned_replicas[call] == failed_facility) {
+    unplaced.why = ChainUnplacedWhy::kPinnedToFailed;
+    unplaced.failed_facility = failed_facility;
+  } else if (!pins.pinned_replicas.empty() || !pins.allowed.empty()) {
+    unplaced.why = ChainUnplacedWhy::kPinBlocks;
+  } else if (replicas.facilities.empty()) {
+    unplaced.why = ChainUnplacedWhy::kNoKnownReplica;
+  } else if (failed_facility >= 0 && std::all_of(replicas.facilities.begin(), replicas.facilities.end(),
+                                                 [&](int f) { return f == failed_facility; })) {
+    unplaced.why = ChainUnplacedWhy::kOneReplica;
+    unplaced.failed_facility = failed_facility;
+  } else {
+    unplaced.why = ChainUnplacedWhy::kUnreachable;
+    return true;
+  }
+  return false;
+}
 
 // The least latency-sum placement of `chain` avoiding `failed_facility`
 // (-1: none), with one-way distances from `row(a)` (distances from a by
@@ -71,21 +136,22 @@ bool SolveLayers(const Snapshot& snapshot, const ChainView& chain, int failed_fa
   entries.clear();
   begin.clear();
   begin.push_back(0);
-  entries.push_back(Entry{chain.origin, 0, -1, row(chain.origin)});
+  entries.push_back(Entry{chain.origin, 0, 0, -1, row(chain.origin)});
   begin.push_back(1);
   for (int call = 0; call < chain.calls; ++call) {
     const int service = chain.services[call];
     const ServiceReplicas& replicas = snapshot.service(service);
     const size_t previous = begin[call];
     const int previous_size = static_cast<int>(begin[call + 1] - previous);
-    for (int replica : replicas.facilities) {
+    for (int position = 0; position < static_cast<int>(replicas.facilities.size()); ++position) {
+      const int replica = replicas.facilities[position];
       if (replica == failed_facility) continue;
       if (chain.pins != nullptr) {
         if (!pins.pinned_replicas.empty() && replica != pins.pinned_replicas[call]) continue;
         if (!pins.allowed.empty() && !pins.allowed[replica]) continue;
       }
       const uint64_t* replica_row = row(replica);
-      Entry best{replica, kUnreachable, -1, replica_row};
+      Entry best{replica, position, kUnreachable, -1, replica_row};
       for (int j = 0; j < previous_size; ++j) {
         const Entry& from = entries[previous + j];
         uint64_t network = 0;
@@ -106,21 +172,7 @@ bool SolveLayers(const Snapshot& snapshot, const ChainView& chain, int failed_fa
       entries.push_back(best);
     }
     if (entries.size() == begin.back()) {
-      unplaced.failed_call = call;
-      if (!pins.pinned_replicas.empty() && pins.pinned_replicas[call] == failed_facility) {
-        unplaced.why = ChainUnplacedWhy::kPinnedToFailed;
-        unplaced.failed_facility = failed_facility;
-      } else if (!pins.pinned_replicas.empty() || !pins.allowed.empty()) {
-        unplaced.why = ChainUnplacedWhy::kPinBlocks;
-      } else if (replicas.facilities.empty()) {
-        unplaced.why = ChainUnplacedWhy::kNoKnownReplica;
-      } else if (failed_facility >= 0 &&
-                 std::all_of(replicas.facilities.begin(), replicas.facilities.end(),
-                             [&](int f) { return f == failed_facility; })) {
-        unplaced.why = ChainUnplacedWhy::kOneReplica;
-        unplaced.failed_facility = failed_facility;
-      } else {
-        unplaced.why = ChainUnplacedWhy::kUnreachable;
+      if (Unplaced(snapshot, pins, call, service, failed_facility, unplaced)) {
         for (int j = 0; j < previous_size; ++j) unplaced.unreached_from.push_back(entries[previous + j].facility);
       }
       return false;
@@ -152,6 +204,137 @@ bool SolveLayers(const Snapshot& snapshot, const ChainView& chain, int failed_fa
   return true;
 }
 
+// SolveLayers for `chain` under the failure `paths` is set to (failing
+// `failed_facility`, -1: none), from `unfailed`, the chain's layered graph
+// with no failure (LayerEntry, on the same paths). Sums only grow under a
+// failure, so an entry keeps its unfailed sum and predecessor when that
+// predecessor kept its sum and the failure cannot change the round trip
+// between them (FailureDistances::MayChange): any other predecessor gives at
+// least as much, and those before it in order gave more. The other entries
+// are solved as SolveLayers does them, so the answer is the same, tie-breaks
+// included.
+// `bound_us`: the sum of a placement that survives the failure (kUnreachable:
+// none known). An entry through which every placement takes more is left
+// out: it cannot be on the best placement, nor tie with an entry of it (that
+// would make a placement through it as good), so the answer stays the same;
+// the entries of the best placement keep their sums and predecessors (their
+// predecessors left out gave more), which is all the answer reads. With no
+// bound nothing is left out, so an unplaced answer is SolveLayers' too.
+bool SolveLayersAfter(const Snapshot& snapshot, const LayerChain& chain, const LayerCall* calls,
+                      const LayerEntry* unfailed, const Chain* pinned, int failed_facility, uint64_t bound_us,
+                      FailureDistances& paths, LayerScratch& scratch, ChainPlacement& unplaced) {
+  static const Chain kNoPins{};
+  const Chain& pins = pinned != nullptr ? *pinned : kNoPins;
+  if (failed_facility == chain.origin) {
+    unplaced.failed_call = 0;
+    unplaced.why = ChainUnplacedWhy::kOriginDown;
+    unplaced.failed_facility = chain.origin;
+    return false;
+  }
+  std::vector<size_t>& begin = scratch.begin;  // layer i's positions from begin[i]
+  begin.clear();
+  begin.push_back(0);
+  size_t positions = 1;
+  for (int call = 0; call < chain.calls; ++call) {
+    begin.push_back(positions);
+    positions += calls[call].count;
+  }
+  scratch.sum_us.resize(positions);
+  scratch.called_from.resize(positions);
+  scratch.kept.resize(positions);
+  uint64_t* sum = scratch.sum_us.data();
+  int* from = scratch.called_from.data();
+  char* kept = scratch.kept.data();
+  sum[0] = 0;
+  from[0] = -1;
+  kept[0] = 1;
+  int previous_count = 1;
+  for (int call = 0; call < chain.calls; ++call) {
+    const int count = calls[call].count;
+    const size_t previous = begin[call], at = begin[call + 1];
+    const LayerEntry* previous_entries = unfailed + previous;
+    bool any = false;
+    for (int position = 0; position < count; ++position) {
+      const size_t k = at + position;
+      const LayerEntry& was = unfailed[k];
+      const int replica = was.facility;
+      if (was.total_us == kUnreachable || replica == failed_facility ||
+          (bound_us != kUnreachable && (was.to_go_us == kUnreachable || was.total_us + was.to_go_us > bound_us))) {
+        sum[k] = kUnreachable;
+        kept[k] = 0;
+        continue;
+      }
+      const int caller = previous_entries[was.from].facility;
+      if (kept[previous + was.from] &&
+          (caller == replica || (!paths.MayChange(caller, replica) && !paths.MayChange(replica, caller)))) {
+        sum[k] = was.total_us;
+        from[k] = was.from;
+        kept[k] = 1;
+        any = true;
+        continue;
+      }
+      const uint64_t* replica_row = paths.Row(replica);
+      uint64_t best = kUnreachable;
+      int best_from = -1;
+      for (int j = 0; j < previous_count; ++j) {
+        const uint64_t before = sum[previous + j];
+        if (before == kUnreachable) continue;
+        const int facility = previous_entries[j].facility;
+        uint64_t network = 0;
+        if (facility != replica) {
+          const uint64_t there = paths.Row(facility)[replica];
+          const uint64_t back = replica_row[facility];
+          if (there == kUnreachable || back == kUnreachable) continue;
+          network = there + back;
+        }
+        if (before + network < best) {  // ties: lowest position
+          best = before + network;
+          best_from = j;
+        }
+      }
+      if (best_from < 0 || (bound_us != kUnreachable && best + calls[call].service_time_us + was.to_go_us > bound_us)) {
+        sum[k] = kUnreachable;
+        kept[k] = 0;
+        continue;
+      }
+      sum[k] = best + calls[call].service_time_us;
+      from[k] = best_from;
+      kept[k] = sum[k] == was.total_us;
+      any = true;
+    }
+    if (!any) {
+      if (Unplaced(snapshot, pins, call, calls[call].service, failed_facility, unplaced)) {
+        for (int j = 0; j < previous_count; ++j) {
+          if (sum[previous + j] != kUnreachable) unplaced.unreached_from.push_back(previous_entries[j].facility);
+        }
+      }
+      return false;
+    }
+    previous_count = count;
+  }
+
+  // The best last entry, then back through the layers.
+  const size_t count = chain.calls;
+  const size_t last = begin[count];
+  int position = -1;
+  for (int j = 0; j < previous_count; ++j) {
+    if (sum[last + j] != kUnreachable && (position < 0 || sum[last + j] < sum[last + position])) position = j;
+  }
+  scratch.total_us = sum[last + position];
+  scratch.replica.resize(count);
+  scratch.from.resize(count);
+  scratch.rtt_us.resize(count);
+  for (size_t call = count; call-- > 0;) {
+    const size_t k = begin[call + 1] + position;
+    const int caller = from[k];
+    scratch.replica[call] = unfailed[k].facility;
+    scratch.from[call] = unfailed[begin[call] + caller].facility;
+    scratch.rtt_us[call] = sum[k] - calls[call].service_time_us - sum[begin[call] + caller];
+    position = caller;
+  }
+  return true;
+}
+
 // The placement SolveLayers found, whole, with paths from `links(a, b)`.
 template <typename LinksFn>
 ChainPlacement FullPlacement(const Snapshot& snapshot, const Chain& chain, const LayerScratch& scratch,
@@ -179,9 +362,9 @@ ChainPlacement FullPlacement(const Snapshot& snapshot, const Chain& chain, const
 // The single-facility dependency a facility backup reveals, if any: its
 // chain cannot run without the facility, or not within its budget.
 void AddChainDependency(const Snapshot& snapshot, const ChainPlan& plan, const ChainPlan::CompactBackup& backup,
-                        std::vector<FacilityDependency>& dependencies) {
+                        bool primary_within_budget, std::vector<FacilityDependency>& dependencies) {
   if (backup.failure.kind != ChainFailure::Kind::kFacility) return;
-  if (backup.placed && (backup.within_budget || !plan.primary[backup.chain].within_budget)) return;
+  if (backup.placed && (backup.within_budget || !primary_within_budget)) return;
   const Chain& chain = snapshot.chains()[backup.chain];
   const int facility = backup.failure.index;
   if (!backup.placed) {
@@ -256,19 +439,21 @@ class ChainPlacer::Shared {
     const auto& chains = snapshot.chains();
     service_begin_.reserve(chains.size() + 1);
     service_begin_.push_back(0);
+    heads_.reserve(chains.size());
     for (const Chain& chain : chains) {
       services_.insert(services_.end(), chain.services.begin(), chain.services.end());
       service_begin_.push_back(static_cast<uint32_t>(services_.size()));
-      origin_.push_back(chain.origin);
-      budget_us_.push_back(chain.budget_us);
-      pinned_.push_back(!chain.pinned_replicas.empty() || !chain.allowed.empty());
+      heads_.push_back({.budget_us = chain.budget_us, .origin = chain.origin,
+                        .calls = static_cast<int>(chain.services.size()),
+                        .pinned = !chain.pinned_replicas.empty() || !chain.allowed.empty()});
     }
   }
 
   const FailureIds& ids() const { return ids_; }
-  int origin(int c) const { return origin_[c]; }
+  bool primary_within_budget(int c) const { return heads_[c].primary_within_budget; }
 
-  // The primary placement of chain `c`, whole.
+  // The primary placement of chain `c`, whole. Its layered graph is kept
+  // for its backups once `plan` has it (KeepLayers).
   ChainPlacement PlacePrimary(int c) {
     const Chain& chain = snapshot_.chains()[c];
     FailureDistances& paths = PathsFor(c);
@@ -276,6 +461,78 @@ class ChainPlacer::Shared {
     ChainPlacement result;
     if (!SolveLayers(snapshot_, View(c), -1, [&](int a) { return paths.Row(a); }, scratch_, result)) return result;
     return FullPlacement(snapshot_, chain, scratch_, [&](int a, int b) { return paths.LinksTo(a, b); });
+  }
+
+  // Keeps chain `c`'s unfailed layered graph and primary hops (from
+  // `plan`, which has its placed primary) for its backups. After
+  // PlacePrimary(c), from what it solved; else solved again (the unfailed
+  // graph of this snapshot, whose best placement is the primary).
+  void KeepLayers(int c, const ChainPlan& plan, bool just_placed) {
+    LayerChain& head = heads_[c];
+    if (!just_placed) {
+      FailureDistances& paths = PathsFor(c);
+      paths.SetFailure(Exclusion{});
+      if (!SolveLayers(snapshot_, View(c), -1, [&](int a) { return paths.Row(a); }, scratch_, unplaced_)) {
+        ClearUnplaced();
+        return;  // not placed: no backups
+      }
+    }
+    head.calls_at = static_cast<uint32_t>(layer_calls_.size());
+    head.entries_at = static_cast<uint32_t>(layer_entries_.size());
+    head.primary_within_budget = plan.primary[c].within_budget;
+    const ChainView chain = View(c);
+    layer_entries_.push_back({.total_us = 0, .from = -1, .facility = chain.origin});
+    for (int call = 0; call < chain.calls; ++call) {
+      const ServiceReplicas& replicas = snapshot_.service(chain.services[call]);
+      const ChainPlan::PrimaryCall& primary = plan.primary_calls[plan.call_begin[c] + call];
+      layer_calls_.push_back({.service_time_us = replicas.service_time_us,
+                              .count = static_cast<int>(replicas.facilities.size()),
+                              .service = chain.services[call],
+                              .replica = primary.replica,
+                              .from = primary.from,
+                              .path_there = primary.path_there,
+                              .path_back = primary.path_back});
+      const size_t at = layer_entries_.size();
+      for (int facility : replicas.facilities) layer_entries_.push_back({.facility = facility});
+      for (size_t i = scratch_.begin[call + 1]; i < scratch_.begin[call + 2]; ++i) {
+        const Entry& entry = scratch_.entries[i];
+        layer_entries_[at + entry.position].total_us = entry.total_us;
+        layer_entries_[at + entry.position].from = scratch_.entries[scratch_.begin[call] + entry.from].position;
+      }
+    }
+    // What is left to go from each entry, last call first (the rows
+    // SolveLayers read are still the unfailed ones).
+    for (size_t i = scratch_.begin[chain.calls]; i < scratch_.begin[chain.calls + 1]; ++i) {
+      ToGo(head, chain.calls, scratch_.entries[i].position) = 0;
+    }
+    for (int call = chain.calls; call-- > 0;) {  // the layer of call - 1 (0: the origin) from call's
+      const uint64_t service_us = layer_calls_[head.calls_at + call].service_time_us;
+      for (size_t i = scratch_.begin[call]; i < scratch_.begin[call + 1]; ++i) {
+        const Entry& entry = scratch_.entries[i];
+        uint64_t best = kUnreachable;
+        for (size_t j = scratch_.begin[call + 1]; j < scratch_.begin[call + 2]; ++j) {
+          const Entry& next = scratch_.entries[j];
+          const uint64_t after = ToGo(head, call + 1, next.position);
+          if (after == kUnreachable) continue;
+          uint64_t network = 0;
+          if (next.facility != entry.facility) {
+            const uint64_t there = entry.row[next.facility], back = next.row[entry.facility];
+            if (there == kUnreachable || back == kUnreachable) continue;
+            network = there + back;
+          }
+          best = std::min(best, network + service_us + after);
+        }
+        ToGo(head, call, entry.position) = best;
+      }
+    }
+  }
+
+  // The to_go_us of chain `head`'s entry at `position` in layer `layer` (0:
+  // the origin, i: call i - 1's replicas).
+  uint64_t& ToGo(const LayerChain& head, int layer, int position) {
+    size_t at = head.entries_at;
+    for (int call = 0; call < layer; ++call) at += call == 0 ? 1 : layer_calls_[head.calls_at + call - 1].count;
+    return layer_entries_[at + position].to_go_us;
   }
 
   // The failure the next PlaceBackup calls are for.
@@ -287,7 +544,11 @@ class ChainPlacer::Shared {
   static constexpr size_t kAppend = ~size_t{0};
   // `on_path`: bit i set when the failure may be on the primary's paths of
   // call i (all set: unknown).
+  // The chain's layers must be kept (KeepLayers): they are kept again here
+  // otherwise, correctly but at the price of the failure's repairs.
   void PlaceBackup(int c, ChainPlan& plan, uint32_t on_path, size_t slot = kAppend) {
+    if (heads_[c].calls_at == LayerChain::kNone) KeepLayers(c, plan, false);
+    const LayerChain& chain = heads_[c];
     FailureDistances& paths = PathsFor(c);
     const Exclusion exclusion = failure_.AsExclusion();
     paths.SetFailure(exclusion);
@@ -295,27 +556,35 @@ class ChainPlacer::Shared {
     backup = ChainPlan::CompactBackup();
     backup.failure = failure_;
     backup.chain = c;
-    const ChainView chain = View(c);
-    if (!SolveLayers(snapshot_, chain, exclusion.facility, [&](int a) { return paths.Row(a); }, scratch_,
-                     unplaced_)) {
+    const LayerCall* was = &layer_calls_[chain.calls_at];
+    // The primary's hops under the failure, if it survives: a bound.
+    uint64_t bound_us = 0;
+    for (int call = 0; call < chain.calls && bound_us != kUnreachable; ++call) {
+      const int from = was[call].from, replica = was[call].replica;
+      if (replica == exclusion.facility || from == exclusion.facility) {
+        bound_us = kUnreachable;
+      } else if (from != replica) {
+        const uint64_t there = paths.Row(from)[replica], back = paths.Row(replica)[from];
+        bound_us = there == kUnreachable || back == kUnreachable ? kUnreachable : bound_us + there + back;
+      }
+      if (bound_us != kUnreachable) bound_us += was[call].service_time_us;
+    }
+    if (!SolveLayersAfter(snapshot_, chain, was, &layer_entries_[chain.entries_at],
+                          chain.pinned ? &snapshot_.chains()[c] : nullptr, exclusion.facility, bound_us, paths,
+                          scratch_, unplaced_)) {
       backup.failed_call = static_cast<int16_t>(unplaced_.failed_call);
       backup.why = unplaced_.why;
-      backup.failed_facility = unplaced_.failed_facility;
       backup.first = static_cast<uint32_t>(plan.unreached_from.size());
       backup.count = static_cast<uint16_t>(unplaced_.unreached_from.size());
       plan.unreached_from.insert(plan.unreached_from.end(), unplaced_.unreached_from.begin(),
                                  unplaced_.unreached_from.end());
-      unplaced_.failed_call = -1;
-      unplaced_.why = ChainUnplacedWhy::kNone;
-      unplaced_.failed_facility = -1;
-      unplaced_.unreached_from.clear();
+      ClearUnplaced();
       return;
     }
     backup.placed = true;
     backup.total_us = scratch_.total_us;
-    backup.within_budget = scratch_.total_us <= budget(c);
+    backup.within_budget = scratch_.total_us <= chain.budget_us;
     backup.first = static_cast<uint32_t>(plan.changed.size());
-    const ChainPlan::PrimaryCall* was = &plan.primary_calls[plan.call_begin[c]];
     for (int call = 0; call < chain.calls; ++call) {
       const int from = scratch_.from[call], replica = scratch_.replica[call];
       if (replica == was[call].replica && from == was[call].from) {
@@ -376,13 +645,18 @@ class ChainPlacer::Shared {
 
  private:
   ChainView View(int c) const {
-    return {origin_[c], services_.data() + service_begin_[c], static_cast<int>(service_begin_[c + 1] - service_begin_[c]),
-            pinned_[c] ? &snapshot_.chains()[c] : nullptr};
+    return {heads_[c].origin, services_.data() + service_begin_[c], heads_[c].calls,
+            heads_[c].pinned ? &snapshot_.chains()[c] : nullptr};
   }
-  uint64_t budget(int c) const { return budget_us_[c]; }
+  void ClearUnplaced() {
+    unplaced_.failed_call = -1;
+    unplaced_.why = ChainUnplacedWhy::kNone;
+    unplaced_.failed_facility = -1;
+    unplaced_.unreached_from.clear();
+  }
 
   FailureDistances& PathsFor(int c) {
-    const Chain* pins = pinned_[c] ? &snapshot_.chains()[c] : nullptr;
+    const Chain* pins = heads_[c].pinned ? &snapshot_.chains()[c] : nullptr;
     if (pins == nullptr || pins->allowed.empty()) {
       if (!unpinned_) unpinned_ = std::make_unique<FailureDistances>(snapshot_, nullptr);
       return *unpinned_;
@@ -406,9 +680,10 @@ class ChainPlacer::Shared {
   // The chains, flat: services of chain c at services_[service_begin_[c] ..).
   std::vector<int> services_;
   std::vector<uint32_t> service_begin_;
-  std::vector<int> origin_;
-  std::vector<uint64_t> budget_us_;
-  std::vector<char> pinned_;
+  // Per chain, and the unfailed layered graphs kept (KeepLayers).
+  std::vector<LayerChain> heads_;
+  std::vector<LayerCall> layer_calls_;
+  std::vector<LayerEntry> layer_entries_;
 };
 
 ChainPlacer::ChainPlacer(const Snapshot& snapshot)
@@ -462,12 +737,14 @@ ChainPlan ChainPlacer::PlanAll() {
   size_t backups = 0;
   for (int c = 0; c < chain_count; ++c) {
     ChainPlacement primary = shared.PlacePrimary(c);
-    if (primary.placed) {
+    const bool placed = primary.placed;
+    if (placed) {
       const auto& ids = shared.Touched(chains[c], primary);
       for (const auto& [id, on_path] : ids) touched[id].push_back({c, on_path});
       backups += ids.size();
     }
     plan.AddPrimary(chains[c], std::move(primary));
+    if (placed) shared.KeepLayers(c, plan, true);
   }
   // One failure at a time, in ChainFailure order.
   plan.backups.reserve(backups);
@@ -477,7 +754,7 @@ ChainPlan ChainPlacer::PlanAll() {
     shared.BeginFailure(shared.ids().At(id));
     for (const auto& [c, on_path] : touched[id]) {
       shared.PlaceBackup(c, plan, on_path);
-      AddChainDependency(snapshot_, plan, plan.backups.back(), plan.dependencies);
+      AddChainDependency(snapshot_, plan, plan.backups.back(), shared.primary_within_budget(c), plan.dependencies);
     }
   }
   plan.Finish();
@@ -531,10 +808,12 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
     again[c] = 1;
     plan.DropBackups(c);
     ChainPlacement primary = shared.PlacePrimary(c);
-    if (primary.placed) {
+    const bool placed = primary.placed;
+    if (placed) {
       for (const auto& [id, on_path] : shared.Touched(chains[c], primary)) touched[id].push_back({c, on_path});
     }
     plan.SetPrimary(c, std::move(primary));
+    if (placed) shared.KeepLayers(c, plan, true);
   }
   // Links that went down. A backup that could not be placed stays as it is
   // when every one of them has another way between its ends under the
@@ -587,6 +866,7 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
   for (int c = 0; c < chain_count; ++c) {
     if (again[c]) continue;
     const bool masked = !chains[c].allowed.empty();
+    bool layers_kept = false;
     for (int i = 0; i < plan.backup_count(c); ++i) {
       const uint32_t position = plan.backup_position(c, i);
       const ChainPlan::CompactBackup& backup = plan.backups[position];
@@ -595,6 +875,10 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
         place = path_worse[plan.changed[k].path_there] || path_worse[plan.changed[k].path_back];
       }
       if (place) redo[shared.ids().Id(backup.failure)].push_back(position);
+      if (place && !layers_kept) {
+        shared.KeepLayers(c, plan, false);  // before the failures, which it would interleave with
+        layers_kept = true;
+      }
     }
   }
   for (int id = 0; id < static_cast<int>(touched.size()); ++id) {
@@ -607,7 +891,9 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
   // The audit, from the new placements.
   plan.dependencies.clear();
   for (const ChainPlan::CompactBackup& backup : plan.backups) {
-    if (backup.chain >= 0) AddChainDependency(snapshot_, plan, backup, plan.dependencies);
+    if (backup.chain >= 0) {
+      AddChainDependency(snapshot_, plan, backup, plan.primary[backup.chain].within_budget, plan.dependencies);
+    }
   }
   CompleteAudit(snapshot_, plan.dependencies);
   return plan;

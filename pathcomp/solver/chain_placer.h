@@ -44,10 +44,14 @@ class ChainPlacer {
   // (FailureDistances), so a pair whose path avoids the failure reuses its
   // unfailed distance; a backup is placed only for the chains whose primary
   // touches the failure, and a hop that keeps the primary's ends keeps its
-  // paths without a look-up unless the failure is on them; elephant flows are
-  // audited with one dominator tree per source facility. Failures are solved
-  // one at a time, so the working memory beyond the plan stays
-  // O(facilities^2) (per distinct pin mask for pinned chains).
+  // paths without a look-up unless the failure is on them; a backup starts
+  // from its primary's layered graph (kept per chain): an entry whose
+  // predecessor and round trip the failure leaves alone keeps its sum, and
+  // an entry no placement cheaper than the primary's surviving hops can
+  // pass is left out; elephant flows are audited with one dominator tree per
+  // source facility. Failures are solved one at a time, so the working
+  // memory beyond the plan stays O(facilities^2) (per distinct pin mask for
+  // pinned chains) plus the layered graphs, O(replicas summed over calls).
   // Equal (ChainPlan's operator==) to PlanAllReference().
   ChainPlan PlanAll();
 

@@ -183,7 +183,6 @@ void ChainPlan::AddBackup(int chain, ChainFailure failure, const ChainPlacement&
   backup.within_budget = placement.within_budget;
   backup.failed_call = static_cast<int16_t>(placement.failed_call);
   backup.why = placement.why;
-  backup.failed_facility = placement.failed_facility;
   if (!placement.placed) {
     backup.first = static_cast<uint32_t>(unreached_from.size());
     backup.count = static_cast<uint16_t>(placement.unreached_from.size());
@@ -257,7 +256,7 @@ ChainBackup ChainPlan::backup(int chain, int i) const {
   placement.within_budget = compact.within_budget;
   placement.failed_call = compact.failed_call;
   placement.why = compact.why;
-  placement.failed_facility = compact.failed_facility;
+  placement.failed_facility = compact.failed_facility();
   if (!compact.placed) {
     if (compact.why == ChainUnplacedWhy::kUnreachable) {
       placement.unreached_from.assign(unreached_from.begin() + compact.first,
@@ -300,7 +299,7 @@ bool operator==(const ChainPlan& a, const ChainPlan& b) {
       const ChainPlan::CompactBackup& q = b.compact_backup(c, i);
       if (!(p.failure == q.failure) || p.chain != q.chain || p.total_us != q.total_us || p.count != q.count ||
           p.failed_call != q.failed_call || p.placed != q.placed || p.within_budget != q.within_budget ||
-          p.why != q.why || p.failed_facility != q.failed_facility) {
+          p.why != q.why) {
         return false;
       }
       for (uint32_t k = 0; k < p.count; ++k) {

@@ -142,17 +142,25 @@ class ChainPlan {
   // One backup, compact: its changed hops are changed[first, first + count)
   // (unplaced kUnreachable: unreached_from[first, first + count), the
   // facilities the call could be made from).
+  // 32 bytes: a plan has hundreds of thousands.
   struct CompactBackup {
     ChainFailure failure;
     int chain = -1;
-    uint64_t total_us = 0;
     uint32_t first = 0;
+    uint64_t total_us = 0;
     uint16_t count = 0;
     int16_t failed_call = -1;
     bool placed = false;
     bool within_budget = false;
     ChainUnplacedWhy why = ChainUnplacedWhy::kNone;
-    int failed_facility = -1;
+    // The placement's failed_facility: the failed one, for the reasons that
+    // name it (the origin down is the failure of the origin).
+    int failed_facility() const {
+      return why == ChainUnplacedWhy::kOriginDown || why == ChainUnplacedWhy::kPinnedToFailed ||
+                     why == ChainUnplacedWhy::kOneReplica
+                 ? failure.index
+                 : -1;
+    }
   };
   // A call of a primary: where it runs, where it is called from (the
   // origin, then the previous call's replica), its paths.

@@ -87,7 +87,7 @@ std::string CompactKey(const ChainPlan& plan, const ChainPlan::CompactBackup& ba
   put(backup.within_budget);
   put(backup.failed_call);
   put(backup.why);
-  put(backup.failed_facility);
+  put(backup.failed_facility());
   for (uint32_t k = backup.first; k < backup.first + backup.count; ++k) {
     if (!backup.placed) {
       put(plan.unreached_from[k]);

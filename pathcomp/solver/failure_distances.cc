@@ -18,7 +18,14 @@ struct FailureDistances::Tree {
   enum class State { kBase, kRepaired, kRecomputed, kSourceDown };
   uint32_t epoch = 0;
   State state = State::kBase;
-  std::vector<uint32_t> stamp;  // == epoch: cut off by the failure, repaired below
+  // Per facility, what PathId asks together: kept in one place.
+  struct Target {
+    uint32_t stamp = 0;       // == epoch: cut off by the failure, repaired below
+    uint32_t path_epoch = 0;  // path_id is the current failure's when == epoch
+    int path_id = 0;          // the id of the current failure's path where it differs
+    int base_path_id = -1;    // the id of the unfailed path (-1: not yet)
+  };
+  std::vector<Target> target;
   std::vector<uint64_t> distance_us;  // a whole row: base.distance_us but where `repaired` says
   std::vector<int> repaired;          // the facilities distance_us differs from base for
   std::vector<int> parent, parent_arc_link;
@@ -27,20 +34,16 @@ struct FailureDistances::Tree {
   // it under most failures, so it is copied rather than walked again).
   std::vector<std::vector<int>> base_links;
   std::vector<char> base_links_known;
-  // Path ids (PathId) of the unfailed path to each facility (-1: not yet),
-  // and of the current failure's where it differs (valid when path_epoch == epoch).
-  std::vector<int> base_path_id, path_id;
-  std::vector<uint32_t> path_epoch;
 
   // Whether `to` keeps its unfailed path under the current failure.
   bool KeepsBasePath(uint32_t now, int to) const {
-    return state == State::kBase || (state == State::kRepaired && stamp[to] != now);
+    return state == State::kBase || (state == State::kRepaired && target[to].stamp != now);
   }
 
   uint64_t Distance(uint32_t now, int to) const {
     switch (state) {
       case State::kBase: return base.distance_us[to];
-      case State::kRepaired: return stamp[to] == now ? distance_us[to] : base.distance_us[to];
+      case State::kRepaired: return target[to].stamp == now ? distance_us[to] : base.distance_us[to];
       case State::kRecomputed: return recomputed.distance_us[to];
       case State::kSourceDown: return kUnreachable;
     }
@@ -51,7 +54,7 @@ struct FailureDistances::Tree {
     switch (state) {
       case State::kBase: return {base.parent_arc_link[at], base.parent[at]};
       case State::kRepaired:
-        return stamp[at] == now ? std::pair{parent_arc_link[at], parent[at]}
+        return target[at].stamp == now ? std::pair{parent_arc_link[at], parent[at]}
                                 : std::pair{base.parent_arc_link[at], base.parent[at]};
       case State::kRecomputed: return {recomputed.parent_arc_link[at], recomputed.parent[at]};
       case State::kSourceDown: return {-1, -1};
@@ -66,7 +69,12 @@ FailureDistances::FailureDistances(const Snapshot& snapshot, const std::vector<c
       exclusion_{.allowed = allowed},
       in_links_(snapshot.facility_count()),
       trees_(snapshot.facility_count()),
-      irregular_(snapshot.facility_count(), 0) {
+      irregular_(snapshot.facility_count(), 0),
+      unreachable_row_(snapshot.facility_count(), kUnreachable),
+      row_(snapshot.facility_count(), nullptr),
+      row_epoch_(snapshot.facility_count(), 0),
+      words_((snapshot.facility_count() + 63) / 64),
+      may_change_(snapshot.facility_count() * words_, 0) {
   for (int link = 0; link < snapshot.link_count(); ++link) {
     in_links_[snapshot.link_dst(link)].push_back(link);
     for (int srlg : snapshot.link_srlgs(link)) {
@@ -87,10 +95,11 @@ void FailureDistances::SetFailure(const Exclusion& failure) {
   if (++epoch_ == 0) {  // wrapped: forget every stamp
     for (auto& tree : trees_) {
       if (!tree) continue;
-      std::fill(tree->stamp.begin(), tree->stamp.end(), 0);
-      std::fill(tree->path_epoch.begin(), tree->path_epoch.end(), 0);
+      for (Tree::Target& target : tree->target) target.stamp = target.path_epoch = 0;
       tree->epoch = 0;
     }
+    std::fill(row_epoch_.begin(), row_epoch_.end(), 0);
+    excluded_epoch_ = 0;
     epoch_ = 1;
   }
 }
@@ -100,33 +109,38 @@ uint64_t FailureDistances::Distance(int from, int to) {
   return TreeFrom(from).Distance(epoch_, to);
 }
 
-const uint64_t* FailureDistances::Row(int from) {
+const uint64_t* FailureDistances::DecideRow(int from) {
   Tree& tree = TreeFrom(from);
+  const uint64_t* row = unreachable_row_.data();
   switch (tree.state) {
-    case Tree::State::kBase: return tree.base.distance_us.data();
-    case Tree::State::kRepaired: return tree.distance_us.data();
-    case Tree::State::kRecomputed: return tree.recomputed.distance_us.data();
+    case Tree::State::kBase: row = tree.base.distance_us.data(); break;
+    case Tree::State::kRepaired: row = tree.distance_us.data(); break;
+    case Tree::State::kRecomputed: row = tree.recomputed.distance_us.data(); break;
     case Tree::State::kSourceDown: break;
   }
-  if (unreachable_row_.empty()) unreachable_row_.assign(snapshot_.facility_count(), kUnreachable);
-  return unreachable_row_.data();
+  // Which distances may differ from the unfailed ones: those repaired (a
+  // superset: a repair may find another path as short), or all.
+  uint64_t* bits = &may_change_[static_cast<size_t>(from) * words_];
+  const bool all = tree.state == Tree::State::kRecomputed || tree.state == Tree::State::kSourceDown;
+  std::fill(bits, bits + words_, all ? ~uint64_t{0} : 0);
+  if (tree.state == Tree::State::kRepaired) {
+    for (int at : tree.repaired) bits[at >> 6] |= uint64_t{1} << (at & 63);
+  }
+  // Stable until the tree is decided again, which is under another failure.
+  row_[from] = row;
+  row_epoch_[from] = epoch_;
+  return row;
 }
 
 int FailureDistances::PathId(int from, int to, ChainPathTable& paths) {
   if (from == to || to == exclusion_.facility) return 0;
   Tree& tree = TreeFrom(from);
-  const int n = snapshot_.facility_count();
+  Tree::Target& target = tree.target[to];
   if (tree.KeepsBasePath(epoch_, to)) {
-    if (tree.base_path_id.empty()) tree.base_path_id.assign(n, -1);
-    int& id = tree.base_path_id[to];
-    if (id < 0) id = paths.Intern(tree.base.LinksTo(to));
-    return id;
+    if (target.base_path_id < 0) target.base_path_id = paths.Intern(tree.base.LinksTo(to));
+    return target.base_path_id;
   }
-  if (tree.path_epoch.empty()) {
-    tree.path_epoch.assign(n, 0);
-    tree.path_id.assign(n, 0);
-  }
-  if (tree.path_epoch[to] == epoch_) return tree.path_id[to];
+  if (target.path_epoch == epoch_) return target.path_id;
   path_scratch_.clear();
   for (int at = to;;) {
     const auto [link, before] = tree.Parent(epoch_, at);
@@ -135,8 +149,8 @@ int FailureDistances::PathId(int from, int to, ChainPathTable& paths) {
     at = before;
   }
   std::reverse(path_scratch_.begin(), path_scratch_.end());
-  tree.path_epoch[to] = epoch_;
-  return tree.path_id[to] = paths.Intern(path_scratch_);
+  target.path_epoch = epoch_;
+  return target.path_id = paths.Intern(path_scratch_);
 }
 
 std::vector<int> FailureDistances::LinksTo(int from, int to) {
@@ -176,6 +190,7 @@ FailureDistances::Tree& FailureDistances::TreeFrom(int source) {
     slot = std::make_unique<Tree>();
     Tree& tree = *slot;
     tree.base = ShortestPaths::Run(snapshot_, source, Exclusion{.allowed = allowed_});
+    tree.target.resize(n);
     // Children lists, then a depth-first order so that every subtree is a range.
     std::vector<int> child_begin(n + 1, 0), children(n);
     int reachable = 0;
@@ -248,10 +263,17 @@ void FailureDistances::Decide(int source, Tree& tree) {
   tree.state = Tree::State::kRepaired;
 }
 
+void FailureDistances::ExcludedLinks() {
+  if (excluded_epoch_ == epoch_) return;
+  excluded_.resize(snapshot_.link_count());
+  for (int link = 0; link < snapshot_.link_count(); ++link) excluded_[link] = exclusion_.Excludes(snapshot_, link);
+  excluded_epoch_ = epoch_;
+}
+
 void FailureDistances::Repair(Tree& tree, const std::vector<int>& roots) {
   const int n = snapshot_.facility_count();
-  if (tree.stamp.empty()) {
-    tree.stamp.assign(n, 0);
+  ExcludedLinks();
+  if (tree.parent.empty()) {
     tree.parent.assign(n, -1);
     tree.parent_arc_link.assign(n, -1);
   }
@@ -265,8 +287,8 @@ void FailureDistances::Repair(Tree& tree, const std::vector<int>& roots) {
   for (int root : roots) {
     for (int i = tree.first[root]; i < tree.end[root]; ++i) {
       const int at = tree.preorder[i];
-      if (tree.stamp[at] == now) continue;
-      tree.stamp[at] = now;
+      if (tree.target[at].stamp == now) continue;
+      tree.target[at].stamp = now;
       tree.repaired.push_back(at);
       tree.distance_us[at] = kUnreachable;
       tree.parent[at] = -1;
@@ -281,7 +303,7 @@ void FailureDistances::Repair(Tree& tree, const std::vector<int>& roots) {
   for (int at : cut) {
     for (int link : in_links_[at]) {
       const int from = snapshot_.link_src(link);
-      if (tree.stamp[from] == now || tree.base.distance_us[from] == kUnreachable || Excluded(link)) continue;
+      if (tree.target[from].stamp == now || tree.base.distance_us[from] == kUnreachable || Excluded(link)) continue;
       tree.distance_us[at] = std::min(tree.distance_us[at], tree.base.distance_us[from] + snapshot_.link_state(link).cost_us);
     }
     if (tree.distance_us[at] != kUnreachable) queue.emplace_back(tree.distance_us[at], at);
@@ -294,7 +316,7 @@ void FailureDistances::Repair(Tree& tree, const std::vector<int>& roots) {
     if (distance != tree.distance_us[at]) continue;
     for (const int link : snapshot_.out_links(at)) {
       const int next = snapshot_.link_dst(link);
-      if (tree.stamp[next] != now || Excluded(link)) continue;
+      if (tree.target[next].stamp != now || Excluded(link)) continue;
       const uint64_t candidate = distance + snapshot_.link_state(link).cost_us;
       if (candidate < tree.distance_us[next]) {
         tree.distance_us[next] = candidate;
@@ -309,7 +331,7 @@ void FailureDistances::Repair(Tree& tree, const std::vector<int>& roots) {
     if (tree.distance_us[at] == kUnreachable) continue;
     for (int link : in_links_[at]) {
       const int from = snapshot_.link_src(link);
-      const uint64_t before = tree.stamp[from] == now ? tree.distance_us[from] : tree.base.distance_us[from];
+      const uint64_t before = tree.target[from].stamp == now ? tree.distance_us[from] : tree.base.distance_us[from];
       if (before == kUnreachable || before + snapshot_.link_state(link).cost_us != tree.distance_us[at]) continue;
       if (Excluded(link)) continue;
       tree.parent_arc_link[at] = link;  // in_links_ ascend: the first is the lowest

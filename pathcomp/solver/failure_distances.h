@@ -46,8 +46,17 @@ class FailureDistances {
 
   // Distance(from, to) for every `to` but a failed facility (whose entry is
   // unspecified), as one row: valid until the next SetFailure or Row call
-  // for another failure. For solvers that ask a source many times.
-  const uint64_t* Row(int from);
+  // for another failure. For solvers that ask a source many times: after
+  // the first, a question about the same source under the same failure is
+  // an array look-up.
+  const uint64_t* Row(int from) { return row_epoch_[from] == epoch_ ? row_[from] : DecideRow(from); }
+  // Whether Distance(from, to) may differ under the current failure from
+  // its unfailed value (false: it is the same). Cheap: a bit per pair,
+  // known once `from` has been asked about under the failure (or now).
+  bool MayChange(int from, int to) {
+    if (row_epoch_[from] != epoch_) DecideRow(from);
+    return (may_change_[static_cast<size_t>(from) * words_ + (to >> 6)] >> (to & 63)) & 1;
+  }
   // The id in `paths` of LinksTo(from, to), interned there. Pass the same
   // table on every call: ids are remembered per pair.
   int PathId(int from, int to, ChainPathTable& paths);
@@ -62,9 +71,13 @@ class FailureDistances {
   struct Tree;
 
   Tree& TreeFrom(int source);  // built, and decided for the current failure
+  const uint64_t* DecideRow(int from);  // Row's first question per (source, failure)
   void Decide(int source, Tree& tree);
   void Repair(Tree& tree, const std::vector<int>& roots);
-  bool Excluded(int link) const { return exclusion_.Excludes(snapshot_, link); }
+  // Whether the current failure (or the link's state) rules `link` out;
+  // after ExcludedLinks() under the current failure.
+  bool Excluded(int link) const { return excluded_[link] != 0; }
+  void ExcludedLinks();
 
   const Snapshot& snapshot_;
   const std::vector<char>* allowed_;
@@ -75,6 +88,15 @@ class FailureDistances {
   std::vector<std::unique_ptr<Tree>> trees_;  // per source, lazily
   std::vector<char> irregular_;  // per source whose tree is built
   std::vector<uint64_t> unreachable_row_;
+  // Row's answers under the current failure: row_[from] when
+  // row_epoch_[from] == epoch_.
+  std::vector<const uint64_t*> row_;
+  std::vector<uint32_t> row_epoch_;
+  // MayChange's bits, per source `words_` words (valid with row_).
+  size_t words_;
+  std::vector<uint64_t> may_change_;
+  std::vector<char> excluded_;  // per link, under the failure of excluded_epoch_
+  uint32_t excluded_epoch_ = 0;
   std::vector<int> path_scratch_;
 };
 
