@@ -36,6 +36,9 @@
 // Cogentco is read from $GEODESIC_SOURCE_DIR/../shared/data/repetita. One
 // run each (a large instance takes seconds). One line per result:
 //   BENCH <name>: ours=<value><unit> <reference>=<value><unit> ratio=<ours/reference>
+// The plan child also prints its phases on stderr (wall ms and the peak
+// resident memory when each ended): snapshot, chains+audit, elephants, wcmp,
+// routes+backups, chain_wire, moved (BuildPlan's, plan_build is their sum), serialize.
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -130,9 +133,23 @@ pathcomp::Snapshot SnapshotOf(topology::Topology topology) {
   return pathcomp::Snapshot::Build(view);
 }
 
+// The phases of a plan child, as its stderr line shows them: building the
+// snapshot, BuildPlan's (PlanPhase order), then serializing each site's plan.
+constexpr const char* kPhaseNames[] = {"snapshot", "chains+audit", "elephants", "wcmp",
+                                       "routes+backups", "chain_wire", "moved", "serialize"};
+constexpr int kPhases = sizeof kPhaseNames / sizeof kPhaseNames[0];
+
+double PeakMb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB
+}
+
 // What a child reports through its pipe.
 struct Measured {
   double ms = 0;
+  double phase_ms[kPhases] = {};
+  double phase_peak_mb[kPhases] = {};  // the process's peak resident memory when the phase ended
   uint64_t plan_bytes = 0;
   uint64_t routes = 0;
   uint64_t primary_bytes = 0;  // the routes' next hops alone, serialized
@@ -209,15 +226,34 @@ Measured ElephantSolve(const Instance& instance) {
 }
 
 Measured Plan(const Instance& instance) {
+  Measured measured;
+  auto phase_start = Clock::now();
+  int phase = 0;
+  auto phase_ended = [&] {
+    const auto now = Clock::now();
+    measured.phase_ms[phase] = Ms(now - phase_start);
+    measured.phase_peak_mb[phase] = PeakMb();
+    phase_start = now;
+    ++phase;
+  };
   const pathcomp::Snapshot snapshot = SnapshotOf(instance.make());
+  phase_ended();
   pathcomp::ElephantAllocator allocator(kChainHeadroom);
   pathcomp::PlanStamp stamp;
   stamp.generation = 1;
   stamp.reason = "bench_plan";
   const auto start = Clock::now();
-  pathcomp::BuiltPlan built = pathcomp::BuildPlan(snapshot, stamp, allocator, nullptr);
-  Measured measured;
+  phase_start = start;
+  pathcomp::BuiltPlan built = pathcomp::BuildPlan(snapshot, stamp, allocator, nullptr, nullptr,
+                                                  [&](pathcomp::PlanPhase) { phase_ended(); });
   measured.ms = Ms(Clock::now() - start);
+  if (phase != kPhases - 1) Die(absl::StrCat("BuildPlan reported ", phase - 1, " phases, the bench knows ", kPhases - 2));
+  // Serialized site by site, as each routerd gets its own (one buffer: the
+  // peak stays the build's).
+  phase_start = Clock::now();
+  std::string wire;
+  for (const auto& site : built.plan.sites()) site.SerializeToString(&wire);
+  phase_ended();
   measured.plan_bytes = built.plan.ByteSizeLong();
   uint64_t path_bytes = 0, entry_bytes = 0;  // the sites' path tables; their route entries
   for (const auto& site : built.plan.sites()) {
@@ -243,12 +279,23 @@ Measured Plan(const Instance& instance) {
   return measured;
 }
 
+// "snapshot 120 ms (peak 80 MB), chains+audit ...".
+std::string Phases(const Measured& measured) {
+  std::string text;
+  for (int i = 0; i < kPhases; ++i) {
+    absl::StrAppend(&text, i == 0 ? "" : ", ", kPhaseNames[i], " ", static_cast<int64_t>(measured.phase_ms[i] + 0.5),
+                    " ms (peak ", static_cast<int64_t>(measured.phase_peak_mb[i] + 0.5), " MB)");
+  }
+  return text;
+}
+
 void Run(const Instance& instance, double limit_gb, bool in_process) {
   if (in_process) {  // for heaptrack, which follows no fork
     const Measured plan = Plan(instance);
     fprintf(stderr, "bench_plan: %s: plan %.0f ms in process, %llu routes, %.1f MB serialized (%s)\n",
             instance.name.c_str(), plan.ms, static_cast<unsigned long long>(plan.routes),
             static_cast<double>(plan.plan_bytes) / 1e6, plan.note);
+    fprintf(stderr, "bench_plan: %s: phases: %s\n", instance.name.c_str(), Phases(plan).c_str());
     return;
   }
   const ChildOutcome reference = InChild([&] { return ElephantSolve(instance); }, limit_gb);
@@ -265,6 +312,7 @@ void Run(const Instance& instance, double limit_gb, bool in_process) {
           instance.name.c_str(), plan.measured.ms, plan.peak_mb, plan.cpu_s,
           static_cast<unsigned long long>(plan.measured.routes), static_cast<double>(plan.measured.plan_bytes) / 1e6,
           plan.measured.note);
+  fprintf(stderr, "bench_plan: %s: phases: %s\n", instance.name.c_str(), Phases(plan.measured).c_str());
   PrintResult("plan_build_" + instance.name, plan.measured.ms, "elephant_solve", reference.measured.ms, "ms", 0);
   PrintResult("plan_peak_mb_" + instance.name, plan.peak_mb, "elephant_solve_peak", reference.peak_mb, "MB", 0);
   const double routes = static_cast<double>(std::max<uint64_t>(1, plan.measured.routes));

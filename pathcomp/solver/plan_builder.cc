@@ -9,7 +9,11 @@
 namespace geodesic::pathcomp {
 
 BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
-                    const v1::Plan* previous, ChainPlanCache* chain_cache) {
+                    const v1::Plan* previous, ChainPlanCache* chain_cache,
+                    const PlanPhaseObserver& phase_ended) {
+  auto ended = [&](PlanPhase phase) {
+    if (phase_ended) phase_ended(phase);
+  };
   BuiltPlan built;
   if (chain_cache != nullptr && chain_cache->snapshot) {
     built.chains = ChainPlacer(snapshot).Replan(std::move(chain_cache->plan), *chain_cache->snapshot);
@@ -17,7 +21,9 @@ BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAl
     built.chains = ChainPlacer(snapshot).PlanAll();
   }
   if (chain_cache != nullptr) chain_cache->snapshot.reset();  // its plan was moved out
+  ended(PlanPhase::kChains);
   auto elephants = allocator.Allocate(snapshot, built.chains);
+  ended(PlanPhase::kElephants);
   if (!elephants.ok()) {
     built.problems.push_back(absl::StrCat("elephant allocation failed: ", elephants.status().message()));
   }
@@ -35,8 +41,11 @@ BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAl
       weights = *std::move(wcmp);
     }
   }
+  ended(PlanPhase::kWcmp);
   built.plan = PathSolver().Solve(snapshot, stamp, weights ? &*weights : nullptr);
+  ended(PlanPhase::kRoutes);
   AddChainPlan(snapshot, built.chains, built.plan);
+  ended(PlanPhase::kChainWire);
   std::vector<std::string> moved = MovedChains(previous ? *previous : v1::Plan(), built.plan);
   if (elephants.ok()) {
     *built.plan.mutable_elephants() = elephants->summary;
@@ -50,6 +59,7 @@ BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAl
     chain_cache->plan = std::move(built.chains);
     built.chains = ChainPlan();
   }
+  ended(PlanPhase::kMoved);
   return built;
 }
 
