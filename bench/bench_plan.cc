@@ -153,6 +153,7 @@ struct Measured {
   uint64_t plan_bytes = 0;
   uint64_t routes = 0;
   uint64_t primary_bytes = 0;  // the routes' next hops alone, serialized
+  uint64_t digest = 0;  // of the serialized plan: equal plans, equal digests (in one binary)
   char note[200] = {};
 };
 
@@ -252,7 +253,10 @@ Measured Plan(const Instance& instance) {
   // peak stays the build's).
   phase_start = Clock::now();
   std::string wire;
-  for (const auto& site : built.plan.sites()) site.SerializeToString(&wire);
+  for (const auto& site : built.plan.sites()) {
+    site.SerializeToString(&wire);
+    measured.digest = measured.digest * 1099511628211u ^ std::hash<std::string>()(wire);
+  }
   phase_ended();
   measured.plan_bytes = built.plan.ByteSizeLong();
   uint64_t path_bytes = 0, entry_bytes = 0;  // the sites' path tables; their route entries
@@ -276,6 +280,8 @@ Measured Plan(const Instance& instance) {
            static_cast<double>(path_bytes) / 1e6, static_cast<double>(chain_bytes) / 1e6,
            built.problems.size(), built.problems.empty() ? "" : ", the first: ",
            built.problems.empty() ? "" : built.problems.front().substr(0, 100).c_str());
+  built.plan.clear_sites();  // hashed above
+  measured.digest = measured.digest * 1099511628211u ^ std::hash<std::string>()(built.plan.SerializeAsString());
   return measured;
 }
 
@@ -295,7 +301,8 @@ void Run(const Instance& instance, double limit_gb, bool in_process) {
     fprintf(stderr, "bench_plan: %s: plan %.0f ms in process, %llu routes, %.1f MB serialized (%s)\n",
             instance.name.c_str(), plan.ms, static_cast<unsigned long long>(plan.routes),
             static_cast<double>(plan.plan_bytes) / 1e6, plan.note);
-    fprintf(stderr, "bench_plan: %s: phases: %s\n", instance.name.c_str(), Phases(plan).c_str());
+    fprintf(stderr, "bench_plan: %s: phases: %s; plan digest %016llx\n", instance.name.c_str(), Phases(plan).c_str(),
+            static_cast<unsigned long long>(plan.digest));
     return;
   }
   const ChildOutcome reference = InChild([&] { return ElephantSolve(instance); }, limit_gb);
@@ -312,7 +319,8 @@ void Run(const Instance& instance, double limit_gb, bool in_process) {
           instance.name.c_str(), plan.measured.ms, plan.peak_mb, plan.cpu_s,
           static_cast<unsigned long long>(plan.measured.routes), static_cast<double>(plan.measured.plan_bytes) / 1e6,
           plan.measured.note);
-  fprintf(stderr, "bench_plan: %s: phases: %s\n", instance.name.c_str(), Phases(plan.measured).c_str());
+  fprintf(stderr, "bench_plan: %s: phases: %s; plan digest %016llx\n", instance.name.c_str(),
+          Phases(plan.measured).c_str(), static_cast<unsigned long long>(plan.measured.digest));
   PrintResult("plan_build_" + instance.name, plan.measured.ms, "elephant_solve", reference.measured.ms, "ms", 0);
   PrintResult("plan_peak_mb_" + instance.name, plan.peak_mb, "elephant_solve_peak", reference.peak_mb, "MB", 0);
   const double routes = static_cast<double>(std::max<uint64_t>(1, plan.measured.routes));
