@@ -36,13 +36,14 @@
 // Cogentco is read from $GEODESIC_SOURCE_DIR/../shared/data/repetita. One
 // run each (a large instance takes seconds). One line per result:
 //   BENCH <name>: ours=<value><unit> <reference>=<value><unit> ratio=<ours/reference>
-// The plan child also prints its phases on stderr (wall ms and the peak
-// resident memory when each ended): snapshot, chains+audit, elephants, wcmp,
+// The plan child also prints its phases on stderr (wall ms, CPU ms and the
+// peak resident memory when each ended): snapshot, chains+audit, elephants, wcmp,
 // routes+backups, chain_wire, moved (BuildPlan's, plan_build is their sum), serialize.
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -139,6 +140,14 @@ constexpr const char* kPhaseNames[] = {"snapshot", "chains+audit", "elephants", 
                                        "routes+backups", "chain_wire", "moved", "serialize"};
 constexpr int kPhases = sizeof kPhaseNames / sizeof kPhaseNames[0];
 
+// This process's CPU time (every thread's), in ms: on a shared machine a
+// phase's CPU time moves less with the load than its wall time.
+double CpuMs() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
+}
+
 double PeakMb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -149,6 +158,7 @@ double PeakMb() {
 struct Measured {
   double ms = 0;
   double phase_ms[kPhases] = {};
+  double phase_cpu_ms[kPhases] = {};
   double phase_peak_mb[kPhases] = {};  // the process's peak resident memory when the phase ended
   uint64_t plan_bytes = 0;
   uint64_t routes = 0;
@@ -229,12 +239,16 @@ Measured ElephantSolve(const Instance& instance) {
 Measured Plan(const Instance& instance) {
   Measured measured;
   auto phase_start = Clock::now();
+  double phase_cpu_start = CpuMs();
   int phase = 0;
   auto phase_ended = [&] {
     const auto now = Clock::now();
+    const double cpu_now = CpuMs();
     measured.phase_ms[phase] = Ms(now - phase_start);
+    measured.phase_cpu_ms[phase] = cpu_now - phase_cpu_start;
     measured.phase_peak_mb[phase] = PeakMb();
     phase_start = now;
+    phase_cpu_start = cpu_now;
     ++phase;
   };
   const pathcomp::Snapshot snapshot = SnapshotOf(instance.make());
@@ -245,6 +259,7 @@ Measured Plan(const Instance& instance) {
   stamp.reason = "bench_plan";
   const auto start = Clock::now();
   phase_start = start;
+  phase_cpu_start = CpuMs();
   pathcomp::BuiltPlan built = pathcomp::BuildPlan(snapshot, stamp, allocator, nullptr, nullptr,
                                                   [&](pathcomp::PlanPhase) { phase_ended(); });
   measured.ms = Ms(Clock::now() - start);
@@ -252,6 +267,7 @@ Measured Plan(const Instance& instance) {
   // Serialized site by site, as each routerd gets its own (one buffer: the
   // peak stays the build's).
   phase_start = Clock::now();
+  phase_cpu_start = CpuMs();
   std::string wire;
   for (const auto& site : built.plan.sites()) {
     site.SerializeToString(&wire);
@@ -285,12 +301,13 @@ Measured Plan(const Instance& instance) {
   return measured;
 }
 
-// "snapshot 120 ms (peak 80 MB), chains+audit ...".
+// "snapshot 120 ms (cpu 118, peak 80 MB), chains+audit ...".
 std::string Phases(const Measured& measured) {
   std::string text;
   for (int i = 0; i < kPhases; ++i) {
     absl::StrAppend(&text, i == 0 ? "" : ", ", kPhaseNames[i], " ", static_cast<int64_t>(measured.phase_ms[i] + 0.5),
-                    " ms (peak ", static_cast<int64_t>(measured.phase_peak_mb[i] + 0.5), " MB)");
+                    " ms (cpu ", static_cast<int64_t>(measured.phase_cpu_ms[i] + 0.5), ", peak ",
+                    static_cast<int64_t>(measured.phase_peak_mb[i] + 0.5), " MB)");
   }
   return text;
 }

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <set>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
+#include "pathcomp/solver/failure_distances.h"
 #include "pathcomp/solver/shortest_paths.h"
 #include "site_plan/site_plan_reader.h"
 #include "site_plan/site_plan_writer.h"
@@ -69,12 +70,33 @@ using InstalledHops = std::vector<std::vector<std::vector<int>>>;
 // repairing, failure), which every neighbour asked about then shares.
 class ReturnedShares {
  public:
+  // Copies `installed` with each next hop's far end and weight beside it,
+  // one flat array per solve (the walks read nothing else).
   ReturnedShares(const Snapshot& snapshot, const InstalledHops& installed, const Wcmp* weights)
       : snapshot_(snapshot),
-        installed_(installed),
-        weights_(weights),
-        share_(static_cast<size_t>(snapshot.facility_count()), 0),
-        stamp_(static_cast<size_t>(snapshot.facility_count()), 0) {}
+        n_(snapshot.facility_count()),
+        share_(static_cast<size_t>(n_), 0),
+        stamp_(static_cast<size_t>(n_), 0) {
+    first_hop_.reserve(static_cast<size_t>(n_) * static_cast<size_t>(n_) + 1);
+    for (int dst = 0; dst < n_; ++dst) {
+      for (int at = 0; at < n_; ++at) {
+        first_hop_.push_back(static_cast<uint32_t>(hops_.size()));
+        const WcmpRoute* weighted =
+            weights != nullptr && weights->route(at, dst).follows_allocation ? &weights->route(at, dst) : nullptr;
+        for (const int link : installed[dst][at]) {
+          double weight = 1;
+          if (weighted != nullptr) {
+            weight = 0;
+            for (const WeightedNextHop& hop : weighted->next_hops) {
+              if (hop.link == link) weight = hop.weight;
+            }
+          }
+          hops_.push_back(Hop{.link = link, .next = snapshot.link_dst(link), .weight = weight});
+        }
+      }
+    }
+    first_hop_.push_back(static_cast<uint32_t>(hops_.size()));
+  }
 
   void Begin(int dst, int repairing, const Exclusion& failure) {
     dst_ = dst;
@@ -86,24 +108,35 @@ class ReturnedShares {
   double From(int from) { return Walk(from, 0); }
 
  private:
+  struct Hop {
+    int link = -1;
+    int next = -1;  // the link's far end
+    double weight = 0;
+  };
+
+  // Exclusion::Excludes for the current failure (which restricts no
+  // facility set), inline: the walks ask it for every hop they take.
+  bool Excluded(const Hop& hop, int at) const {
+    if (!snapshot_.link_state(hop.link).usable || hop.link == failure_->link) return true;
+    if (failure_->facility >= 0 && (at == failure_->facility || hop.next == failure_->facility)) return true;
+    if (failure_->srlg >= 0) {
+      for (const int srlg : snapshot_.link_srlgs(hop.link)) {
+        if (srlg == failure_->srlg) return true;
+      }
+    }
+    return false;
+  }
+
   double Walk(int at, int depth) {
     if (at == dst_) return 0;
-    if (at == repairing_ || at == failure_->facility || depth > snapshot_.facility_count()) return 1;
+    if (at == repairing_ || at == failure_->facility || depth > n_) return 1;
     if (stamp_[at] == current_) return share_[at];
-    const std::vector<int>& hops = installed_[dst_][at];
-    const WcmpRoute* weighted =
-        weights_ != nullptr && weights_->route(at, dst_).follows_allocation ? &weights_->route(at, dst_) : nullptr;
+    const size_t row = static_cast<size_t>(dst_) * static_cast<size_t>(n_) + static_cast<size_t>(at);
     double total = 0, returned = 0;
-    for (const int link : hops) {
-      double weight = 1;
-      if (weighted != nullptr) {
-        weight = 0;
-        for (const WeightedNextHop& hop : weighted->next_hops) {
-          if (hop.link == link) weight = hop.weight;
-        }
-      }
-      total += weight;
-      returned += weight * (failure_->Excludes(snapshot_, link) ? 1.0 : Walk(snapshot_.link_dst(link), depth + 1));
+    for (uint32_t i = first_hop_[row]; i < first_hop_[row + 1]; ++i) {
+      const Hop& hop = hops_[i];
+      total += hop.weight;
+      returned += hop.weight * (Excluded(hop, at) ? 1.0 : Walk(hop.next, depth + 1));
     }
     stamp_[at] = current_;
     share_[at] = total > 0 ? returned / total : 1;
@@ -111,8 +144,9 @@ class ReturnedShares {
   }
 
   const Snapshot& snapshot_;
-  const InstalledHops& installed_;
-  const Wcmp* weights_;
+  const int n_;
+  std::vector<Hop> hops_;             // installed[dst][at] for every dst, then at
+  std::vector<uint32_t> first_hop_;  // (dst, at)'s hops: hops_[first_hop_[dst * n + at] .. first_hop_[that + 1])
   std::vector<double> share_;
   std::vector<uint64_t> stamp_;  // share_[f] is current when stamp_[f] == current_
   uint64_t current_ = 0;
@@ -328,6 +362,57 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
   std::vector<uint32_t> weights_of_links;
   std::vector<Exclusion> failures;
   std::vector<uint32_t> backup_triples;
+  // Per site: each (destination, failure)'s backup link in route order
+  // (-1: no neighbour is loop-free, a detour); the detours asked, by failure;
+  // their answers (path facilities in detour_paths).
+  std::vector<int> choices;
+  struct DetourQuestion {
+    Exclusion failure;
+    int dst = -1;
+    uint32_t answer = 0;  // index into answers
+  };
+  struct DetourAnswer {
+    uint64_t latency_us = kInfinity;  // kInfinity: no path around the failure
+    int first_link = -1;
+    uint32_t path_begin = 0, path_end = 0;  // in detour_paths
+  };
+  std::vector<DetourQuestion> questions;
+  std::vector<DetourAnswer> answers;
+  std::vector<int> detour_paths;
+
+  // The primary next hops, path and latency of the route from `source` to
+  // `dst`, and the failures that would hit it: its first links, their
+  // SRLGs, its transit facilities.
+  uint64_t latency_us = 0;
+  std::vector<int> srlgs;
+  auto route_of = [&](int source, int dst) {
+    first_links.clear();
+    weights_of_links.clear();
+    latency_us = 0;
+    if (weights != nullptr && weights->route(source, dst).follows_allocation) {
+      for (const WeightedNextHop& hop : weights->route(source, dst).next_hops) {
+        first_links.push_back(hop.link);
+        weights_of_links.push_back(hop.weight);
+      }
+      HeaviestPath(snapshot, *weights, source, dst, &path, &path_links);
+      for (int link : path_links) latency_us += snapshot.link_state(link).cost_us;
+    } else {
+      first_links = installed[dst][source];
+      path = all[source].PathTo(dst);
+      latency_us = all[source].distance_us[dst];
+    }
+    failures.clear();
+    srlgs.clear();
+    for (int link : first_links) {
+      failures.push_back(Exclusion{.link = link});
+      for (int srlg : snapshot.link_srlgs(link)) srlgs.push_back(srlg);
+    }
+    std::sort(srlgs.begin(), srlgs.end());
+    srlgs.erase(std::unique(srlgs.begin(), srlgs.end()), srlgs.end());
+    for (int srlg : srlgs) failures.push_back(Exclusion{.srlg = srlg});
+    for (size_t i = 1; i + 1 < path.size(); ++i) failures.push_back(Exclusion{.facility = path[i]});
+  };
+
   for (int source = 0; source < n; ++source) {
     const ShortestPaths& primary = all[source];
     v1::SitePlan& site = *plan.add_sites();
@@ -337,57 +422,19 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
     site.set_replica_id(stamp.replica_id);
     site.set_computed_at_unix_ms(stamp.computed_at_unix_ms);
     site.set_reason(stamp.reason);
-    SiteTables tables(snapshot, &site);
 
-    // The failures this site must be ready for, each solved once for all
-    // destinations (by the failure's table index).
-    std::map<uint32_t, ShortestPaths> backups;
-    auto backup_for = [&](uint32_t failure, const Exclusion& exclusion) -> const ShortestPaths& {
-      auto it = backups.find(failure);
-      if (it == backups.end()) it = backups.emplace(failure, ShortestPaths::Run(snapshot, source, exclusion)).first;
-      return it->second;
-    };
-
+    // First the backup of every (destination, failure): a loop-free
+    // neighbour, or else the lowest-latency path around the failure, which
+    // holds once the other routers have the next plan.
+    choices.clear();
+    questions.clear();
+    answers.clear();
+    detour_paths.clear();
     for (int dst = 0; dst < n; ++dst) {
-      if (dst == source) continue;
-      if (primary.distance_us[dst] == kInfinity) {
-        plan.add_unreachable(site.facility_id() + "->" + snapshot.facility_id(dst));
-        continue;
-      }
-      first_links.clear();
-      weights_of_links.clear();
-      uint64_t latency_us = 0;
-      if (weights != nullptr && weights->route(source, dst).follows_allocation) {
-        for (const WeightedNextHop& hop : weights->route(source, dst).next_hops) {
-          first_links.push_back(hop.link);
-          weights_of_links.push_back(hop.weight);
-        }
-        HeaviestPath(snapshot, *weights, source, dst, &path, &path_links);
-        for (int link : path_links) latency_us += snapshot.link_state(link).cost_us;
-      } else {
-        first_links = installed[dst][source];
-        path = primary.PathTo(dst);
-        latency_us = primary.distance_us[dst];
-      }
-      const uint32_t destination = tables.Facility(dst);
-      const uint32_t group = tables.Group(first_links, weights_of_links);
-      const uint32_t path_index = tables.Path(path, latency_us);
-
-      // Failures that would hit this route: its first links, their SRLGs, transit facilities.
-      failures.clear();
-      std::set<int> srlgs;
-      for (int link : first_links) {
-        failures.push_back(Exclusion{.link = link});
-        for (int srlg : snapshot.link_srlgs(link)) srlgs.insert(srlg);
-      }
-      for (int srlg : srlgs) failures.push_back(Exclusion{.srlg = srlg});
-      for (size_t i = 1; i + 1 < path.size(); ++i) failures.push_back(Exclusion{.facility = path[i]});
-      backup_triples.clear();
-      for (const int link : loop_free_links) loop_free_paths[static_cast<size_t>(link)] = kNoPath;
-      loop_free_links.clear();
+      if (dst == source || primary.distance_us[dst] == kInfinity) continue;
+      route_of(source, dst);
       bool shares_without_failure = false;  // `shares` began (dst, source, no failure)
       for (const Exclusion& exclusion : failures) {
-        const uint32_t failure = tables.Failure(exclusion);
         if (exclusion.link < 0) {
           shares.Begin(dst, source, exclusion);
           shares_without_failure = false;
@@ -395,29 +442,78 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
           shares.Begin(dst, source, no_failure);
           shares_without_failure = true;
         }
-        if (const int link = FindLoopFreeBackup(snapshot, all, shares, source, dst, exclusion); link >= 0) {
+        const int link = FindLoopFreeBackup(snapshot, all, shares, source, dst, exclusion);
+        choices.push_back(link);
+        if (link < 0) {
+          questions.push_back(DetourQuestion{.failure = exclusion, .dst = dst,
+                                             .answer = static_cast<uint32_t>(answers.size())});
+          answers.emplace_back();
+        }
+      }
+    }
+    // The detours, each failure's together: one repair of the site's
+    // shortest-path tree per failure (the answers are ShortestPaths::Run's).
+    if (!questions.empty()) {
+      auto key = [](const Exclusion& failure) { return std::tuple(failure.link, failure.srlg, failure.facility); };
+      std::sort(questions.begin(), questions.end(), [&](const DetourQuestion& a, const DetourQuestion& b) {
+        return key(a.failure) < key(b.failure) || (key(a.failure) == key(b.failure) && a.answer < b.answer);
+      });
+      FailureDistances detours(snapshot, nullptr);
+      for (const DetourQuestion& question : questions) {
+        detours.SetFailure(question.failure);
+        DetourAnswer& answer = answers[question.answer];
+        answer.latency_us = detours.Distance(source, question.dst);
+        if (answer.latency_us == kInfinity) continue;
+        const std::vector<int> links = detours.LinksTo(source, question.dst);
+        answer.first_link = links.front();
+        answer.path_begin = static_cast<uint32_t>(detour_paths.size());
+        detour_paths.push_back(source);
+        for (const int link : links) detour_paths.push_back(snapshot.link_dst(link));
+        answer.path_end = static_cast<uint32_t>(detour_paths.size());
+      }
+    }
+
+    // Then the routes, in the same order, into the site's tables.
+    SiteTables tables(snapshot, &site);
+    size_t next_choice = 0;
+    uint32_t next_answer = 0;
+    for (int dst = 0; dst < n; ++dst) {
+      if (dst == source) continue;
+      if (primary.distance_us[dst] == kInfinity) {
+        plan.add_unreachable(site.facility_id() + "->" + snapshot.facility_id(dst));
+        continue;
+      }
+      route_of(source, dst);
+      const uint32_t destination = tables.Facility(dst);
+      const uint32_t group = tables.Group(first_links, weights_of_links);
+      const uint32_t path_index = tables.Path(path, latency_us);
+
+      backup_triples.clear();
+      for (const int link : loop_free_links) loop_free_paths[static_cast<size_t>(link)] = kNoPath;
+      loop_free_links.clear();
+      for (const Exclusion& exclusion : failures) {
+        const uint32_t failure = tables.Failure(exclusion);
+        if (const int link = choices[next_choice++]; link >= 0) {
           uint32_t& loop_free_path = loop_free_paths[static_cast<size_t>(link)];
           if (loop_free_path == kNoPath) {
             const int next = snapshot.link_dst(link);
             backup_path.assign({source, next});
-            const uint64_t latency_us = snapshot.link_state(link).cost_us +
-                                        FollowInstalled(snapshot, installed, weights, dst, next, &backup_path);
-            loop_free_path = tables.Path(backup_path, latency_us);
+            const uint64_t backup_latency_us = snapshot.link_state(link).cost_us +
+                                               FollowInstalled(snapshot, installed, weights, dst, next, &backup_path);
+            loop_free_path = tables.Path(backup_path, backup_latency_us);
             loop_free_links.push_back(link);
           }
           backup_triples.insert(backup_triples.end(), {failure, tables.SingleLinkGroup(link), loop_free_path});
           continue;
         }
-        // No neighbour is loop-free: the lowest-latency path around the
-        // failure, which holds once the other routers have the next plan.
-        const ShortestPaths& alternative = backup_for(failure, exclusion);
-        if (alternative.distance_us[dst] == kInfinity) {  // no backup: no next hops
+        const DetourAnswer& answer = answers[next_answer++];
+        if (answer.latency_us == kInfinity) {  // no backup: no next hops
           backup_triples.insert(backup_triples.end(), {failure, tables.Group({}, {}), tables.Path({}, 0)});
           continue;
         }
-        backup_triples.insert(backup_triples.end(),
-                              {failure, tables.SingleLinkGroup(alternative.FirstLinkTo(dst)),
-                               tables.Path(alternative.PathTo(dst), alternative.distance_us[dst])});
+        backup_path.assign(detour_paths.begin() + answer.path_begin, detour_paths.begin() + answer.path_end);
+        backup_triples.insert(backup_triples.end(), {failure, tables.SingleLinkGroup(answer.first_link),
+                                                     tables.Path(backup_path, answer.latency_us)});
       }
 
       // One route per prefix, all sharing the tables.
