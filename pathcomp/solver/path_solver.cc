@@ -279,24 +279,29 @@ class SiteTables {
 
   uint32_t Failure(const Exclusion& failure) {
     uint32_t* index = nullptr;
-    v1::FailureScope scope;
     if (failure.link >= 0) {
       index = &link_failures_[static_cast<size_t>(failure.link)];
-      scope.set_kind(v1::FAILURE_KIND_LINK);
-      if (*index == kNone) scope.set_id(snapshot_.link_id(failure.link));
     } else if (failure.srlg >= 0) {
       if (srlg_failures_.size() <= static_cast<size_t>(failure.srlg)) {
         srlg_failures_.resize(static_cast<size_t>(failure.srlg) + 1, kNone);
       }
       index = &srlg_failures_[static_cast<size_t>(failure.srlg)];
-      scope.set_kind(v1::FAILURE_KIND_SRLG);
-      if (*index == kNone) scope.set_id(snapshot_.srlg_name(failure.srlg));
     } else {
       index = &facility_failures_[static_cast<size_t>(failure.facility)];
-      scope.set_kind(v1::FAILURE_KIND_FACILITY);
-      if (*index == kNone) scope.set_id(snapshot_.facility_id(failure.facility));
     }
-    if (*index == kNone) *index = writer_.Failure(scope);
+    if (*index != kNone) return *index;
+    v1::FailureScope scope;
+    if (failure.link >= 0) {
+      scope.set_kind(v1::FAILURE_KIND_LINK);
+      scope.set_id(snapshot_.link_id(failure.link));
+    } else if (failure.srlg >= 0) {
+      scope.set_kind(v1::FAILURE_KIND_SRLG);
+      scope.set_id(snapshot_.srlg_name(failure.srlg));
+    } else {
+      scope.set_kind(v1::FAILURE_KIND_FACILITY);
+      scope.set_id(snapshot_.facility_id(failure.facility));
+    }
+    *index = writer_.Failure(scope);
     return *index;
   }
 
