@@ -154,28 +154,45 @@ class ReturnedShares {
   const Exclusion* failure_ = nullptr;
 };
 
-// The path traffic for `dst` takes from `from` along the installed next hops
-// (the heaviest at each facility given weights, else the first), appended to
-// `path`, and its latency.
-uint64_t FollowInstalled(const Snapshot& snapshot, const InstalledHops& installed, const Wcmp* weights, int dst,
-                         int from, std::vector<int>* path) {
-  uint64_t latency_us = 0;
-  for (int at = from, steps = 0; at != dst && steps < snapshot.facility_count(); ++steps) {
-    const std::vector<int>& hops = installed[dst][at];
-    if (hops.empty()) break;
-    int best = hops.front();
-    if (weights != nullptr) {
-      uint32_t heaviest = 0;
-      for (const WeightedNextHop& hop : weights->route(at, dst).next_hops) {
-        if (hop.weight > heaviest) {
-          heaviest = hop.weight;
-          best = hop.link;
+// The link traffic for each destination takes out of each facility along
+// the installed next hops: the heaviest given weights (ties: the first), else
+// the first; -1 where none is installed. By [dst * facilities + facility].
+std::vector<int> FollowedLinks(const Snapshot& snapshot, const InstalledHops& installed, const Wcmp* weights) {
+  const int n = snapshot.facility_count();
+  std::vector<int> followed(static_cast<size_t>(n) * static_cast<size_t>(n), -1);
+  for (int dst = 0; dst < n; ++dst) {
+    for (int at = 0; at < n; ++at) {
+      const std::vector<int>& hops = installed[dst][at];
+      if (hops.empty()) continue;
+      int best = hops.front();
+      if (weights != nullptr) {
+        uint32_t heaviest = 0;
+        for (const WeightedNextHop& hop : weights->route(at, dst).next_hops) {
+          if (hop.weight > heaviest) {
+            heaviest = hop.weight;
+            best = hop.link;
+          }
         }
+        if (std::find(hops.begin(), hops.end(), best) == hops.end()) best = hops.front();
       }
-      if (std::find(hops.begin(), hops.end(), best) == hops.end()) best = hops.front();
+      followed[static_cast<size_t>(dst) * static_cast<size_t>(n) + static_cast<size_t>(at)] = best;
     }
-    latency_us += snapshot.link_state(best).cost_us;
-    at = snapshot.link_dst(best);
+  }
+  return followed;
+}
+
+// The path traffic for `dst` takes from `from` along the followed links
+// (FollowedLinks), appended to `path`, and its latency.
+uint64_t FollowInstalled(const Snapshot& snapshot, const std::vector<int>& followed, int dst, int from,
+                         std::vector<int>* path) {
+  const int n = snapshot.facility_count();
+  const int* row = followed.data() + static_cast<size_t>(dst) * static_cast<size_t>(n);
+  uint64_t latency_us = 0;
+  for (int at = from, steps = 0; at != dst && steps < n; ++steps) {
+    const int link = row[at];
+    if (link < 0) break;
+    latency_us += snapshot.link_state(link).cost_us;
+    at = snapshot.link_dst(link);
     path->push_back(at);
   }
   return latency_us;
@@ -356,6 +373,7 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
   }
 
   ReturnedShares shares(snapshot, installed, weights);
+  const std::vector<int> followed = FollowedLinks(snapshot, installed, weights);
   std::vector<int> first_links, path, path_links, backup_path;
   const Exclusion no_failure;
   // The path of the loop-free backup over each link toward the current
@@ -403,7 +421,9 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
       for (int link : path_links) latency_us += snapshot.link_state(link).cost_us;
     } else {
       first_links = installed[dst][source];
-      path = all[source].PathTo(dst);
+      path.clear();  // all[source].PathTo(dst), into the reused buffer
+      for (int at = dst; at >= 0; at = all[source].parent[at]) path.push_back(at);
+      std::reverse(path.begin(), path.end());
       latency_us = all[source].distance_us[dst];
     }
     failures.clear();
@@ -504,7 +524,7 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
             const int next = snapshot.link_dst(link);
             backup_path.assign({source, next});
             const uint64_t backup_latency_us = snapshot.link_state(link).cost_us +
-                                               FollowInstalled(snapshot, installed, weights, dst, next, &backup_path);
+                                               FollowInstalled(snapshot, followed, dst, next, &backup_path);
             loop_free_path = tables.Path(backup_path, backup_latency_us);
             loop_free_links.push_back(link);
           }
