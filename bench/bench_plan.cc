@@ -32,6 +32,8 @@
 //
 // GEODESIC_BENCH_PLAN_IN_PROCESS=1 builds each plan in this process, prints
 // no results, only its stderr line: for heaptrack, which follows no fork.
+// GEODESIC_BENCH_PLAN_THREADS=1 builds on one thread (default 2, BuildPlan's:
+// the chains' wire form beside the rest); the stderr lines say which.
 // Usage: bench_plan [cogentco|wan754|wan200|wan100]...   (default: cogentco wan754)
 // Cogentco is read from $GEODESIC_SOURCE_DIR/../shared/data/repetita. One
 // run each (a large instance takes seconds). One line per result:
@@ -236,7 +238,7 @@ Measured ElephantSolve(const Instance& instance) {
   return measured;
 }
 
-Measured Plan(const Instance& instance) {
+Measured Plan(const Instance& instance, int threads) {
   Measured measured;
   auto phase_start = Clock::now();
   double phase_cpu_start = CpuMs();
@@ -261,7 +263,7 @@ Measured Plan(const Instance& instance) {
   phase_start = start;
   phase_cpu_start = CpuMs();
   pathcomp::BuiltPlan built = pathcomp::BuildPlan(snapshot, stamp, allocator, nullptr, nullptr,
-                                                  [&](pathcomp::PlanPhase) { phase_ended(); });
+                                                  [&](pathcomp::PlanPhase) { phase_ended(); }, threads);
   measured.ms = Ms(Clock::now() - start);
   if (phase != kPhases - 1) Die(absl::StrCat("BuildPlan reported ", phase - 1, " phases, the bench knows ", kPhases - 2));
   // Serialized site by site, as each routerd gets its own (one buffer: the
@@ -312,11 +314,11 @@ std::string Phases(const Measured& measured) {
   return text;
 }
 
-void Run(const Instance& instance, double limit_gb, bool in_process) {
+void Run(const Instance& instance, double limit_gb, bool in_process, int threads) {
   if (in_process) {  // for heaptrack, which follows no fork
-    const Measured plan = Plan(instance);
-    fprintf(stderr, "bench_plan: %s: plan %.0f ms in process, %llu routes, %.1f MB serialized (%s)\n",
-            instance.name.c_str(), plan.ms, static_cast<unsigned long long>(plan.routes),
+    const Measured plan = Plan(instance, threads);
+    fprintf(stderr, "bench_plan: %s: plan %.0f ms in process on %d thread(s), %llu routes, %.1f MB serialized (%s)\n",
+            instance.name.c_str(), plan.ms, threads, static_cast<unsigned long long>(plan.routes),
             static_cast<double>(plan.plan_bytes) / 1e6, plan.note);
     fprintf(stderr, "bench_plan: %s: phases: %s; plan digest %016llx\n", instance.name.c_str(), Phases(plan).c_str(),
             static_cast<unsigned long long>(plan.digest));
@@ -326,14 +328,16 @@ void Run(const Instance& instance, double limit_gb, bool in_process) {
   if (!reference.ok) Die(absl::StrCat(instance.name, ": the elephant solve failed: ", reference.failure));
   fprintf(stderr, "bench_plan: %s: elephant solve %.0f ms, peak %.0f MB, child CPU %.1f s (%s)\n",
           instance.name.c_str(), reference.measured.ms, reference.peak_mb, reference.cpu_s, reference.measured.note);
-  const ChildOutcome plan = InChild([&] { return Plan(instance); }, limit_gb);
+  const ChildOutcome plan = InChild([&] { return Plan(instance, threads); }, limit_gb);
   if (!plan.ok) {
     fprintf(stderr, "bench_plan: %s: the plan was not built: %s, peak %.0f MB, child CPU %.1f s; no results printed\n",
             instance.name.c_str(), plan.failure.c_str(), plan.peak_mb, plan.cpu_s);
     return;
   }
-  fprintf(stderr, "bench_plan: %s: plan %.0f ms, peak %.0f MB, child CPU %.1f s, %llu routes, %.1f MB serialized (%s)\n",
-          instance.name.c_str(), plan.measured.ms, plan.peak_mb, plan.cpu_s,
+  fprintf(stderr,
+          "bench_plan: %s: plan %.0f ms on %d thread(s), peak %.0f MB, child CPU %.1f s, %llu routes, %.1f MB "
+          "serialized (%s)\n",
+          instance.name.c_str(), plan.measured.ms, threads, plan.peak_mb, plan.cpu_s,
           static_cast<unsigned long long>(plan.measured.routes), static_cast<double>(plan.measured.plan_bytes) / 1e6,
           plan.measured.note);
   fprintf(stderr, "bench_plan: %s: phases: %s; plan digest %016llx\n", instance.name.c_str(),
@@ -362,6 +366,13 @@ int Main(int argc, char** argv) {
       Die(absl::StrCat("GEODESIC_BENCH_PLAN_LIMIT_GB=", text, ": expected a number of GB in [0.5, 1024]"));
     }
   }
+  int threads = 2;  // BuildPlan's default
+  if (const char* text = getenv("GEODESIC_BENCH_PLAN_THREADS"); text != nullptr && *text != '\0') {
+    if (std::string(text) != "1" && std::string(text) != "2") {
+      Die(absl::StrCat("GEODESIC_BENCH_PLAN_THREADS=", text, ": expected 1 or 2"));
+    }
+    threads = text[0] - '0';
+  }
   const char* in_process_text = getenv("GEODESIC_BENCH_PLAN_IN_PROCESS");
   const bool in_process = in_process_text != nullptr && std::string(in_process_text) == "1";
   for (const std::string& name : names) {
@@ -370,7 +381,7 @@ int Main(int argc, char** argv) {
       if (candidate.name == name) instance = &candidate;
     }
     if (instance == nullptr) Die(absl::StrCat("unknown instance \"", name, "\" (cogentco, wan754, wan200, wan100)"));
-    Run(*instance, limit_gb, in_process);
+    Run(*instance, limit_gb, in_process, threads);
   }
   return 0;
 }

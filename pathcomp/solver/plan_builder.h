@@ -5,7 +5,9 @@
 // weights are shown to forward it loop-free, backups, the single-facility
 // audit, and the workloads that moved since `previous`. Shared by the
 // planner, what-if and the drill simulator, so all three plan alike.
-// Pure: no I/O, no clock, no threads.
+// Pure: no I/O, no clock. With `threads` > 1 (the default) the chains' wire
+// form is written on a second thread of its own while the elephants are
+// allocated and the routes computed; the plan is the same with 1.
 #include <functional>
 #include <optional>
 #include <string>
@@ -43,7 +45,8 @@ enum class PlanPhase {
   kElephants,  // ElephantAllocator::Allocate
   kWcmp,       // BuildWcmp and CheckWcmpForwarding (skipped when the allocation failed)
   kRoutes,     // PathSolver::Solve: every site's routes and backups
-  kChainWire,  // the chain plan written into the plan (AddChainPlan)
+  kChainWire,  // the chain plan written into the plan (AddChainPlan): with a second
+               // thread, what the build still waited for it after the routes
   kMoved,      // the workloads that moved since `previous`, the summary, the cache
 };
 // Told as each phase ends, on the build's thread, so that a caller (a
@@ -54,9 +57,11 @@ using PlanPhaseObserver = std::function<void(PlanPhase)>;
 // may be null (then chains are planned from scratch). With a cache, the chain
 // plan is left in it for the next build (moved, not copied: BuiltPlan::chains
 // is then empty; the published plan carries the chains as always).
-// `phase_ended`, when set, is called once per phase in PlanPhase order.
+// `phase_ended`, when set, is called once per phase in PlanPhase order, on
+// the calling thread. `threads`: 1 builds on the calling thread alone; more
+// adds one thread for the chains' wire form (joined before returning).
 BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
                     const v1::Plan* previous, ChainPlanCache* chain_cache = nullptr,
-                    const PlanPhaseObserver& phase_ended = {});
+                    const PlanPhaseObserver& phase_ended = {}, int threads = 2);
 
 }  // namespace geodesic::pathcomp
