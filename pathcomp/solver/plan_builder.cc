@@ -60,7 +60,7 @@ BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAl
     }
   }
   ended(PlanPhase::kWcmp);
-  built.plan = PathSolver().Solve(snapshot, stamp, weights ? &*weights : nullptr);
+  built.plan = PathSolver().Solve(snapshot, stamp, weights ? &*weights : nullptr, std::max(threads, 1));
   ended(PlanPhase::kRoutes);
   if (chain_writer.joinable()) {
     chain_writer.join();

@@ -304,6 +304,8 @@ TEST(PathSolverWanTest, EveryBackupGoesAroundItsFailureAndNoneIsShorterThanTheSh
     }
   }
   EXPECT_GT(backups, 10'000);  // the check looked at a real plan
+  // Sites shared out to threads: the same plan, byte for byte.
+  EXPECT_EQ(PathSolver().Solve(snapshot, PlanStamp{}, nullptr, 3).SerializeAsString(), plan.SerializeAsString());
 }
 
 TEST(CountChangedRoutesTest, CountsAddedRemovedAndChanged) {
