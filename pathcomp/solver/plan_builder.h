@@ -5,9 +5,10 @@
 // weights are shown to forward it loop-free, backups, the single-facility
 // audit, and the workloads that moved since `previous`. Shared by the
 // planner, what-if and the drill simulator, so all three plan alike.
-// Pure: no I/O, no clock. With `threads` > 1 (the default) the chains' wire
-// form is written on a second thread of its own while the elephants are
-// allocated and the routes computed; the plan is the same with 1.
+// Pure: no I/O, no clock. With `threads` > 1 (the default 2) the sites'
+// routes are shared out to that many threads, and one more writes the
+// chains' wire form while the elephants are allocated and the routes
+// computed; the plan is the same with 1.
 #include <functional>
 #include <optional>
 #include <string>
@@ -59,7 +60,8 @@ using PlanPhaseObserver = std::function<void(PlanPhase)>;
 // is then empty; the published plan carries the chains as always).
 // `phase_ended`, when set, is called once per phase in PlanPhase order, on
 // the calling thread. `threads`: 1 builds on the calling thread alone; more
-// adds one thread for the chains' wire form (joined before returning).
+// makes the routes on that many (PathSolver::Solve) and adds one thread for
+// the chains' wire form; all are joined before returning.
 BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
                     const v1::Plan* previous, ChainPlanCache* chain_cache = nullptr,
                     const PlanPhaseObserver& phase_ended = {}, int threads = 2);
