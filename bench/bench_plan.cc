@@ -32,8 +32,9 @@
 //
 // GEODESIC_BENCH_PLAN_IN_PROCESS=1 builds each plan in this process, prints
 // no results, only its stderr line: for heaptrack, which follows no fork.
-// GEODESIC_BENCH_PLAN_THREADS=1 builds on one thread (default 2, BuildPlan's:
-// the chains' wire form beside the rest); the stderr lines say which.
+// GEODESIC_BENCH_PLAN_THREADS=2 builds with BuildPlan's threads = 2 (routes
+// on two threads, the chains' wire form on a third beside the rest; default
+// 1, BuildPlan's own); the stderr lines say which.
 // Usage: bench_plan [cogentco|wan754|wan200|wan100]...   (default: cogentco wan754)
 // Cogentco is read from $GEODESIC_SOURCE_DIR/../shared/data/repetita. One
 // run each (a large instance takes seconds). One line per result:
@@ -373,7 +374,7 @@ int Main(int argc, char** argv) {
       Die(absl::StrCat("GEODESIC_BENCH_PLAN_LIMIT_GB=", text, ": expected a number of GB in [0.5, 1024]"));
     }
   }
-  int threads = 2;  // BuildPlan's default
+  int threads = 1;  // BuildPlan's default
   if (const char* text = getenv("GEODESIC_BENCH_PLAN_THREADS"); text != nullptr && *text != '\0') {
     if (std::string(text) != "1" && std::string(text) != "2") {
       Die(absl::StrCat("GEODESIC_BENCH_PLAN_THREADS=", text, ": expected 1 or 2"));

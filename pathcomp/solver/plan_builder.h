@@ -5,10 +5,10 @@
 // weights are shown to forward it loop-free, backups, the single-facility
 // audit, and the workloads that moved since `previous`. Shared by the
 // planner, what-if and the drill simulator, so all three plan alike.
-// Pure: no I/O, no clock. With `threads` > 1 (the default 2) the sites'
-// routes are shared out to that many threads, and one more writes the
-// chains' wire form while the elephants are allocated and the routes
-// computed; the plan is the same with 1.
+// Pure: no I/O, no clock; no threads unless asked: with `threads` > 1 the
+// sites' routes are shared out to that many threads, and one more writes
+// the chains' wire form while the elephants are allocated and the routes
+// computed. The plan is the same whatever the count.
 #include <functional>
 #include <optional>
 #include <string>
@@ -64,6 +64,6 @@ using PlanPhaseObserver = std::function<void(PlanPhase)>;
 // the chains' wire form; all are joined before returning.
 BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
                     const v1::Plan* previous, ChainPlanCache* chain_cache = nullptr,
-                    const PlanPhaseObserver& phase_ended = {}, int threads = 2);
+                    const PlanPhaseObserver& phase_ended = {}, int threads = 1);
 
 }  // namespace geodesic::pathcomp
