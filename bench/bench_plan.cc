@@ -32,14 +32,21 @@
 //
 // GEODESIC_BENCH_PLAN_IN_PROCESS=1 builds each plan in this process, prints
 // no results, only its stderr line: for heaptrack, which follows no fork.
+// GEODESIC_BENCH_PLAN_THREADS=2 builds with BuildPlan's threads = 2 (routes
+// on two threads, the chains' wire form on a third beside the rest; default
+// 1, BuildPlan's own); the stderr lines say which.
 // Usage: bench_plan [cogentco|wan754|wan200|wan100]...   (default: cogentco wan754)
 // Cogentco is read from $GEODESIC_SOURCE_DIR/../shared/data/repetita. One
 // run each (a large instance takes seconds). One line per result:
 //   BENCH <name>: ours=<value><unit> <reference>=<value><unit> ratio=<ours/reference>
+// The plan child also prints its phases on stderr (wall ms, CPU ms and the
+// peak resident memory when each ended): snapshot, chains+audit, elephants, wcmp,
+// routes+backups, chain_wire, moved (BuildPlan's, plan_build is their sum), serialize.
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -130,12 +137,36 @@ pathcomp::Snapshot SnapshotOf(topology::Topology topology) {
   return pathcomp::Snapshot::Build(view);
 }
 
+// The phases of a plan child, as its stderr line shows them: building the
+// snapshot, BuildPlan's (PlanPhase order), then serializing each site's plan.
+constexpr const char* kPhaseNames[] = {"snapshot", "chains+audit", "elephants", "wcmp",
+                                       "routes+backups", "chain_wire", "moved", "serialize"};
+constexpr int kPhases = sizeof kPhaseNames / sizeof kPhaseNames[0];
+
+// This process's CPU time (every thread's), in ms: on a shared machine a
+// phase's CPU time moves less with the load than its wall time.
+double CpuMs() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
+}
+
+double PeakMb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB
+}
+
 // What a child reports through its pipe.
 struct Measured {
   double ms = 0;
+  double phase_ms[kPhases] = {};
+  double phase_cpu_ms[kPhases] = {};
+  double phase_peak_mb[kPhases] = {};  // the process's peak resident memory when the phase ended
   uint64_t plan_bytes = 0;
   uint64_t routes = 0;
   uint64_t primary_bytes = 0;  // the routes' next hops alone, serialized
+  uint64_t digest = 0;  // of the serialized plan: equal plans, equal digests (in one binary)
   char note[200] = {};
 };
 
@@ -208,16 +239,44 @@ Measured ElephantSolve(const Instance& instance) {
   return measured;
 }
 
-Measured Plan(const Instance& instance) {
+Measured Plan(const Instance& instance, int threads) {
+  Measured measured;
+  auto phase_start = Clock::now();
+  double phase_cpu_start = CpuMs();
+  int phase = 0;
+  auto phase_ended = [&] {
+    const auto now = Clock::now();
+    const double cpu_now = CpuMs();
+    measured.phase_ms[phase] = Ms(now - phase_start);
+    measured.phase_cpu_ms[phase] = cpu_now - phase_cpu_start;
+    measured.phase_peak_mb[phase] = PeakMb();
+    phase_start = now;
+    phase_cpu_start = cpu_now;
+    ++phase;
+  };
   const pathcomp::Snapshot snapshot = SnapshotOf(instance.make());
+  phase_ended();
   pathcomp::ElephantAllocator allocator(kChainHeadroom);
   pathcomp::PlanStamp stamp;
   stamp.generation = 1;
   stamp.reason = "bench_plan";
   const auto start = Clock::now();
-  pathcomp::BuiltPlan built = pathcomp::BuildPlan(snapshot, stamp, allocator, nullptr);
-  Measured measured;
+  phase_start = start;
+  phase_cpu_start = CpuMs();
+  pathcomp::BuiltPlan built = pathcomp::BuildPlan(snapshot, stamp, allocator, nullptr, nullptr,
+                                                  [&](pathcomp::PlanPhase) { phase_ended(); }, threads);
   measured.ms = Ms(Clock::now() - start);
+  if (phase != kPhases - 1) Die(absl::StrCat("BuildPlan reported ", phase - 1, " phases, the bench knows ", kPhases - 2));
+  // Serialized site by site, as each routerd gets its own (one buffer: the
+  // peak stays the build's).
+  phase_start = Clock::now();
+  phase_cpu_start = CpuMs();
+  std::string wire;
+  for (const auto& site : built.plan.sites()) {
+    site.SerializeToString(&wire);
+    measured.digest = measured.digest * 1099511628211u ^ std::hash<std::string>()(wire);
+  }
+  phase_ended();
   measured.plan_bytes = built.plan.ByteSizeLong();
   uint64_t path_bytes = 0, entry_bytes = 0;  // the sites' path tables; their route entries
   for (const auto& site : built.plan.sites()) {
@@ -240,31 +299,57 @@ Measured Plan(const Instance& instance) {
            static_cast<double>(path_bytes) / 1e6, static_cast<double>(chain_bytes) / 1e6,
            built.problems.size(), built.problems.empty() ? "" : ", the first: ",
            built.problems.empty() ? "" : built.problems.front().substr(0, 100).c_str());
+  // The rest of the plan, chain by chain (one buffer: the digest adds
+  // nothing to the peak), then what is left without sites and chains.
+  for (const auto& chain : built.plan.chains()) {
+    chain.SerializeToString(&wire);
+    measured.digest = measured.digest * 1099511628211u ^ std::hash<std::string>()(wire);
+  }
+  built.plan.clear_sites();  // hashed above
+  built.plan.clear_chains();
+  measured.digest = measured.digest * 1099511628211u ^ std::hash<std::string>()(built.plan.SerializeAsString());
   return measured;
 }
 
-void Run(const Instance& instance, double limit_gb, bool in_process) {
+// "snapshot 120 ms (cpu 118, peak 80 MB), chains+audit ...".
+std::string Phases(const Measured& measured) {
+  std::string text;
+  for (int i = 0; i < kPhases; ++i) {
+    absl::StrAppend(&text, i == 0 ? "" : ", ", kPhaseNames[i], " ", static_cast<int64_t>(measured.phase_ms[i] + 0.5),
+                    " ms (cpu ", static_cast<int64_t>(measured.phase_cpu_ms[i] + 0.5), ", peak ",
+                    static_cast<int64_t>(measured.phase_peak_mb[i] + 0.5), " MB)");
+  }
+  return text;
+}
+
+void Run(const Instance& instance, double limit_gb, bool in_process, int threads) {
   if (in_process) {  // for heaptrack, which follows no fork
-    const Measured plan = Plan(instance);
-    fprintf(stderr, "bench_plan: %s: plan %.0f ms in process, %llu routes, %.1f MB serialized (%s)\n",
-            instance.name.c_str(), plan.ms, static_cast<unsigned long long>(plan.routes),
+    const Measured plan = Plan(instance, threads);
+    fprintf(stderr, "bench_plan: %s: plan %.0f ms in process on %d thread(s), %llu routes, %.1f MB serialized (%s)\n",
+            instance.name.c_str(), plan.ms, threads, static_cast<unsigned long long>(plan.routes),
             static_cast<double>(plan.plan_bytes) / 1e6, plan.note);
+    fprintf(stderr, "bench_plan: %s: phases: %s; plan digest %016llx\n", instance.name.c_str(), Phases(plan).c_str(),
+            static_cast<unsigned long long>(plan.digest));
     return;
   }
   const ChildOutcome reference = InChild([&] { return ElephantSolve(instance); }, limit_gb);
   if (!reference.ok) Die(absl::StrCat(instance.name, ": the elephant solve failed: ", reference.failure));
   fprintf(stderr, "bench_plan: %s: elephant solve %.0f ms, peak %.0f MB, child CPU %.1f s (%s)\n",
           instance.name.c_str(), reference.measured.ms, reference.peak_mb, reference.cpu_s, reference.measured.note);
-  const ChildOutcome plan = InChild([&] { return Plan(instance); }, limit_gb);
+  const ChildOutcome plan = InChild([&] { return Plan(instance, threads); }, limit_gb);
   if (!plan.ok) {
     fprintf(stderr, "bench_plan: %s: the plan was not built: %s, peak %.0f MB, child CPU %.1f s; no results printed\n",
             instance.name.c_str(), plan.failure.c_str(), plan.peak_mb, plan.cpu_s);
     return;
   }
-  fprintf(stderr, "bench_plan: %s: plan %.0f ms, peak %.0f MB, child CPU %.1f s, %llu routes, %.1f MB serialized (%s)\n",
-          instance.name.c_str(), plan.measured.ms, plan.peak_mb, plan.cpu_s,
+  fprintf(stderr,
+          "bench_plan: %s: plan %.0f ms on %d thread(s), peak %.0f MB, child CPU %.1f s, %llu routes, %.1f MB "
+          "serialized (%s)\n",
+          instance.name.c_str(), plan.measured.ms, threads, plan.peak_mb, plan.cpu_s,
           static_cast<unsigned long long>(plan.measured.routes), static_cast<double>(plan.measured.plan_bytes) / 1e6,
           plan.measured.note);
+  fprintf(stderr, "bench_plan: %s: phases: %s; plan digest %016llx\n", instance.name.c_str(),
+          Phases(plan.measured).c_str(), static_cast<unsigned long long>(plan.measured.digest));
   PrintResult("plan_build_" + instance.name, plan.measured.ms, "elephant_solve", reference.measured.ms, "ms", 0);
   PrintResult("plan_peak_mb_" + instance.name, plan.peak_mb, "elephant_solve_peak", reference.peak_mb, "MB", 0);
   const double routes = static_cast<double>(std::max<uint64_t>(1, plan.measured.routes));
@@ -289,6 +374,13 @@ int Main(int argc, char** argv) {
       Die(absl::StrCat("GEODESIC_BENCH_PLAN_LIMIT_GB=", text, ": expected a number of GB in [0.5, 1024]"));
     }
   }
+  int threads = 1;  // BuildPlan's default
+  if (const char* text = getenv("GEODESIC_BENCH_PLAN_THREADS"); text != nullptr && *text != '\0') {
+    if (std::string(text) != "1" && std::string(text) != "2") {
+      Die(absl::StrCat("GEODESIC_BENCH_PLAN_THREADS=", text, ": expected 1 or 2"));
+    }
+    threads = text[0] - '0';
+  }
   const char* in_process_text = getenv("GEODESIC_BENCH_PLAN_IN_PROCESS");
   const bool in_process = in_process_text != nullptr && std::string(in_process_text) == "1";
   for (const std::string& name : names) {
@@ -297,7 +389,7 @@ int Main(int argc, char** argv) {
       if (candidate.name == name) instance = &candidate;
     }
     if (instance == nullptr) Die(absl::StrCat("unknown instance \"", name, "\" (cogentco, wan754, wan200, wan100)"));
-    Run(*instance, limit_gb, in_process);
+    Run(*instance, limit_gb, in_process, threads);
   }
   return 0;
 }

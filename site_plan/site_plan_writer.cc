@@ -1,27 +1,58 @@
 #include "site_plan/site_plan_writer.h"
 
+#include <algorithm>
+
+#include "absl/hash/hash.h"
+#include "absl/types/span.h"
+
 namespace geodesic::site_plan {
 
-SitePlanWriter::SitePlanWriter(v1::SitePlan* plan) : plan_(plan) {
+SitePlanWriter::SitePlanWriter(v1::SitePlan* plan)
+    : plan_(plan),
+      groups_(0, GroupIndexHash{.writer = this}, GroupIndexEq{.writer = this}),
+      paths_(0, PathIndexHash{.writer = this}, PathIndexEq{.writer = this}) {
   for (int i = 0; i < plan_->ports_size(); ++i) ports_.try_emplace(plan_->ports(i).link_id(), i);
   for (int i = 0; i < plan_->facility_ids_size(); ++i) facilities_.try_emplace(plan_->facility_ids(i), i);
-  for (int i = 0; i < plan_->groups_size(); ++i) {
-    const v1::NextHopGroup& group = plan_->groups(i);
-    key_.assign(group.ports().begin(), group.ports().end());
-    key_.insert(key_.end(), group.weights().begin(), group.weights().end());
-    groups_.try_emplace(key_, i);
-  }
-  for (int i = 0; i < plan_->paths_size(); ++i) {
-    const v1::PlanPath& path = plan_->paths(i);
-    key_.assign(path.facilities().begin(), path.facilities().end());
-    key_.push_back(static_cast<uint32_t>(path.latency_us()));
-    key_.push_back(static_cast<uint32_t>(path.latency_us() >> 32));
-    paths_.try_emplace(key_, i);
-  }
+  // Repeated entries: the first stays the one found.
+  for (int i = 0; i < plan_->groups_size(); ++i) groups_.insert(static_cast<uint32_t>(i));
+  for (int i = 0; i < plan_->paths_size(); ++i) paths_.insert(static_cast<uint32_t>(i));
   for (int i = 0; i < plan_->failures_size(); ++i) {
     const v1::FailureScope& failure = plan_->failures(i);
     failures_.try_emplace(std::make_tuple(static_cast<int>(failure.kind()), failure.id(), failure.plane()), i);
   }
+}
+
+size_t SitePlanWriter::Hash(const GroupView& group) {
+  return absl::HashOf(absl::MakeConstSpan(group.ports.data(), group.ports.size()),
+                      absl::MakeConstSpan(group.weights.data(), group.weights.size()));
+}
+
+size_t SitePlanWriter::Hash(const PathView& path) {
+  return absl::HashOf(absl::MakeConstSpan(path.facilities.data(), path.facilities.size()), path.latency_us);
+}
+
+SitePlanWriter::GroupView SitePlanWriter::GroupAt(uint32_t index) const {
+  const v1::NextHopGroup& group = plan_->groups(static_cast<int>(index));
+  return GroupView{.ports = {group.ports().data(), static_cast<size_t>(group.ports_size())},
+                   .weights = {group.weights().data(), static_cast<size_t>(group.weights_size())}};
+}
+
+SitePlanWriter::PathView SitePlanWriter::PathAt(uint32_t index) const {
+  const v1::PlanPath& path = plan_->paths(static_cast<int>(index));
+  return PathView{.facilities = {path.facilities().data(), static_cast<size_t>(path.facilities_size())},
+                  .latency_us = path.latency_us()};
+}
+
+bool SitePlanWriter::GroupIndexEq::operator()(const GroupView& a, uint32_t b) const {
+  const GroupView other = writer->GroupAt(b);
+  return std::equal(a.ports.begin(), a.ports.end(), other.ports.begin(), other.ports.end()) &&
+         std::equal(a.weights.begin(), a.weights.end(), other.weights.begin(), other.weights.end());
+}
+
+bool SitePlanWriter::PathIndexEq::operator()(const PathView& a, uint32_t b) const {
+  const PathView other = writer->PathAt(b);
+  return a.latency_us == other.latency_us &&
+         std::equal(a.facilities.begin(), a.facilities.end(), other.facilities.begin(), other.facilities.end());
 }
 
 uint32_t SitePlanWriter::Port(const std::string& link_id, const std::string& peer_facility_id,
@@ -43,27 +74,24 @@ uint32_t SitePlanWriter::Facility(const std::string& facility_id) {
 }
 
 uint32_t SitePlanWriter::Group(std::span<const uint32_t> ports, std::span<const uint32_t> weights) {
-  key_.assign(ports.begin(), ports.end());
-  key_.insert(key_.end(), weights.begin(), weights.end());
-  if (auto it = groups_.find(key_); it != groups_.end()) return it->second;
+  if (auto it = groups_.find(GroupView{.ports = ports, .weights = weights}); it != groups_.end()) return *it;
   const auto index = static_cast<uint32_t>(plan_->groups_size());
   v1::NextHopGroup& group = *plan_->add_groups();
   group.mutable_ports()->Add(ports.begin(), ports.end());
   group.mutable_weights()->Add(weights.begin(), weights.end());
-  groups_.emplace(key_, index);
+  groups_.insert(index);
   return index;
 }
 
 uint32_t SitePlanWriter::Path(std::span<const uint32_t> facilities, uint64_t latency_us) {
-  key_.assign(facilities.begin(), facilities.end());
-  key_.push_back(static_cast<uint32_t>(latency_us));
-  key_.push_back(static_cast<uint32_t>(latency_us >> 32));
-  if (auto it = paths_.find(key_); it != paths_.end()) return it->second;
+  if (auto it = paths_.find(PathView{.facilities = facilities, .latency_us = latency_us}); it != paths_.end()) {
+    return *it;
+  }
   const auto index = static_cast<uint32_t>(plan_->paths_size());
   v1::PlanPath& path = *plan_->add_paths();
   path.mutable_facilities()->Add(facilities.begin(), facilities.end());
   path.set_latency_us(latency_us);
-  paths_.emplace(key_, index);
+  paths_.insert(index);
   return index;
 }
 

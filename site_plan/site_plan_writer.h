@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "geodesic/v1/plan.pb.h"
 
 namespace geodesic::site_plan {
@@ -22,6 +23,8 @@ namespace geodesic::site_plan {
 class SitePlanWriter {
  public:
   explicit SitePlanWriter(v1::SitePlan* plan);
+  SitePlanWriter(const SitePlanWriter&) = delete;  // its tables' hashes refer to it
+  SitePlanWriter& operator=(const SitePlanWriter&) = delete;
 
   // The index of each table entry, added when new. A port is known by its
   // link id (the first call's peer ids stay).
@@ -46,13 +49,53 @@ class SitePlanWriter {
   uint32_t GroupOf(const std::vector<v1::NextHop>& next_hops);
   uint32_t PathOf(const std::vector<std::string>& path_facility_ids, uint64_t latency_us);
 
+  // Groups and paths by content, as indices into the plan's own tables:
+  // looked up with a view of the new entry, nothing copied into a key.
+  struct GroupView {
+    std::span<const uint32_t> ports, weights;
+  };
+  struct PathView {
+    std::span<const uint32_t> facilities;
+    uint64_t latency_us = 0;
+  };
+  static size_t Hash(const GroupView& group);
+  static size_t Hash(const PathView& path);
+  GroupView GroupAt(uint32_t index) const;
+  PathView PathAt(uint32_t index) const;
+  // The sets hold indices; their hash and equality see them as the views.
+  struct GroupIndexHash {
+    using is_transparent = void;
+    const SitePlanWriter* writer = nullptr;
+    size_t operator()(uint32_t index) const { return Hash(writer->GroupAt(index)); }
+    size_t operator()(const GroupView& group) const { return Hash(group); }
+  };
+  struct GroupIndexEq {
+    using is_transparent = void;
+    const SitePlanWriter* writer = nullptr;
+    bool operator()(uint32_t a, uint32_t b) const { return a == b; }
+    bool operator()(const GroupView& a, uint32_t b) const;
+    bool operator()(uint32_t a, const GroupView& b) const { return (*this)(b, a); }
+  };
+  struct PathIndexHash {
+    using is_transparent = void;
+    const SitePlanWriter* writer = nullptr;
+    size_t operator()(uint32_t index) const { return Hash(writer->PathAt(index)); }
+    size_t operator()(const PathView& path) const { return Hash(path); }
+  };
+  struct PathIndexEq {
+    using is_transparent = void;
+    const SitePlanWriter* writer = nullptr;
+    bool operator()(uint32_t a, uint32_t b) const { return a == b; }
+    bool operator()(const PathView& a, uint32_t b) const;
+    bool operator()(uint32_t a, const PathView& b) const { return (*this)(b, a); }
+  };
+
   v1::SitePlan* plan_;
   absl::flat_hash_map<std::string, uint32_t> ports_;
   absl::flat_hash_map<std::string, uint32_t> facilities_;
-  absl::flat_hash_map<std::vector<uint32_t>, uint32_t> groups_;  // ports then weights
-  absl::flat_hash_map<std::vector<uint32_t>, uint32_t> paths_;   // facilities then the latency's two halves
+  absl::flat_hash_set<uint32_t, GroupIndexHash, GroupIndexEq> groups_;
+  absl::flat_hash_set<uint32_t, PathIndexHash, PathIndexEq> paths_;
   absl::flat_hash_map<std::tuple<int, std::string, uint32_t>, uint32_t> failures_;
-  std::vector<uint32_t> key_;  // scratch
 };
 
 }  // namespace geodesic::site_plan

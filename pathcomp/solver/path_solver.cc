@@ -1,12 +1,16 @@
 #include "pathcomp/solver/path_solver.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <map>
 #include <optional>
-#include <set>
 #include <string_view>
+#include <thread>
+#include <tuple>
 #include <utility>
 
+#include "pathcomp/solver/failure_distances.h"
 #include "pathcomp/solver/shortest_paths.h"
 #include "site_plan/site_plan_reader.h"
 #include "site_plan/site_plan_writer.h"
@@ -67,14 +71,50 @@ using InstalledHops = std::vector<std::vector<std::vector<int>>>;
 // forwarding toward a destination is loop-free, so the walk ends. One
 // instance serves a whole solve: Begin() starts the shares of one (dst,
 // repairing, failure), which every neighbour asked about then shares.
+// `installed` with each next hop's far end and weight beside it, one flat
+// array per solve (the walks read nothing else); read-only once built.
+struct FlatHops {
+  struct Hop {
+    int link = -1;
+    int next = -1;  // the link's far end
+    double weight = 0;
+  };
+  std::vector<Hop> hops;             // installed[dst][at] for every dst, then at
+  std::vector<uint32_t> first_hop;  // (dst, at)'s: hops[first_hop[dst * n + at] .. first_hop[that + 1])
+
+  FlatHops(const Snapshot& snapshot, const InstalledHops& installed, const Wcmp* weights) {
+    const int n = snapshot.facility_count();
+    first_hop.reserve(static_cast<size_t>(n) * static_cast<size_t>(n) + 1);
+    for (int dst = 0; dst < n; ++dst) {
+      for (int at = 0; at < n; ++at) {
+        first_hop.push_back(static_cast<uint32_t>(hops.size()));
+        const WcmpRoute* weighted =
+            weights != nullptr && weights->route(at, dst).follows_allocation ? &weights->route(at, dst) : nullptr;
+        for (const int link : installed[dst][at]) {
+          double weight = 1;
+          if (weighted != nullptr) {
+            weight = 0;
+            for (const WeightedNextHop& hop : weighted->next_hops) {
+              if (hop.link == link) weight = hop.weight;
+            }
+          }
+          hops.push_back(Hop{.link = link, .next = snapshot.link_dst(link), .weight = weight});
+        }
+      }
+    }
+    first_hop.push_back(static_cast<uint32_t>(hops.size()));
+  }
+};
+
 class ReturnedShares {
  public:
-  ReturnedShares(const Snapshot& snapshot, const InstalledHops& installed, const Wcmp* weights)
+  ReturnedShares(const Snapshot& snapshot, const FlatHops& flat)
       : snapshot_(snapshot),
-        installed_(installed),
-        weights_(weights),
-        share_(static_cast<size_t>(snapshot.facility_count()), 0),
-        stamp_(static_cast<size_t>(snapshot.facility_count()), 0) {}
+        n_(snapshot.facility_count()),
+        hops_(flat.hops),
+        first_hop_(flat.first_hop),
+        share_(static_cast<size_t>(n_), 0),
+        stamp_(static_cast<size_t>(n_), 0) {}
 
   void Begin(int dst, int repairing, const Exclusion& failure) {
     dst_ = dst;
@@ -86,24 +126,31 @@ class ReturnedShares {
   double From(int from) { return Walk(from, 0); }
 
  private:
+  using Hop = FlatHops::Hop;
+
+  // Exclusion::Excludes for the current failure (which restricts no
+  // facility set), inline: the walks ask it for every hop they take.
+  bool Excluded(const Hop& hop, int at) const {
+    if (!snapshot_.link_state(hop.link).usable || hop.link == failure_->link) return true;
+    if (failure_->facility >= 0 && (at == failure_->facility || hop.next == failure_->facility)) return true;
+    if (failure_->srlg >= 0) {
+      for (const int srlg : snapshot_.link_srlgs(hop.link)) {
+        if (srlg == failure_->srlg) return true;
+      }
+    }
+    return false;
+  }
+
   double Walk(int at, int depth) {
     if (at == dst_) return 0;
-    if (at == repairing_ || at == failure_->facility || depth > snapshot_.facility_count()) return 1;
+    if (at == repairing_ || at == failure_->facility || depth > n_) return 1;
     if (stamp_[at] == current_) return share_[at];
-    const std::vector<int>& hops = installed_[dst_][at];
-    const WcmpRoute* weighted =
-        weights_ != nullptr && weights_->route(at, dst_).follows_allocation ? &weights_->route(at, dst_) : nullptr;
+    const size_t row = static_cast<size_t>(dst_) * static_cast<size_t>(n_) + static_cast<size_t>(at);
     double total = 0, returned = 0;
-    for (const int link : hops) {
-      double weight = 1;
-      if (weighted != nullptr) {
-        weight = 0;
-        for (const WeightedNextHop& hop : weighted->next_hops) {
-          if (hop.link == link) weight = hop.weight;
-        }
-      }
-      total += weight;
-      returned += weight * (failure_->Excludes(snapshot_, link) ? 1.0 : Walk(snapshot_.link_dst(link), depth + 1));
+    for (uint32_t i = first_hop_[row]; i < first_hop_[row + 1]; ++i) {
+      const Hop& hop = hops_[i];
+      total += hop.weight;
+      returned += hop.weight * (Excluded(hop, at) ? 1.0 : Walk(hop.next, depth + 1));
     }
     stamp_[at] = current_;
     share_[at] = total > 0 ? returned / total : 1;
@@ -111,8 +158,9 @@ class ReturnedShares {
   }
 
   const Snapshot& snapshot_;
-  const InstalledHops& installed_;
-  const Wcmp* weights_;
+  const int n_;
+  const std::vector<Hop>& hops_;
+  const std::vector<uint32_t>& first_hop_;
   std::vector<double> share_;
   std::vector<uint64_t> stamp_;  // share_[f] is current when stamp_[f] == current_
   uint64_t current_ = 0;
@@ -120,28 +168,45 @@ class ReturnedShares {
   const Exclusion* failure_ = nullptr;
 };
 
-// The path traffic for `dst` takes from `from` along the installed next hops
-// (the heaviest at each facility given weights, else the first), appended to
-// `path`, and its latency.
-uint64_t FollowInstalled(const Snapshot& snapshot, const InstalledHops& installed, const Wcmp* weights, int dst,
-                         int from, std::vector<int>* path) {
-  uint64_t latency_us = 0;
-  for (int at = from, steps = 0; at != dst && steps < snapshot.facility_count(); ++steps) {
-    const std::vector<int>& hops = installed[dst][at];
-    if (hops.empty()) break;
-    int best = hops.front();
-    if (weights != nullptr) {
-      uint32_t heaviest = 0;
-      for (const WeightedNextHop& hop : weights->route(at, dst).next_hops) {
-        if (hop.weight > heaviest) {
-          heaviest = hop.weight;
-          best = hop.link;
+// The link traffic for each destination takes out of each facility along
+// the installed next hops: the heaviest given weights (ties: the first), else
+// the first; -1 where none is installed. By [dst * facilities + facility].
+std::vector<int> FollowedLinks(const Snapshot& snapshot, const InstalledHops& installed, const Wcmp* weights) {
+  const int n = snapshot.facility_count();
+  std::vector<int> followed(static_cast<size_t>(n) * static_cast<size_t>(n), -1);
+  for (int dst = 0; dst < n; ++dst) {
+    for (int at = 0; at < n; ++at) {
+      const std::vector<int>& hops = installed[dst][at];
+      if (hops.empty()) continue;
+      int best = hops.front();
+      if (weights != nullptr) {
+        uint32_t heaviest = 0;
+        for (const WeightedNextHop& hop : weights->route(at, dst).next_hops) {
+          if (hop.weight > heaviest) {
+            heaviest = hop.weight;
+            best = hop.link;
+          }
         }
+        if (std::find(hops.begin(), hops.end(), best) == hops.end()) best = hops.front();
       }
-      if (std::find(hops.begin(), hops.end(), best) == hops.end()) best = hops.front();
+      followed[static_cast<size_t>(dst) * static_cast<size_t>(n) + static_cast<size_t>(at)] = best;
     }
-    latency_us += snapshot.link_state(best).cost_us;
-    at = snapshot.link_dst(best);
+  }
+  return followed;
+}
+
+// The path traffic for `dst` takes from `from` along the followed links
+// (FollowedLinks), appended to `path`, and its latency.
+uint64_t FollowInstalled(const Snapshot& snapshot, const std::vector<int>& followed, int dst, int from,
+                         std::vector<int>* path) {
+  const int n = snapshot.facility_count();
+  const int* row = followed.data() + static_cast<size_t>(dst) * static_cast<size_t>(n);
+  uint64_t latency_us = 0;
+  for (int at = from, steps = 0; at != dst && steps < n; ++steps) {
+    const int link = row[at];
+    if (link < 0) break;
+    latency_us += snapshot.link_state(link).cost_us;
+    at = snapshot.link_dst(link);
     path->push_back(at);
   }
   return latency_us;
@@ -245,24 +310,29 @@ class SiteTables {
 
   uint32_t Failure(const Exclusion& failure) {
     uint32_t* index = nullptr;
-    v1::FailureScope scope;
     if (failure.link >= 0) {
       index = &link_failures_[static_cast<size_t>(failure.link)];
-      scope.set_kind(v1::FAILURE_KIND_LINK);
-      if (*index == kNone) scope.set_id(snapshot_.link_id(failure.link));
     } else if (failure.srlg >= 0) {
       if (srlg_failures_.size() <= static_cast<size_t>(failure.srlg)) {
         srlg_failures_.resize(static_cast<size_t>(failure.srlg) + 1, kNone);
       }
       index = &srlg_failures_[static_cast<size_t>(failure.srlg)];
-      scope.set_kind(v1::FAILURE_KIND_SRLG);
-      if (*index == kNone) scope.set_id(snapshot_.srlg_name(failure.srlg));
     } else {
       index = &facility_failures_[static_cast<size_t>(failure.facility)];
-      scope.set_kind(v1::FAILURE_KIND_FACILITY);
-      if (*index == kNone) scope.set_id(snapshot_.facility_id(failure.facility));
     }
-    if (*index == kNone) *index = writer_.Failure(scope);
+    if (*index != kNone) return *index;
+    v1::FailureScope scope;
+    if (failure.link >= 0) {
+      scope.set_kind(v1::FAILURE_KIND_LINK);
+      scope.set_id(snapshot_.link_id(failure.link));
+    } else if (failure.srlg >= 0) {
+      scope.set_kind(v1::FAILURE_KIND_SRLG);
+      scope.set_id(snapshot_.srlg_name(failure.srlg));
+    } else {
+      scope.set_kind(v1::FAILURE_KIND_FACILITY);
+      scope.set_id(snapshot_.facility_id(failure.facility));
+    }
+    *index = writer_.Failure(scope);
     return *index;
   }
 
@@ -279,7 +349,8 @@ class SiteTables {
 
 }  // namespace
 
-v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, const Wcmp* weights) const {
+v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, const Wcmp* weights,
+                           int threads) const {
   v1::Plan plan;
   plan.set_generation(stamp.generation);
   plan.set_epoch(stamp.epoch);
@@ -316,20 +387,13 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
     }
   }
 
-  ReturnedShares shares(snapshot, installed, weights);
-  std::vector<int> first_links, path, path_links, backup_path;
-  const Exclusion no_failure;
-  // The path of the loop-free backup over each link toward the current
-  // destination (the same whatever the failure): its table index, or
-  // kNoPath; the links set for this destination, to reset.
-  constexpr uint32_t kNoPath = ~uint32_t{0};
-  std::vector<uint32_t> loop_free_paths(static_cast<size_t>(snapshot.link_count()), kNoPath);
-  std::vector<int> loop_free_links;
-  std::vector<uint32_t> weights_of_links;
-  std::vector<Exclusion> failures;
-  std::vector<uint32_t> backup_triples;
+  const FlatHops flat(snapshot, installed, weights);
+  const std::vector<int> followed = FollowedLinks(snapshot, installed, weights);
+
+  // Every site's plan is made from the above alone, and written into its own
+  // SitePlan: sites are shared out to the threads, each taking the next
+  // one left, and the plan is the same whichever thread made which.
   for (int source = 0; source < n; ++source) {
-    const ShortestPaths& primary = all[source];
     v1::SitePlan& site = *plan.add_sites();
     site.set_facility_id(snapshot.facility_id(source));
     site.set_generation(stamp.generation);
@@ -337,26 +401,49 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
     site.set_replica_id(stamp.replica_id);
     site.set_computed_at_unix_ms(stamp.computed_at_unix_ms);
     site.set_reason(stamp.reason);
-    SiteTables tables(snapshot, &site);
-
-    // The failures this site must be ready for, each solved once for all
-    // destinations (by the failure's table index).
-    std::map<uint32_t, ShortestPaths> backups;
-    auto backup_for = [&](uint32_t failure, const Exclusion& exclusion) -> const ShortestPaths& {
-      auto it = backups.find(failure);
-      if (it == backups.end()) it = backups.emplace(failure, ShortestPaths::Run(snapshot, source, exclusion)).first;
-      return it->second;
+  }
+  std::vector<std::vector<std::string>> unreachable(static_cast<size_t>(n));  // per site
+  std::atomic<int> next_site{0};
+  auto solve_sites = [&] {
+    ReturnedShares shares(snapshot, flat);
+    std::vector<int> first_links, path, path_links, backup_path;
+    const Exclusion no_failure;
+    // The path of the loop-free backup over each link toward the current
+    // destination (the same whatever the failure): its table index, or
+    // kNoPath; the links set for this destination, to reset.
+    constexpr uint32_t kNoPath = ~uint32_t{0};
+    std::vector<uint32_t> loop_free_paths(static_cast<size_t>(snapshot.link_count()), kNoPath);
+    std::vector<int> loop_free_links;
+    std::vector<uint32_t> weights_of_links;
+    std::vector<Exclusion> failures;
+    std::vector<uint32_t> backup_triples;
+    // Per site: each (destination, failure)'s backup link in route order
+    // (-1: no neighbour is loop-free, a detour); the detours asked, by failure;
+    // their answers (path facilities in detour_paths).
+    std::vector<int> choices;
+    struct DetourQuestion {
+      Exclusion failure;
+      int dst = -1;
+      uint32_t answer = 0;  // index into answers
     };
+    struct DetourAnswer {
+      uint64_t latency_us = kInfinity;  // kInfinity: no path around the failure
+      int first_link = -1;
+      uint32_t path_begin = 0, path_end = 0;  // in detour_paths
+    };
+    std::vector<DetourQuestion> questions;
+    std::vector<DetourAnswer> answers;
+    std::vector<int> detour_paths;
 
-    for (int dst = 0; dst < n; ++dst) {
-      if (dst == source) continue;
-      if (primary.distance_us[dst] == kInfinity) {
-        plan.add_unreachable(site.facility_id() + "->" + snapshot.facility_id(dst));
-        continue;
-      }
+    // The primary next hops, path and latency of the route from `source` to
+    // `dst`, and the failures that would hit it: its first links, their
+    // SRLGs, its transit facilities.
+    uint64_t latency_us = 0;
+    std::vector<int> srlgs;
+    auto route_of = [&](int source, int dst) {
       first_links.clear();
       weights_of_links.clear();
-      uint64_t latency_us = 0;
+      latency_us = 0;
       if (weights != nullptr && weights->route(source, dst).follows_allocation) {
         for (const WeightedNextHop& hop : weights->route(source, dst).next_hops) {
           first_links.push_back(hop.link);
@@ -366,68 +453,151 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
         for (int link : path_links) latency_us += snapshot.link_state(link).cost_us;
       } else {
         first_links = installed[dst][source];
-        path = primary.PathTo(dst);
-        latency_us = primary.distance_us[dst];
+        path.clear();  // all[source].PathTo(dst), into the reused buffer
+        for (int at = dst; at >= 0; at = all[source].parent[at]) path.push_back(at);
+        std::reverse(path.begin(), path.end());
+        latency_us = all[source].distance_us[dst];
       }
-      const uint32_t destination = tables.Facility(dst);
-      const uint32_t group = tables.Group(first_links, weights_of_links);
-      const uint32_t path_index = tables.Path(path, latency_us);
-
-      // Failures that would hit this route: its first links, their SRLGs, transit facilities.
       failures.clear();
-      std::set<int> srlgs;
+      srlgs.clear();
       for (int link : first_links) {
         failures.push_back(Exclusion{.link = link});
-        for (int srlg : snapshot.link_srlgs(link)) srlgs.insert(srlg);
+        for (int srlg : snapshot.link_srlgs(link)) srlgs.push_back(srlg);
       }
+      std::sort(srlgs.begin(), srlgs.end());
+      srlgs.erase(std::unique(srlgs.begin(), srlgs.end()), srlgs.end());
       for (int srlg : srlgs) failures.push_back(Exclusion{.srlg = srlg});
       for (size_t i = 1; i + 1 < path.size(); ++i) failures.push_back(Exclusion{.facility = path[i]});
-      backup_triples.clear();
-      for (const int link : loop_free_links) loop_free_paths[static_cast<size_t>(link)] = kNoPath;
-      loop_free_links.clear();
-      bool shares_without_failure = false;  // `shares` began (dst, source, no failure)
-      for (const Exclusion& exclusion : failures) {
-        const uint32_t failure = tables.Failure(exclusion);
-        if (exclusion.link < 0) {
-          shares.Begin(dst, source, exclusion);
-          shares_without_failure = false;
-        } else if (!shares_without_failure) {
-          shares.Begin(dst, source, no_failure);
-          shares_without_failure = true;
-        }
-        if (const int link = FindLoopFreeBackup(snapshot, all, shares, source, dst, exclusion); link >= 0) {
-          uint32_t& loop_free_path = loop_free_paths[static_cast<size_t>(link)];
-          if (loop_free_path == kNoPath) {
-            const int next = snapshot.link_dst(link);
-            backup_path.assign({source, next});
-            const uint64_t latency_us = snapshot.link_state(link).cost_us +
-                                        FollowInstalled(snapshot, installed, weights, dst, next, &backup_path);
-            loop_free_path = tables.Path(backup_path, latency_us);
-            loop_free_links.push_back(link);
+    };
+
+    for (int source = next_site++; source < n; source = next_site++) {
+      const ShortestPaths& primary = all[source];
+      v1::SitePlan& site = *plan.mutable_sites(source);
+
+      // First the backup of every (destination, failure): a loop-free
+      // neighbour, or else the lowest-latency path around the failure, which
+      // holds once the other routers have the next plan.
+      choices.clear();
+      questions.clear();
+      answers.clear();
+      detour_paths.clear();
+      for (int dst = 0; dst < n; ++dst) {
+        if (dst == source || primary.distance_us[dst] == kInfinity) continue;
+        route_of(source, dst);
+        bool shares_without_failure = false;  // `shares` began (dst, source, no failure)
+        for (const Exclusion& exclusion : failures) {
+          if (exclusion.link < 0) {
+            shares.Begin(dst, source, exclusion);
+            shares_without_failure = false;
+          } else if (!shares_without_failure) {
+            shares.Begin(dst, source, no_failure);
+            shares_without_failure = true;
           }
-          backup_triples.insert(backup_triples.end(), {failure, tables.SingleLinkGroup(link), loop_free_path});
-          continue;
+          const int link = FindLoopFreeBackup(snapshot, all, shares, source, dst, exclusion);
+          choices.push_back(link);
+          if (link < 0) {
+            questions.push_back(DetourQuestion{.failure = exclusion, .dst = dst,
+                                               .answer = static_cast<uint32_t>(answers.size())});
+            answers.emplace_back();
+          }
         }
-        // No neighbour is loop-free: the lowest-latency path around the
-        // failure, which holds once the other routers have the next plan.
-        const ShortestPaths& alternative = backup_for(failure, exclusion);
-        if (alternative.distance_us[dst] == kInfinity) {  // no backup: no next hops
-          backup_triples.insert(backup_triples.end(), {failure, tables.Group({}, {}), tables.Path({}, 0)});
-          continue;
+      }
+      // The detours, each failure's together: one repair of the site's
+      // shortest-path tree per failure (the answers are ShortestPaths::Run's).
+      if (!questions.empty()) {
+        auto key = [](const Exclusion& failure) { return std::tuple(failure.link, failure.srlg, failure.facility); };
+        std::sort(questions.begin(), questions.end(), [&](const DetourQuestion& a, const DetourQuestion& b) {
+          return key(a.failure) < key(b.failure) || (key(a.failure) == key(b.failure) && a.answer < b.answer);
+        });
+        FailureDistances detours(snapshot, nullptr);
+        for (const DetourQuestion& question : questions) {
+          detours.SetFailure(question.failure);
+          DetourAnswer& answer = answers[question.answer];
+          answer.latency_us = detours.Distance(source, question.dst);
+          if (answer.latency_us == kInfinity) continue;
+          const std::vector<int> links = detours.LinksTo(source, question.dst);
+          answer.first_link = links.front();
+          answer.path_begin = static_cast<uint32_t>(detour_paths.size());
+          detour_paths.push_back(source);
+          for (const int link : links) detour_paths.push_back(snapshot.link_dst(link));
+          answer.path_end = static_cast<uint32_t>(detour_paths.size());
         }
-        backup_triples.insert(backup_triples.end(),
-                              {failure, tables.SingleLinkGroup(alternative.FirstLinkTo(dst)),
-                               tables.Path(alternative.PathTo(dst), alternative.distance_us[dst])});
       }
 
-      // One route per prefix, all sharing the tables.
-      for (const std::string& prefix : snapshot.facility_prefixes(dst)) {
-        v1::Route& route = tables.writer().AddRoute(prefix, destination, group, path_index);
-        route.mutable_backups()->Add(backup_triples.begin(), backup_triples.end());
+      // Then the routes, in the same order, into the site's tables.
+      SiteTables tables(snapshot, &site);
+      size_t next_choice = 0;
+      uint32_t next_answer = 0;
+      for (int dst = 0; dst < n; ++dst) {
+        if (dst == source) continue;
+        if (primary.distance_us[dst] == kInfinity) {
+          unreachable[static_cast<size_t>(source)].push_back(site.facility_id() + "->" + snapshot.facility_id(dst));
+          continue;
+        }
+        route_of(source, dst);
+        const uint32_t destination = tables.Facility(dst);
+        const uint32_t group = tables.Group(first_links, weights_of_links);
+        const uint32_t path_index = tables.Path(path, latency_us);
+
+        backup_triples.clear();
+        for (const int link : loop_free_links) loop_free_paths[static_cast<size_t>(link)] = kNoPath;
+        loop_free_links.clear();
+        for (const Exclusion& exclusion : failures) {
+          const uint32_t failure = tables.Failure(exclusion);
+          if (const int link = choices[next_choice++]; link >= 0) {
+            uint32_t& loop_free_path = loop_free_paths[static_cast<size_t>(link)];
+            if (loop_free_path == kNoPath) {
+              const int next = snapshot.link_dst(link);
+              backup_path.assign({source, next});
+              const uint64_t backup_latency_us = snapshot.link_state(link).cost_us +
+                                                 FollowInstalled(snapshot, followed, dst, next, &backup_path);
+              loop_free_path = tables.Path(backup_path, backup_latency_us);
+              loop_free_links.push_back(link);
+            }
+            backup_triples.insert(backup_triples.end(), {failure, tables.SingleLinkGroup(link), loop_free_path});
+            continue;
+          }
+          const DetourAnswer& answer = answers[next_answer++];
+          if (answer.latency_us == kInfinity) {  // no backup: no next hops
+            backup_triples.insert(backup_triples.end(), {failure, tables.Group({}, {}), tables.Path({}, 0)});
+            continue;
+          }
+          backup_path.assign(detour_paths.begin() + answer.path_begin, detour_paths.begin() + answer.path_end);
+          backup_triples.insert(backup_triples.end(), {failure, tables.SingleLinkGroup(answer.first_link),
+                                                       tables.Path(backup_path, answer.latency_us)});
+        }
+
+        // One route per prefix, all sharing the tables.
+        for (const std::string& prefix : snapshot.facility_prefixes(dst)) {
+          v1::Route& route = tables.writer().AddRoute(prefix, destination, group, path_index);
+          route.mutable_backups()->Add(backup_triples.begin(), backup_triples.end());
+        }
       }
+      std::sort(site.mutable_routes()->pointer_begin(), site.mutable_routes()->pointer_end(),
+                [](const v1::Route* a, const v1::Route* b) { return a->prefix() < b->prefix(); });
     }
-    std::sort(site.mutable_routes()->pointer_begin(), site.mutable_routes()->pointer_end(),
-              [](const v1::Route* a, const v1::Route* b) { return a->prefix() < b->prefix(); });
+  };
+
+  {
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(std::max(threads, 1)));
+    std::vector<std::jthread> helpers;  // joined when they go out of scope, whatever happens
+    auto guarded = [&](size_t slot) {
+      try {
+        solve_sites();
+      } catch (...) {  // std::bad_alloc: rethrown on the calling thread
+        errors[slot] = std::current_exception();
+        next_site = n;  // the others stop after their current site
+      }
+    };
+    for (int t = 1; t < threads; ++t) helpers.emplace_back(guarded, static_cast<size_t>(t));
+    guarded(0);
+    for (std::jthread& helper : helpers) helper.join();
+    for (const std::exception_ptr& error : errors) {
+      if (error) std::rethrow_exception(error);
+    }
+  }
+  for (std::vector<std::string>& pairs : unreachable) {
+    for (std::string& pair : pairs) plan.add_unreachable(std::move(pair));
   }
   return plan;
 }

@@ -12,7 +12,9 @@
 // lowest-latency among equals, its path the one that forwarding takes; where
 // every neighbour sends it all back, the lowest-latency path that avoids the
 // failure.
-// Pure: no I/O, no clock, no threads. Thread-compatible.
+// Pure: no I/O, no clock. Solve with `threads` > 1 shares the sites out to
+// that many threads (it joins them before returning); the plan is the same
+// whatever the count. Thread-compatible.
 #include <cstdint>
 #include <string>
 
@@ -42,8 +44,11 @@ class PathSolver {
   // the allocation then gets its weighted next hops, and its primary path
   // is the one along the heaviest next hop at every facility (ties: lowest
   // link index), with that path's latency. Other routes are as without it.
-  [[nodiscard]] v1::Plan Solve(const Snapshot& snapshot, const PlanStamp& stamp,
-                               const Wcmp* weights = nullptr) const;
+  //
+  // `threads`: how many threads make the sites' plans (at least 1; the
+  // calling thread is one of them).
+  [[nodiscard]] v1::Plan Solve(const Snapshot& snapshot, const PlanStamp& stamp, const Wcmp* weights = nullptr,
+                               int threads = 1) const;
 };
 
 // Counts routes whose next hops differ between two site plans (added, removed or changed).

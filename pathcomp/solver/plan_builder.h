@@ -5,7 +5,11 @@
 // weights are shown to forward it loop-free, backups, the single-facility
 // audit, and the workloads that moved since `previous`. Shared by the
 // planner, what-if and the drill simulator, so all three plan alike.
-// Pure: no I/O, no clock, no threads.
+// Pure: no I/O, no clock; no threads unless asked: with `threads` > 1 the
+// sites' routes are shared out to that many threads, and one more writes
+// the chains' wire form while the elephants are allocated and the routes
+// computed. The plan is the same whatever the count.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,11 +40,30 @@ struct ChainPlanCache {
   ChainPlan plan;                    // ChainPlacer(*snapshot).PlanAll()
 };
 
+// The steps of a build, in the order BuildPlan takes them.
+enum class PlanPhase {
+  kChains,     // chain primaries, backups and the single-facility audit (ChainPlacer)
+  kElephants,  // ElephantAllocator::Allocate
+  kWcmp,       // BuildWcmp and CheckWcmpForwarding (skipped when the allocation failed)
+  kRoutes,     // PathSolver::Solve: every site's routes and backups
+  kChainWire,  // the chain plan written into the plan (AddChainPlan): with a second
+               // thread, what the build still waited for it after the routes
+  kMoved,      // the workloads that moved since `previous`, the summary, the cache
+};
+// Told as each phase ends, on the build's thread, so that a caller (a
+// benchmark) can time them: the builder itself reads no clock.
+using PlanPhaseObserver = std::function<void(PlanPhase)>;
+
 // `allocator` keeps its warm state between calls; `previous` and `chain_cache`
 // may be null (then chains are planned from scratch). With a cache, the chain
 // plan is left in it for the next build (moved, not copied: BuiltPlan::chains
 // is then empty; the published plan carries the chains as always).
+// `phase_ended`, when set, is called once per phase in PlanPhase order, on
+// the calling thread. `threads`: 1 builds on the calling thread alone; more
+// makes the routes on that many (PathSolver::Solve) and adds one thread for
+// the chains' wire form; all are joined before returning.
 BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
-                    const v1::Plan* previous, ChainPlanCache* chain_cache = nullptr);
+                    const v1::Plan* previous, ChainPlanCache* chain_cache = nullptr,
+                    const PlanPhaseObserver& phase_ended = {}, int threads = 1);
 
 }  // namespace geodesic::pathcomp
