@@ -96,7 +96,7 @@ bool Unplaced(const Snapshot& snapshot, const Chain& pins, int call, int service
               ChainPlacement& unplaced) {
   const ServiceReplicas& replicas = snapshot.service(service);
   unplaced.failed_call = call;
-  if (!pins.pinned_replicas.empty() && pins.pinned_replicas[call] == failed_facility) {
+  if (failed_facility >= 0 && !pins.pinned_replicas.empty() && pins.pinned_replicas[call] == failed_facility) {
     unplaced.why = ChainUnplacedWhy::kPinnedToFailed;
     unplaced.failed_facility = failed_facility;
   } else if (!pins.pinned_replicas.empty() || !pins.allowed.empty()) {

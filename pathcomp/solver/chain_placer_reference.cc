@@ -61,7 +61,7 @@ ChainPlacement ChainPlacer::PlaceReference(const Chain& chain, const Exclusion& 
     }
     if (layer.empty()) {
       result.failed_call = static_cast<int>(call);
-      if (!chain.pinned_replicas.empty() && chain.pinned_replicas[call] == failure.facility) {
+      if (failure.facility >= 0 && !chain.pinned_replicas.empty() && chain.pinned_replicas[call] == failure.facility) {
         result.why = ChainUnplacedWhy::kPinnedToFailed;
         result.failed_facility = failure.facility;
       } else if (!chain.pinned_replicas.empty() || !chain.allowed.empty()) {

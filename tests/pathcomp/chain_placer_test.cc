@@ -280,6 +280,25 @@ TEST_F(ChainAuditTest, ServiceWithoutKnownReplicaCannotBePlaced) {
   EXPECT_THAT(placement.Reason(snapshot, snapshot.chains()[0]), HasSubstr("service ghost has no replica in a known facility"));
 }
 
+// A pin naming a facility the inventory no longer has (it was removed after
+// the pin): no replica the pin allows, said as such, in the primary and in
+// PlanAll as in the reference (it once read as "pinned to the failed
+// facility" with no failure, naming facility -1).
+TEST_F(ChainAuditTest, PinToAFacilityNoLongerKnownBlocksThePlacement) {
+  model_.ChainWorkload("pinned", "a", {"retriever", "model"}, 100'000);
+  model_.Pin("pinned", {}, {"c", "gone"});
+  const Snapshot snapshot = Snapshot::Build(model_.view());
+  ASSERT_EQ(snapshot.chains().size(), 1u);
+  ChainPlacer placer(snapshot);
+  const ChainPlacement placement = placer.Place(snapshot.chains()[0]);
+  EXPECT_FALSE(placement.placed);
+  EXPECT_EQ(placement.why, ChainUnplacedWhy::kPinBlocks);
+  EXPECT_EQ(placement.failed_facility, -1);
+  EXPECT_FALSE(placement.Reason(snapshot, snapshot.chains()[0]).empty());
+  const ChainPlan plan = placer.PlanAll();
+  EXPECT_EQ(plan.primary[0].why, ChainUnplacedWhy::kPinBlocks);
+  EXPECT_TRUE(plan == ChainPlacer(snapshot).PlanAllReference());
+}
 
 // The first difference between two chain plans, in words; empty when equal.
 std::string FirstDifference(const Snapshot& snapshot, const ChainPlan& got, const ChainPlan& want) {
