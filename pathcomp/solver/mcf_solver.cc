@@ -188,6 +188,13 @@ class ClassSequence {
     spec.group_upper.resize(groups.size());
     for (size_t i = 0; i < groups.size(); ++i) spec.group_upper[i] = groups[i]->demand;
     spec.group_lower = spec.group_upper;
+    // The latency flows load links above U*, up to the cap: a warm re-solve
+    // must not absorb a failure at the old bound on top of them (the
+    // absorber routes only what broke), so the MLU phase forgets its bound
+    // and proves the new optimum with its LP, from these flows.
+    internal::MasterBasis& mlu_basis = cls.bases[internal::kUtilizationPhase];
+    mlu_basis.proven_lower_bound = 0;
+    mlu_basis.price_weights.clear();
     return Run(spec, groups, cls.bases[internal::kLatencyPhase]);
   }
 
