@@ -271,7 +271,8 @@ class ClassSequence {
         state_.graph, spec, groups, basis,
         {.relative_gap = config_.relative_gap,
          .max_pricing_rounds = config_.max_pricing_rounds,
-         .max_new_paths_per_round = config_.max_new_paths_per_round});
+         .max_new_paths_per_round = spec.phase == internal::kLatencyPhase ? config_.max_new_paths_per_latency_round
+                                                                       : config_.max_new_paths_per_round});
     if (outcome.ok()) {
       stats_.pricing_rounds += outcome->pricing_rounds;
       stats_.lp_solves += outcome->lp_solves;
