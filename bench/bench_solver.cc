@@ -135,13 +135,7 @@ McfProblem Load(const std::string& network) {
     std::fprintf(stderr, "bench_solver: %s\n", topology.status().ToString().c_str());
     std::exit(1);
   }
-  pathcomp::ModelView model;
-  model.facilities = topology->facilities;
-  model.nodes = topology->nodes;
-  model.links = topology->links;
-  model.workloads = topology->workloads;
-  for (v1::Link& link : model.links) link.mutable_health()->set_state(v1::OPER_STATE_UP);
-  return pathcomp::McfProblemFromSnapshot(pathcomp::Snapshot::Build(model));
+  return ProblemOf(*std::move(topology));
 }
 
 

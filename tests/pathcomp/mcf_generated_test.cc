@@ -17,14 +17,9 @@ namespace geodesic::pathcomp {
 namespace {
 
 using testing::FlowProblem;
+using testing::LatencyOf;
 using testing::GeneratedProblem;
 using testing::UnroutedDemand;
-
-double LatencyOf(const McfProblem& problem, const McfAllocation& allocation) {
-  double total = 0;
-  for (size_t a = 0; a < problem.arcs.size(); ++a) total += allocation.arc_load_gbps[a] * problem.arcs[a].cost_us;
-  return total;
-}
 
 class McfGeneratedTest : public ::testing::TestWithParam<uint64_t> {};
 

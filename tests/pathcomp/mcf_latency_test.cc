@@ -16,15 +16,9 @@ namespace geodesic::pathcomp {
 namespace {
 
 using testing::FlowProblem;
+using testing::LatencyOf;
 using testing::LoadRepetitaProblem;
 using testing::UnroutedDemand;
-
-// sum(load x cost) over the arcs: the demand-weighted latency, Gbps x us.
-double LatencyOf(const McfProblem& problem, const McfAllocation& allocation) {
-  double total = 0;
-  for (size_t a = 0; a < problem.arcs.size(); ++a) total += allocation.arc_load_gbps[a] * problem.arcs[a].cost_us;
-  return total;
-}
 
 // Empty when no usable arc is loaded over `cap` (a hair of LP tolerance).
 std::string OverCap(const McfProblem& problem, const McfAllocation& allocation, double cap) {

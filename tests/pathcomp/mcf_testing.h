@@ -31,19 +31,24 @@ inline const std::vector<std::string>& RepetitaNetworks() {
   return networks;
 }
 
+// The snapshot of `topology` as the service builds it, every link measured up.
+inline Snapshot SnapshotAllUp(const topology::Topology& topology) {
+  ModelView model;
+  model.facilities = topology.facilities;
+  model.nodes = topology.nodes;
+  model.links = topology.links;
+  model.workloads = topology.workloads;
+  for (v1::Link& link : model.links) link.mutable_health()->set_state(v1::OPER_STATE_UP);
+  return Snapshot::Build(model);
+}
+
 // The snapshot of `network` with its .0000.demands, every link up.
 inline absl::StatusOr<Snapshot> LoadRepetitaSnapshot(const std::string& network) {
   const std::string base = RepetitaDir() + "/" + network;
   absl::StatusOr<topology::Topology> topology =
       topology::LoadRepetita(base + ".graph", base + ".0000.demands");
   if (!topology.ok()) return topology.status();
-  ModelView model;
-  model.facilities = topology->facilities;
-  model.nodes = topology->nodes;
-  model.links = topology->links;
-  model.workloads = topology->workloads;
-  for (v1::Link& link : model.links) link.mutable_health()->set_state(v1::OPER_STATE_UP);
-  return Snapshot::Build(model);
+  return SnapshotAllUp(*topology);
 }
 
 // A generated backbone (topology::GenerateSyntheticWan) as a problem, every
@@ -55,19 +60,21 @@ inline absl::StatusOr<McfProblem> GeneratedProblem(uint32_t facilities, uint32_t
   options.elephant_flows = flows;
   absl::StatusOr<topology::Topology> topology = topology::GenerateSyntheticWan(options);
   if (!topology.ok()) return topology.status();
-  ModelView model;
-  model.facilities = topology->facilities;
-  model.nodes = topology->nodes;
-  model.links = topology->links;
-  model.workloads = topology->workloads;
-  for (v1::Link& link : model.links) link.mutable_health()->set_state(v1::OPER_STATE_UP);
-  return McfProblemFromSnapshot(Snapshot::Build(model));
+  return McfProblemFromSnapshot(SnapshotAllUp(*topology));
 }
 
 inline absl::StatusOr<McfProblem> LoadRepetitaProblem(const std::string& network) {
   absl::StatusOr<Snapshot> snapshot = LoadRepetitaSnapshot(network);
   if (!snapshot.ok()) return snapshot.status();
   return McfProblemFromSnapshot(*snapshot);
+}
+
+// sum(arc load x arc cost) of `allocation`: the demand-weighted latency
+// the kMinLatency objective minimizes, Gbps x microseconds.
+inline double LatencyOf(const McfProblem& problem, const McfAllocation& allocation) {
+  double total = 0;
+  for (size_t a = 0; a < problem.arcs.size(); ++a) total += allocation.arc_load_gbps[a] * problem.arcs[a].cost_us;
+  return total;
 }
 
 // Empty when `allocation` is a flow of `problem`: every path runs over
