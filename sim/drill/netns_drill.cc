@@ -196,19 +196,33 @@ class NetnsTarget : public LiveDrillTarget {
     const LabClient client(lab_.lab());
     std::vector<std::string> differing;
     absl::Status read = absl::OkStatus();
-    const absl::Status followed = WaitUntil("every facility's kernel to route the plan at its routers", kKernelsFollowTimeout, [&] {
-      // (Whether a re-plan is pending does not matter here: only what the
-      // routers were given.)
+    // (Whether a re-plan is pending does not matter here: only what the
+    // routers were given.)
+    const auto newest_at_routers = [&] {
       if (absl::StatusOr<v1::GetPlanResponse> now = client.Plan();
           now.ok() && now->plan().generation() > plan.generation() && AtEverySite(*now, facilities)) {
         plan = now->plan();
       }
+      return plan.generation();
+    };
+    bool moved = false;
+    uint64_t compared_last = 0;
+    const absl::Status followed = WaitUntil("every facility's kernel to route the plan at its routers", kKernelsFollowTimeout, [&] {
+      const uint64_t compared = newest_at_routers();
+      compared_last = compared;
       absl::StatusOr<std::vector<std::string>> now = lab_.KernelRoutesDiffering(plan);
       if (!now.ok()) read = now.status();
       differing = now.ok() ? *std::move(now) : std::vector<std::string>{};
-      return !now.ok() || differing.empty();
+      // A plan that reached the routers while the kernels were read says
+      // nothing either way (some kernels may route it already): read again.
+      moved = now.ok() && newest_at_routers() != compared;
+      return !moved && (!now.ok() || differing.empty());
     });
     if (!read.ok()) return read;
+    if (!followed.ok() && moved) {
+      differing.push_back(absl::StrCat("generation ", plan.generation(), " reached every site's routers while the "
+                                       "kernels were read against generation ", compared_last));
+    }
     if (followed.ok()) {
       packets.set_kernels_follow_ms(
           static_cast<uint64_t>(std::max<int64_t>(0, NowMs() - start_unix_ms_ - static_cast<int64_t>(outcome.at_ms()))));

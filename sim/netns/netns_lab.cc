@@ -232,6 +232,8 @@ bool WithinFrrRounding(const HopWeights& planned, const HopWeights& installed) {
 absl::StatusOr<std::vector<std::string>> NetnsLab::KernelRoutesDiffering(const v1::Plan& plan) const {
   std::vector<std::string> differing;
   for (const v1::SitePlan& site : plan.sites()) {
+    absl::StatusOr<std::map<std::string, KernelRoute>> table = ReadKernelRoutes(*backbone_, site.facility_id());
+    if (!table.ok()) return table.status();
     for (const v1::Route& compact : site.routes()) {
       const v1::ForwardingRoute route = site_plan::Primary(site, compact);
       const bool v6 = route.prefix().find(':') != std::string::npos;
@@ -248,11 +250,9 @@ absl::StatusOr<std::vector<std::string>> NetnsLab::KernelRoutesDiffering(const v
         planned[gateway.ok() ? *gateway : "?" + hop.link_id()] =
             positive == 1 ? 1 : static_cast<int>(100 * uint64_t{hop.weight()} / total);
       }
-      absl::StatusOr<std::optional<KernelRoute>> kernel = ReadKernelRoute(*backbone_, site.facility_id(), route.prefix());
-      if (!kernel.ok()) return kernel.status();
       HopWeights installed;
-      if (kernel->has_value() && (*kernel)->protocol == "bgp") {
-        for (const KernelNextHop& hop : (*kernel)->next_hops) installed[hop.gateway] = hop.weight;
+      if (auto kernel = table->find(route.prefix()); kernel != table->end() && kernel->second.protocol == "bgp") {
+        for (const KernelNextHop& hop : kernel->second.next_hops) installed[hop.gateway] = hop.weight;
       }
       if (!WithinFrrRounding(planned, installed)) {
         differing.push_back(absl::StrCat(site.facility_id(), " ", route.prefix(), ": plan ", Describe(planned),

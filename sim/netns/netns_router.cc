@@ -5,8 +5,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "google/protobuf/struct.pb.h"
 #include "sim/frr_bgpd_config.h"
 #include "sim/netns/command_json.h"
@@ -49,6 +51,28 @@ KernelNextHop ParseNextHop(const google::protobuf::Value& hop) {
   return parsed;
 }
 
+KernelRoute ParseRoute(const google::protobuf::Value& route, const std::string& prefix) {
+  KernelRoute parsed{.prefix = prefix, .protocol = JsonText(route, "protocol"), .next_hops = {}};
+  if (const auto* hops = JsonField(route, "nexthops")) {
+    for (const auto& hop : hops->list_value().values()) parsed.next_hops.push_back(ParseNextHop(hop));
+  } else if (JsonField(route, "gateway") != nullptr) {
+    parsed.next_hops.push_back(ParseNextHop(route));
+  }
+  return parsed;
+}
+
+// Runs `ip -j ... route show ...` in the facility's namespace: its list.
+absl::StatusOr<google::protobuf::Value> ShowRoutes(const NetnsBackbone& backbone, const std::string& facility_id,
+                                                   const std::vector<std::string>& command) {
+  absl::StatusOr<RunResult> shown = backbone.Exec(facility_id, command);
+  if (!shown.ok()) return shown.status();
+  if (shown->exit_code != 0) {
+    return absl::InternalError(absl::StrCat("`", absl::StrJoin(command, " "), "` in ", facility_id, " exited ",
+                                            shown->exit_code, ": ", shown->output));
+  }
+  return ParseCommandJson(shown->output, "ip -j route show");
+}
+
 }  // namespace
 
 absl::Status NetnsRouterAvailable() {
@@ -61,28 +85,35 @@ absl::Status NetnsRouterAvailable() {
 absl::StatusOr<std::optional<KernelRoute>> ReadKernelRoute(const NetnsBackbone& backbone,
                                                          const std::string& facility_id, const std::string& prefix) {
   const bool v6 = prefix.find(':') != std::string::npos;
-  absl::StatusOr<RunResult> shown =
-      backbone.Exec(facility_id, {"/usr/sbin/ip", "-j", v6 ? "-6" : "-4", "route", "show", "exact", prefix});
-  if (!shown.ok()) return shown.status();
-  if (shown->exit_code != 0) {
-    return absl::InternalError(absl::StrCat("`ip route show exact ", prefix, "` in ", facility_id, " exited ",
-                                            shown->exit_code, ": ", shown->output));
-  }
-  absl::StatusOr<google::protobuf::Value> routes = ParseCommandJson(shown->output, "ip -j route show");
+  absl::StatusOr<google::protobuf::Value> routes =
+      ShowRoutes(backbone, facility_id, {"/usr/sbin/ip", "-j", v6 ? "-6" : "-4", "route", "show", "exact", prefix});
   if (!routes.ok()) return routes.status();
   if (routes->list_value().values_size() == 0) return std::nullopt;
   if (routes->list_value().values_size() > 1) {
     return absl::InternalError(absl::StrCat(facility_id, " has ", routes->list_value().values_size(),
-                                            " routes for ", prefix, ": ", shown->output));
+                                            " routes for ", prefix));
   }
-  const google::protobuf::Value& route = routes->list_value().values(0);
-  KernelRoute parsed{.prefix = prefix, .protocol = JsonText(route, "protocol"), .next_hops = {}};
-  if (const auto* hops = JsonField(route, "nexthops")) {
-    for (const auto& hop : hops->list_value().values()) parsed.next_hops.push_back(ParseNextHop(hop));
-  } else if (JsonField(route, "gateway") != nullptr) {
-    parsed.next_hops.push_back(ParseNextHop(route));
+  return ParseRoute(routes->list_value().values(0), prefix);
+}
+
+absl::StatusOr<std::map<std::string, KernelRoute>> ReadKernelRoutes(const NetnsBackbone& backbone,
+                                                                  const std::string& facility_id) {
+  std::map<std::string, KernelRoute> table;
+  for (const char* family : {"-4", "-6"}) {
+    absl::StatusOr<google::protobuf::Value> routes =
+        ShowRoutes(backbone, facility_id, {"/usr/sbin/ip", "-j", family, "route", "show"});
+    if (!routes.ok()) return routes.status();
+    for (const google::protobuf::Value& route : routes->list_value().values()) {
+      std::string prefix = JsonText(route, "dst");
+      if (prefix.empty()) return absl::InternalError(absl::StrCat("a route without dst in ", facility_id));
+      // `ip` prints a host route without its length.
+      if (prefix != "default" && prefix.find('/') == std::string::npos) {
+        absl::StrAppend(&prefix, family == std::string_view("-4") ? "/32" : "/128");
+      }
+      table.insert_or_assign(prefix, ParseRoute(route, prefix));
+    }
   }
-  return parsed;
+  return table;
 }
 
 NetnsRouter::NetnsRouter(NetnsRouterOptions options, std::string router_id)

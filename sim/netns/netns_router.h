@@ -26,6 +26,7 @@
 // Needs FRR's /usr/lib/frr/{zebra,bgpd} (Debian's frr; NetnsRouterAvailable).
 // Thread-compatible; the vty queries are thread-safe.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,6 +81,15 @@ struct KernelRoute {
 [[nodiscard]] absl::StatusOr<std::optional<KernelRoute>> ReadKernelRoute(const NetnsBackbone& backbone,
                                                                        const std::string& facility_id,
                                                                        const std::string& prefix);
+
+// Every route of the facility's main kernel tables, IPv4 and IPv6, by prefix
+// as `ip` prints it ("10.1.0.0/16", "2001:db8:1::/48", "default"; host
+// routes with their length, "10.0.0.1/32"): two `ip`
+// runs, so a caller comparing a whole plan reads each facility at nearly one
+// moment (one run per prefix took seconds on a loaded machine, and the
+// routes moved under the reader). Internal as ReadKernelRoute.
+[[nodiscard]] absl::StatusOr<std::map<std::string, KernelRoute>> ReadKernelRoutes(const NetnsBackbone& backbone,
+                                                                                const std::string& facility_id);
 
 class NetnsRouter {
  public:
