@@ -11,6 +11,42 @@ namespace {
 
 bool NonNegative(double value) { return std::isfinite(value) && value >= 0; }
 
+absl::Status ValidateProtection(const McfProblem& problem) {
+  const McfProtection& protection = problem.protection;
+  const int arcs = static_cast<int>(problem.arcs.size());
+  auto arc_ok = [arcs](int arc) { return arc >= 0 && arc < arcs; };
+  auto node_ok = [&](int node) { return node >= 0 && node < problem.node_count; };
+  for (size_t f = 0; f < protection.failures.size(); ++f) {
+    const McfFailure& failure = protection.failures[f];
+    for (int arc : failure.arcs) {
+      if (!arc_ok(arc)) return absl::InvalidArgumentError(absl::StrCat("failure ", f, ": arc out of range"));
+    }
+    for (const McfReroute& reroute : failure.reroutes) {
+      if (!node_ok(reroute.node) || !node_ok(reroute.dst)) {
+        return absl::InvalidArgumentError(absl::StrCat("failure ", f, ": reroute node out of range"));
+      }
+      for (const auto& [arc, load] : reroute.arc_load) {
+        if (!arc_ok(arc) || !NonNegative(load)) {
+          return absl::InvalidArgumentError(absl::StrCat("failure ", f, ": reroute with a bad arc or load"));
+        }
+      }
+    }
+  }
+  for (const auto& [priority, limits] : protection.limits) {
+    if (problem.ObjectiveOf(priority) == McfObjective::kMaxFairThroughput) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("class ", priority, ": protection needs objective mlu or latency, not total-flow"));
+    }
+    for (const McfFailureLimit& limit : limits) {
+      if (limit.failure < 0 || limit.failure >= static_cast<int>(protection.failures.size()) || !arc_ok(limit.arc) ||
+          !NonNegative(limit.limit_gbps)) {
+        return absl::InvalidArgumentError(absl::StrCat("class ", priority, ": a failure limit with a bad failure, arc or limit"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ValidateMcfProblem(const McfProblem& problem) {
@@ -63,7 +99,7 @@ absl::Status ValidateMcfProblem(const McfProblem& problem) {
                                                      ": utilization_target must be in (0, 10], mlu_slack in [0, 10]"));
     }
   }
-  return absl::OkStatus();
+  return ValidateProtection(problem);
 }
 
 const char* ObjectiveName(McfObjective objective) {

@@ -6,6 +6,8 @@
 // Pure: no I/O, no clock, no threads. Plain values; thread-compatible.
 #include <cstdint>
 #include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -80,6 +82,40 @@ struct McfCommodity {
   uint32_t priority = 0;  // 0 = highest, solved first
 };
 
+// Protection: a linear model of the routers' local repair (taken from a
+// plan, see pathcomp/solver/protection.h) and, per class, the loads that must
+// hold after each failure. After failure f, traffic that reaches a node
+// whose route toward its destination f changes (a McfReroute of f) is
+// forwarded from there as that reroute says; the rest keeps its path. A path
+// that meets a down arc with no reroute before it is sent on from the arc's
+// tail along the lowest-cost path around the failure (dropped when there is
+// none).
+struct McfReroute {
+  int node = 0;
+  int dst = 0;
+  // What one unit of traffic entering `node` toward `dst` puts on each arc
+  // (loops counted once; traffic dropped loads nothing further).
+  std::vector<std::pair<int, double>> arc_load;
+};
+struct McfFailure {
+  std::string name;                  // "link iad-dfw", for reports
+  std::vector<int> arcs;             // out of service
+  std::vector<McfReroute> reroutes;  // at most one per (node, dst)
+};
+// After `failure`, what the class and the classes before it put on `arc`
+// stays at or below limit_gbps.
+struct McfFailureLimit {
+  int failure = 0;
+  int arc = 0;
+  double limit_gbps = 0;
+};
+struct McfProtection {
+  std::vector<McfFailure> failures;
+  // Per priority class (kMinMaxUtilization or kMinLatency only): its rows.
+  std::map<uint32_t, std::vector<McfFailureLimit>> limits;
+  bool empty() const { return limits.empty(); }
+};
+
 struct McfProblem {
   int node_count = 0;
   std::vector<McfArc> arcs;
@@ -92,6 +128,8 @@ struct McfProblem {
   std::vector<double> node_receive_gbps;
   // What each priority class optimizes.
   McfClassPolicies policies;
+  // Loads each protected class must keep after failures; empty: none.
+  McfProtection protection;
 
   const McfClassPolicy& PolicyOf(uint32_t priority) const { return policies.Of(priority); }
   McfObjective ObjectiveOf(uint32_t priority) const { return PolicyOf(priority).objective; }
@@ -100,7 +138,9 @@ struct McfProblem {
 // InvalidArgument naming the first problem: node index out of range, a
 // self-loop arc or commodity, a negative or non-finite capacity, cost or
 // demand, fabric limits whose size is neither 0 nor node_count, a class
-// policy's utilization_target outside (0, 10] or mlu_slack outside [0, 10].
+// policy's utilization_target outside (0, 10] or mlu_slack outside [0, 10],
+// protection with an arc, node or failure out of range, a negative or
+// non-finite load or limit, or limits for a kMaxFairThroughput class.
 [[nodiscard]] absl::Status ValidateMcfProblem(const McfProblem& problem);
 
 // One arc per snapshot link, same index (usable links keep their capacity,

@@ -8,6 +8,7 @@
 #include <map>
 #include <tuple>
 
+#include "pathcomp/solver/internal/failure_loads.h"
 #include "pathcomp/solver/internal/path_master.h"
 
 namespace geodesic::pathcomp {
@@ -104,10 +105,15 @@ class ClassSequence {
     sent_.assign(graph.node_count, 0);
     received_.assign(graph.node_count, 0);
     McfAllocation allocation;
+    failure_loads_.clear();
+    for (const McfFailure& failure : state_.problem.protection.failures) failure_loads_.emplace_back(graph, failure);
+    std::vector<const FlowGroup*> solved;  // the groups of the classes before
     for (SolverState::Class& cls : state_.classes) {
       std::vector<FlowGroup*> groups;
       groups.reserve(cls.groups.size());
       for (int g : cls.groups) groups.push_back(&state_.groups[g]);
+      protection_rows_ = ProtectionRowsOf(cls.priority, solved);
+      solved.insert(solved.end(), groups.begin(), groups.end());
       const McfObjective objective = state_.problem.ObjectiveOf(cls.priority);
       McfClassResult result{.priority = cls.priority, .objective = objective};
       absl::StatusOr<PhaseOutcome> last_phase =
@@ -133,6 +139,7 @@ class ClassSequence {
         }
       }
       result.max_utilization = MaxUtilization();
+      result.failure_limits = static_cast<int>(protection_rows_.size());
       allocation.classes.push_back(result);
     }
     Fill(allocation);
@@ -158,9 +165,21 @@ class ClassSequence {
     spec.group_upper.resize(groups.size());
     for (size_t i = 0; i < groups.size(); ++i) spec.group_upper[i] = groups[i]->demand;
     spec.group_lower = spec.group_upper;
+    spec.protection_rows = protection_rows_;
+    spec.failure_loads = &failure_loads_;
     absl::StatusOr<PhaseOutcome> outcome = Run(spec, groups, cls.bases[internal::kUtilizationPhase]);
     if (!outcome.ok()) return outcome.status();
     result.utilization_lower_bound = outcome->lower_bound;
+    // The latency phase holds its rows hard: from what this phase left.
+    for (size_t r = 0; r < protection_rows_.size(); ++r) {
+      const double excess = outcome->protection_excess[r];
+      protection_rows_[r].upper += excess;
+      if (excess * state_.gbps_per_unit > result.failure_limit_excess_gbps) {
+        result.failure_limit_excess_gbps = excess * state_.gbps_per_unit;
+        result.failure_limit_excess_failure = protection_rows_[r].failure;
+        result.failure_limit_excess_arc = protection_rows_[r].arc;
+      }
+    }
     return outcome;
   }
 
@@ -188,6 +207,8 @@ class ClassSequence {
     spec.group_upper.resize(groups.size());
     for (size_t i = 0; i < groups.size(); ++i) spec.group_upper[i] = groups[i]->demand;
     spec.group_lower = spec.group_upper;
+    spec.protection_rows = protection_rows_;
+    spec.failure_loads = &failure_loads_;
     // The latency flows load links above U*, up to the cap: a warm re-solve
     // must not absorb a failure at the old bound on top of them (the
     // absorber routes only what broke), so the MLU phase forgets its bound
@@ -253,6 +274,34 @@ class ClassSequence {
     throughput.receive_limit = std::move(receive);
     absl::StatusOr<PhaseOutcome> second = Run(throughput, groups, cls.bases[internal::kThroughputPhase]);
     return second;
+  }
+
+  // The protection rows of class `priority`: its failure limits less what
+  // the classes before it (`solved`) put on each limit's arc after its failure.
+  std::vector<internal::ProtectionRow> ProtectionRowsOf(uint32_t priority,
+                                                        const std::vector<const FlowGroup*>& solved) const {
+    std::vector<internal::ProtectionRow> rows;
+    const auto limits = state_.problem.protection.limits.find(priority);
+    if (limits == state_.problem.protection.limits.end()) return rows;
+    std::map<int, std::vector<double>> after;  // failure -> per arc, what the classes before load
+    for (const McfFailureLimit& limit : limits->second) {
+      auto [it, inserted] = after.try_emplace(limit.failure);
+      if (inserted) {
+        it->second.assign(state_.graph.arc_src.size(), 0);
+        for (const FlowGroup* group : solved) {
+          for (const internal::PathColumn& path : group->paths) {
+            if (path.flow <= kNegligibleFlow) continue;
+            failure_loads_[limit.failure].ForEach(path.arcs, group->dst, [&](int arc, double load) {
+              it->second[arc] += path.flow * load;
+            });
+          }
+        }
+      }
+      rows.push_back({.failure = limit.failure,
+                      .arc = limit.arc,
+                      .upper = limit.limit_gbps / state_.gbps_per_unit - it->second[limit.arc]});
+    }
+    return rows;
   }
 
   std::vector<double> FabricResidual(const std::vector<double>& limits_gbps,
@@ -322,6 +371,8 @@ class ClassSequence {
   McfSolveStats& stats_;
   std::vector<double> load_;             // per arc, solver units, classes so far
   std::vector<double> sent_, received_;  // per node, solver units, classes so far
+  std::vector<internal::FailureLoads> failure_loads_;  // per McfProblem::protection failure
+  std::vector<internal::ProtectionRow> protection_rows_;  // of the class being solved
 };
 
 }  // namespace

@@ -142,6 +142,13 @@ struct McfClassResult {
   // kMinLatency: the utilization no link exceeds (LatencyUtilizationCap of
   // the class's MLU optimum); utilization_lower_bound bounds that optimum.
   double utilization_cap = 0;
+  // Protected classes (McfProblem::protection): how many failure limits the
+  // class was held to, and the largest excess over one (0 when every limit
+  // holds), with its failure (index) and arc.
+  int failure_limits = 0;
+  double failure_limit_excess_gbps = 0;
+  int failure_limit_excess_failure = -1;
+  int failure_limit_excess_arc = -1;
 };
 
 struct McfSolveStats {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "pathcomp/solver/internal/column_wise_lp.h"
 #include "pathcomp/solver/internal/failure_absorber.h"
+#include "pathcomp/solver/internal/failure_loads.h"
 #include "pathcomp/solver/internal/phase_bounds.h"
 #include "pathcomp/solver/internal/priced_shortest_paths.h"
 
@@ -68,6 +69,69 @@ class PathLengths {
   uint64_t priced_bits_ = 0;
 };
 
+// What a unit of excess over a protection row costs the utilization
+// master: far more than any utilization it could buy (U is about 1 in the
+// solver's units), so the master holds every row it can.
+constexpr double kProtectionExcessCost = 1e4;
+
+// The protection rows of a phase, by failure: which row (if any) each arc's
+// load after that failure is held by.
+class ProtectionIndex {
+ public:
+  using Coefficients = std::vector<std::pair<int, double>>;  // (row, load per unit of flow), rows ascending
+
+  ProtectionIndex(const PhaseSpec& spec, int arcs) : loads_(spec.failure_loads) {
+    std::vector<int> slot_of_failure;
+    for (size_t r = 0; r < spec.protection_rows.size(); ++r) {
+      const ProtectionRow& row = spec.protection_rows[r];
+      if (row.failure >= static_cast<int>(slot_of_failure.size())) slot_of_failure.resize(row.failure + 1, -1);
+      int& slot = slot_of_failure[row.failure];
+      if (slot < 0) {
+        slot = static_cast<int>(failures_.size());
+        failures_.push_back({row.failure, std::vector<int>(arcs, -1)});
+      }
+      failures_[slot].row_of_arc[row.arc] = static_cast<int>(r);
+    }
+    value_.assign(spec.protection_rows.size(), 0);
+    seen_.assign(spec.protection_rows.size(), 0);
+  }
+  bool empty() const { return failures_.empty(); }
+  size_t rows() const { return value_.size(); }
+
+  // What one unit of flow on `path` toward `dst` puts on each row's arc
+  // after the row's failure.
+  void Of(const PathColumn& path, int dst, Coefficients& out) const {
+    out.clear();
+    for (const FailureRows& failure : failures_) {
+      (*loads_)[failure.failure].ForEach(path.arcs, dst, [&](int arc, double load) {
+        const int row = failure.row_of_arc[arc];
+        if (row < 0) return;
+        if (!seen_[row]) {
+          seen_[row] = 1;
+          out.push_back({row, 0});
+        }
+        value_[row] += load;
+      });
+    }
+    std::sort(out.begin(), out.end());
+    for (auto& [row, value] : out) {
+      value = value_[row];
+      value_[row] = 0;
+      seen_[row] = 0;
+    }
+  }
+
+ private:
+  struct FailureRows {
+    int failure;
+    std::vector<int> row_of_arc;
+  };
+  const std::vector<FailureLoads>* loads_;
+  std::vector<FailureRows> failures_;
+  mutable std::vector<double> value_;  // scratch of Of(), all 0 between calls
+  mutable std::vector<char> seen_;
+};
+
 // What a group is to the master of a run.
 enum class Role : char {
   kLeftOut,  // no open path reaches its destination
@@ -82,16 +146,20 @@ class Master {
  public:
   Master(const Graph& graph, const PhaseSpec& spec, std::span<FlowGroup* const> groups,
          const std::vector<Role>& roles, const std::vector<int>& free_groups,
-         const std::vector<double>& frozen_load, MasterBasis& basis)
+         const std::vector<double>& frozen_load, const ProtectionIndex& protection,
+         const std::vector<double>& frozen_protection_load, MasterBasis& basis)
       : graph_(graph),
         spec_(spec),
         groups_(groups),
         roles_(roles),
         free_groups_(free_groups),
         frozen_load_(frozen_load),
+        protection_(protection),
+        frozen_protection_load_(frozen_protection_load),
         basis_(basis),
         open_arcs_(spec.arc_open) {
     model_.setLogLevel(0);
+    if (basis_.protection_rows.size() != 2 * protection_.rows()) basis_.protection_rows.assign(2 * protection_.rows(), kNoStatus);
   }
 
   bool minimizing_utilization() const { return spec_.phase == kUtilizationPhase; }
@@ -128,8 +196,27 @@ class Master {
     if (minimizing_latency()) return model_.objectiveValue() + key_cost_;
     return -model_.objectiveValue();
   }
-  const std::vector<double>& arc_weight() const { return basis_.arc_weights; }
-  const PathLengths& path_lengths() const { return path_lengths_; }
+  // The link weights pricing searches with: the link prices, and with
+  // protection rows each row's price on its arc (what a path that no failure
+  // diverts pays; Length() is exact).
+  const std::vector<double>& arc_weight() const {
+    return protection_.empty() ? basis_.arc_weights : pricing_weights_;
+  }
+  // A path's dual length: its links' prices and what it puts on the
+  // protection rows after their failures at their prices.
+  double Length(int g, const PathColumn& path) const {
+    double length = path_lengths_.Of(path);
+    if (!protection_priced_) return length;
+    protection_.Of(path, groups_[g]->dst, scratch_);
+    for (const auto& [row, load] : scratch_) length += protection_price_[row] * load;
+    return length;
+  }
+  // Per protection row: the excess the last solve left (solver units).
+  const std::vector<double>& protection_excess() const { return protection_excess_; }
+  bool protection_holds() const {
+    return std::all_of(protection_excess_.begin(), protection_excess_.end(),
+                       [](double excess) { return excess <= kBoundTolerance; });
+  }
 
   struct GroupPrice {
     // What a new path must cost (in dual weight) less than to improve the master.
@@ -146,7 +233,7 @@ class Master {
     // Moving flow off its dearest used path onto a cheaper one helps.
     double dearest = 0;
     for (const PathColumn& path : groups_[g]->paths) {
-      if (path.flow > kBoundTolerance) dearest = std::max(dearest, path_lengths_.Of(path));
+      if (path.flow > kBoundTolerance) dearest = std::max(dearest, Length(g, path));
     }
     return {dearest, dearest};
   }
@@ -167,6 +254,10 @@ class Master {
         if (HasLimit(spec_.send_limit, v)) send_row_[v] = lp.AddRow(-kInfinity, spec_.send_limit[v]);
         if (HasLimit(spec_.receive_limit, v)) receive_row_[v] = lp.AddRow(-kInfinity, spec_.receive_limit[v]);
       }
+    }
+    protection_first_row_ = lp.row_count();
+    for (size_t r = 0; r < protection_.rows(); ++r) {
+      lp.AddRow(-kInfinity, spec_.protection_rows[r].upper - frozen_protection_load_[r]);
     }
     if (mlu) {
       lp.AddColumn(1, spec_.utilization_floor, kInfinity);
@@ -193,6 +284,16 @@ class Master {
         AddRangeGroup(lp, static_cast<int>(g), open, row_status_of);
       }
     }
+    // The utilization master holds the protection rows softly (an excess
+    // column per row); the latency master starts from flows that hold them
+    // (its rows' uppers allow what the utilization phase left).
+    excess_first_column_ = lp.column_count();
+    if (mlu) {
+      for (size_t r = 0; r < protection_.rows(); ++r) {
+        lp.AddColumn(kProtectionExcessCost, 0, kInfinity);
+        lp.Add(protection_first_row_ + static_cast<int>(r), -1);
+      }
+    }
     lp.LoadInto(model_);
 
     // The remembered basis; what is new enters nonbasic at the bound its
@@ -210,6 +311,13 @@ class Master {
       if (receive_row_[v] >= 0) row_status(receive_row_[v], basis_.receive_rows[v]);
     }
     for (size_t r = 0; r < row_status_of.size(); ++r) row_status(first_group_row + static_cast<int>(r), row_status_of[r]);
+    for (size_t r = 0; r < protection_.rows(); ++r) {
+      row_status(protection_first_row_ + static_cast<int>(r), basis_.protection_rows[r]);
+      if (!mlu) continue;
+      const uint8_t status = basis_.protection_rows[protection_.rows() + r];
+      model_.setColumnStatus(excess_first_column_ + static_cast<int>(r),
+                             status == kNoStatus ? ClpSimplex::atLowerBound : ToClp(status));
+    }
     const int first_path_column = mlu ? 1 : 0;
     if (mlu) {
       // A cold start: U nonbasic at its floor beside an all-slack basis,
@@ -251,6 +359,14 @@ class Master {
     const PathColumn& key = group.paths[open[0]];
     key_path_[g] = open[0];
     for (int arc : key.arcs) lp.SetRowUpper(arc, lp.row_upper(arc) - demand);
+    ProtectionIndex::Coefficients key_protection;
+    if (!protection_.empty()) {
+      protection_.Of(key, group.dst, key_protection);
+      for (const auto& [row, load] : key_protection) {
+        const int lp_row = protection_first_row_ + row;
+        lp.SetRowUpper(lp_row, lp.row_upper(lp_row) - demand * load);
+      }
+    }
     const double key_cost = minimizing_latency() ? PathCost(key) : 0;
     key_cost_ += demand * key_cost;
     if (open.size() == 1) return;
@@ -270,9 +386,30 @@ class Master {
       for (int arc : key.arcs) {
         if (!contains(path.arcs, arc)) lp.Add(arc, -1);
       }
+      if (!protection_.empty()) AddProtectionDifference(lp, path, group.dst, key_protection);
       if (group_row_[g] >= 0) lp.Add(group_row_[g], 1);
       columns_.push_back({g, open[i]});
     }
+  }
+
+  // A key-path column on the protection rows: its loads after each failure
+  // less the key's.
+  void AddProtectionDifference(ColumnWiseLp& lp, const PathColumn& path, int dst,
+                               const ProtectionIndex::Coefficients& key) {
+    protection_.Of(path, dst, scratch_);
+    size_t k = 0;
+    auto add = [&](int row, double value) {
+      if (std::abs(value) > kLoadRounding) lp.Add(protection_first_row_ + row, value);
+    };
+    for (const auto& [row, load] : scratch_) {
+      for (; k < key.size() && key[k].first < row; ++k) add(key[k].first, -key[k].second);
+      if (k < key.size() && key[k].first == row) {
+        add(row, load - key[k++].second);
+      } else {
+        add(row, load);
+      }
+    }
+    for (; k < key.size(); ++k) add(key[k].first, -key[k].second);
   }
 
   double PathCost(const PathColumn& path) const {
@@ -323,6 +460,25 @@ class Master {
       basis_.arc_weights[a] = std::max(0.0, -y[a]) + (minimizing_latency() ? graph_.arc_cost_us[a] : 0);
     }
     path_lengths_ = PathLengths(basis_.arc_weights);
+    // Protection rows: their prices, what pricing adds for them on their
+    // arcs, and what the excess columns had to carry.
+    protection_price_.assign(protection_.rows(), 0);
+    protection_excess_.assign(protection_.rows(), 0);
+    protection_priced_ = false;
+    if (!protection_.empty()) {
+      pricing_weights_ = basis_.arc_weights;
+      for (size_t r = 0; r < protection_.rows(); ++r) {
+        const int lp_row = protection_first_row_ + static_cast<int>(r);
+        basis_.protection_rows[r] = model_.getRowStatus(lp_row);
+        protection_price_[r] = std::max(0.0, -y[lp_row]);
+        protection_priced_ |= protection_price_[r] > 0;
+        pricing_weights_[spec_.protection_rows[r].arc] += protection_price_[r];
+        if (!mlu) continue;
+        const int column = excess_first_column_ + static_cast<int>(r);
+        basis_.protection_rows[protection_.rows() + r] = model_.getColumnStatus(column);
+        protection_excess_[r] = x[column] > kBoundTolerance ? x[column] : 0;
+      }
+    }
 
     threshold_.assign(groups_.size(), kInfinity);
     key_length_.assign(groups_.size(), kInfinity);
@@ -392,7 +548,7 @@ class Master {
         key_worth = std::max(0.0, -dj[single_column]);
       }
     }
-    const double key_length = path_lengths_.Of(key);
+    const double key_length = Length(g, key);
     threshold_[g] = key_length - key_worth;
     key_length_[g] = key_length;
   }
@@ -408,9 +564,15 @@ class Master {
   const std::vector<Role>& roles_;
   const std::vector<int>& free_groups_;
   const std::vector<double>& frozen_load_;
+  const ProtectionIndex& protection_;
+  const std::vector<double>& frozen_protection_load_;
   MasterBasis& basis_;
   const OpenArcs open_arcs_;
   ClpSimplex model_;
+  int protection_first_row_ = 0, excess_first_column_ = 0;
+  std::vector<double> protection_price_, protection_excess_, pricing_weights_;
+  bool protection_priced_ = false;  // some protection row has a price
+  mutable ProtectionIndex::Coefficients scratch_;
   PathLengths path_lengths_{basis_.arc_weights};  // under the last solve's prices
   std::vector<ColumnRef> columns_;
   std::vector<int> group_row_, key_path_, send_row_, receive_row_;
@@ -426,14 +588,15 @@ class Master {
 // to from being dropped and priced in again. A group left with one path
 // forgets its statuses, so the path re-enters nonbasic at its flow if the
 // group splits again.
-void DropIdlePaths(FlowGroup& group, const PhaseSpec& spec, const OpenArcs& open_arcs,
-                   const PathLengths& lengths, double price_floor) {
+template <typename LengthOf>
+void DropIdlePaths(FlowGroup& group, const PhaseSpec& spec, const OpenArcs& open_arcs, const LengthOf& length_of,
+                   double price_floor) {
   if (group.paths.size() < 2) return;
   size_t idle_count = 0;
   for (PathColumn& path : group.paths) {
     bool idle = path.flow <= kBoundTolerance && path.status[spec.phase] != ClpSimplex::basic &&
                 open_arcs.Allow(path);
-    if (idle) idle = lengths.Of(path) > price_floor;
+    if (idle) idle = length_of(path) > price_floor;
     path.idle_rounds = idle ? path.idle_rounds + 1 : 0;
     idle_count += path.idle_rounds >= kIdleRoundsBeforeDrop;
   }
@@ -482,7 +645,8 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
 
   // After a failure: route what it broke at the bound still proven, or else
   // at the bound the last prices prove without the failed arcs, if it fits.
-  if (const double inherited = InheritedLowerBound(spec, basis); spec.freeze_routed_groups && inherited > 0) {
+  if (const double inherited = InheritedLowerBound(spec, basis);
+      spec.freeze_routed_groups && inherited > 0 && spec.protection_rows.empty()) {
     // A priced arc that closed was a bottleneck: the optimum most likely
     // rose, so the old one is not worth a try. Each proof is tried in order
     // of cost while it proves more than the attempts that failed.
@@ -528,6 +692,18 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
   // cold start: the lowest latency), or is left out when none reaches.
   std::vector<Role> roles(groups.size(), Role::kFree);
   std::vector<double> frozen_load(arcs, 0);
+  const ProtectionIndex protection(spec, arcs);
+  std::vector<double> frozen_protection_load(protection.rows(), 0);
+  ProtectionIndex::Coefficients coefficients;
+  // What a group's flows put on the protection rows, times `sign`.
+  auto add_protection_load = [&](const FlowGroup& group, double sign) {
+    if (protection.empty()) return;
+    for (const PathColumn& path : group.paths) {
+      if (path.flow <= 0) continue;
+      protection.Of(path, group.dst, coefficients);
+      for (const auto& [row, load] : coefficients) frozen_protection_load[row] += sign * path.flow * load;
+    }
+  };
   std::vector<char> without_open_path(groups.size(), 0);
   std::vector<char> source_needs_tree(graph.node_count, 0);
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -549,6 +725,7 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
       for (const PathColumn& path : group.paths) {
         for (int arc : path.arcs) frozen_load[arc] += path.flow;
       }
+      add_protection_load(group, 1);
     }
   }
   PricedShortestPaths paths(graph);
@@ -578,7 +755,8 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
   for (size_t g = 0; g < groups.size(); ++g) {
     if (roles[g] == Role::kFree) free_groups.push_back(static_cast<int>(g));
   }
-  Master master(graph, spec, groups, roles, free_groups, frozen_load, basis);
+  Master master(graph, spec, groups, roles, free_groups, frozen_load, protection, frozen_protection_load, basis);
+  const bool protected_phase = !protection.empty();
   const bool mlu = master.minimizing_utilization();
   // A group the failure cut off is left out, which can lower the optimum:
   // the old bound holds only for the same groups.
@@ -607,7 +785,10 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
       if (absl::Status solved = master.Solve(outcome.lp_solves == 0); !solved.ok()) return solved;
       ++outcome.lp_solves;
       outcome.objective = master.objective();
-      if (mlu && outcome.objective - outcome.lower_bound <= limits.relative_gap * outcome.objective) break;
+      if (mlu && outcome.objective - outcome.lower_bound <= limits.relative_gap * outcome.objective &&
+          master.protection_holds()) {
+        break;
+      }
     }
     if (outcome.pricing_rounds >= limits.max_pricing_rounds) break;
     ++outcome.pricing_rounds;
@@ -632,7 +813,10 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
         if (roles[g] == Role::kLeftOut || (partial && roles[g] != Role::kFree)) continue;
         const Master::GroupPrice price = master.PriceOf(g);
         const double tolerance = kPricingTolerance * std::max(std::abs(price.threshold), 1e-12);
-        if (roles[g] == Role::kFree) DropIdlePaths(*groups[g], spec, open_arcs, master.path_lengths(), price.threshold + tolerance);
+        if (roles[g] == Role::kFree) {
+          DropIdlePaths(*groups[g], spec, open_arcs, [&](const PathColumn& path) { return master.Length(g, path); },
+                        price.threshold + tolerance);
+        }
         if (price.used_path_length <= 0) continue;
         priced.push_back({g, price.threshold, tolerance});
         targets.push_back(groups[g]->dst);
@@ -645,11 +829,17 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
         bound_numerator += spec.group_upper[g] * length;
         if (!(length < threshold - tolerance)) continue;
         std::vector<int> path = paths.PathTo(group.dst);
+        double exact = length;
+        if (protected_phase) {
+          // The search's length is exact only for paths no failure diverts.
+          exact = master.Length(g, PathColumn(path));
+          if (!(exact < threshold - tolerance)) continue;
+        }
         const bool known = std::any_of(group.paths.begin(), group.paths.end(),
                                        [&](const PathColumn& column) { return column.arcs == path; });
         if (known && roles[g] == Role::kFree) continue;
         if (known) path.clear();  // the group only needs to be free to use it
-        candidates.push_back({(threshold - length) * spec.group_upper[g], g, std::move(path)});
+        candidates.push_back({(threshold - exact) * spec.group_upper[g], g, std::move(path)});
       }
     }
     // The most promising paths only: a link is relieved by moving a few
@@ -666,6 +856,7 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
         for (const PathColumn& path : groups[g]->paths) {
           for (int arc : path.arcs) frozen_load[arc] -= path.flow;
         }
+        add_protection_load(*groups[g], -1);
         for (PathColumn& path : groups[g]->paths) path.status[spec.phase] = kNoStatus;
         groups[g]->row_status[spec.phase] = kNoStatus;
       }
@@ -679,7 +870,7 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
     }
     master_changed = true;
     partial = some_frozen && std::count(roles.begin(), roles.end(), Role::kFrozen) > 0 && added > 0;
-    if (mlu) {
+    if (mlu && !protected_phase) {
       // Lagrangian bound: for link prices w >= 0 scaled to sum(w * scale) = 1,
       // U* >= sum(demand * w-distance) - sum(w * arc_upper).
       double scale = 0;
@@ -702,12 +893,14 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
       if (outcome.objective - outcome.lower_bound <= limits.relative_gap * outcome.objective) break;
     }
     if (added == 0) {
-      // Nothing prices out: the master is optimal over all paths.
-      if (mlu) outcome.lower_bound = outcome.objective;
+      // Nothing prices out: the master is optimal over all paths (with
+      // protection rows, over the paths pricing could find).
+      if (mlu && !protected_phase) outcome.lower_bound = outcome.objective;
       break;
     }
   }
   if (mlu) RememberLowerBound(spec, outcome.lower_bound, outcome.unroutable, basis);
+  outcome.protection_excess = master.protection_excess();
   // The frozen groups' load is already summed: add the free groups' flows.
   // (Unfreezing subtracted from it, so clear the rounding left behind.)
   outcome.arc_load = std::move(frozen_load);

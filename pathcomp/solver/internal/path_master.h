@@ -89,6 +89,19 @@ struct FlowGroup {
   uint8_t row_status[kPhaseCount] = {kNoStatus, kNoStatus, kNoStatus};
 };
 
+class FailureLoads;
+
+// A protection row: after failure `failure` (an index into
+// PhaseSpec::failure_loads), what the phase's groups put on `arc` stays at
+// or below `upper` (solver units). The master holds it softly: an excess
+// costs kProtectionExcessCost per unit in the objective, so the master is
+// never infeasible and PhaseOutcome says by how much a row could not hold.
+struct ProtectionRow {
+  int failure = 0;
+  int arc = 0;
+  double upper = 0;
+};
+
 // What one phase optimizes over the groups it is given.
 struct PhaseSpec {
   Phase phase = kUtilizationPhase;
@@ -117,6 +130,13 @@ struct PhaseSpec {
   // pricing shows that moving them helps. After a change only the groups it
   // broke start free, so a re-solve's LPs start as small as the change.
   bool freeze_routed_groups = false;
+  // Utilization and latency phases: loads to keep after failures (see
+  // ProtectionRow). With rows, pricing is approximate (a path's load after a
+  // failure is not a sum over its arcs): a path enters only when its exact
+  // reduced cost improves the master, no Lagrangian bound is claimed beyond
+  // the one inherited, and no failure is absorbed without an LP.
+  std::vector<ProtectionRow> protection_rows;
+  const std::vector<FailureLoads>* failure_loads = nullptr;  // every failure the rows name
 };
 
 // The warm-start memory of one (class, phase) master besides what the
@@ -147,6 +167,9 @@ struct MasterBasis {
   std::vector<double> price_weights;
   std::vector<double> price_arc_upper;
   double price_numerator = 0;
+  // Protection rows' basis statuses (in PhaseSpec order; reset when their
+  // number changes).
+  std::vector<uint8_t> protection_rows;
 };
 
 struct PhaseOutcome {
@@ -158,6 +181,9 @@ struct PhaseOutcome {
   std::vector<int> unroutable;  // positions in `groups` with no open path (left out)
   // Per arc: what the groups' flows put on it at the end (solver units).
   std::vector<double> arc_load;
+  // Per protection row: how far the load after its failure is above its
+  // upper (solver units; 0 where it holds).
+  std::vector<double> protection_excess;
 };
 
 struct ColumnGenerationLimits {

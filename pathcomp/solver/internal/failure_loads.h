@@ -1,0 +1,63 @@
+#pragma once
+// One McfFailure's repair model over the solver's graph: where a unit of flow
+// on a path goes once the failure is in force. The flow keeps its path up to
+// the first node whose route toward the destination the failure changes (a
+// McfReroute: from there it loads what the reroute says), or up to a down
+// arc with no reroute before it (from the arc's tail it takes the
+// lowest-cost path around the failure, or is dropped where none exists).
+// Internal to pathcomp/solver. Pure; not thread-safe (the paths around the
+// failure are found on first use and kept).
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "pathcomp/solver/internal/path_master.h"
+#include "pathcomp/solver/mcf_problem.h"
+
+namespace geodesic::pathcomp::internal {
+
+class FailureLoads {
+ public:
+  using ArcLoads = std::vector<std::pair<int, double>>;
+
+  // `failure` must outlive this and have passed ValidateMcfProblem.
+  FailureLoads(const Graph& graph, const McfFailure& failure);
+
+  // Calls add(arc, load) for every arc one unit of flow on `path` (arcs from
+  // its source) toward `dst` loads after the failure (an arc may come twice).
+  template <typename Add>
+  void ForEach(std::span<const int> path, int dst, Add&& add) const {
+    for (int arc : path) {
+      const int node = graph_->arc_src[arc];
+      if (const ArcLoads* reroute = RerouteAt(node, dst)) {
+        for (const auto& [to, load] : *reroute) add(to, load);
+        return;
+      }
+      if (down_[arc]) {
+        for (const auto& [to, load] : Around(node, dst)) add(to, load);
+        return;
+      }
+      add(arc, 1.0);
+    }
+  }
+
+ private:
+  static int64_t Key(int node, int dst) { return (int64_t{node} << 32) | static_cast<uint32_t>(dst); }
+  const ArcLoads* RerouteAt(int node, int dst) const {
+    if (reroute_at_.empty()) return nullptr;
+    const auto it = reroute_at_.find(Key(node, dst));
+    return it == reroute_at_.end() ? nullptr : &failure_->reroutes[it->second].arc_load;
+  }
+  // The lowest-cost path from `node` to `dst` over arcs up and not failed.
+  const ArcLoads& Around(int node, int dst) const;
+
+  const Graph* graph_;
+  const McfFailure* failure_;
+  std::vector<char> down_;                          // per arc
+  std::unordered_map<int64_t, int> reroute_at_;     // (node, dst) -> reroute
+  mutable std::unordered_map<int64_t, ArcLoads> around_;
+};
+
+}  // namespace geodesic::pathcomp::internal
