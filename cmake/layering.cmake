@@ -32,7 +32,9 @@ set(GEODESIC_SAME_LAYER_EDGES
   geodesic_topology>geodesic_config
   # layer 1: a backup is of the store
   geodesic_store_backup>geodesic_state
-  # layer 2: the model keeps the solver's view of it (Snapshot)
+  # layer 2: the model keeps the solver's view of it (Snapshot); the solver
+  # checks protected classes with the repair routerd really does (local_repair.h)
+  geodesic_solver>geodesic_routerd_core
   geodesic_model>geodesic_solver
   # layer 3: the shells call each other's gRPC services and the BGP speaker
   geodesic_pathcomp_service>geodesic_proto_grpc geodesic_pathcomp_service>geodesic_replication

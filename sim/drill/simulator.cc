@@ -9,12 +9,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "pathcomp/solver/forwarded_loads.h"
 #include "pathcomp/solver/impact.h"
 #include "pathcomp/solver/plan_builder.h"
 #include "pathcomp/solver/shortest_paths.h"
 #include "sim/drill/auto_drain_sim.h"
 #include "sim/drill/drill_outcome.h"
-#include "sim/drill/forwarded_loads.h"
 #include "sim/drill/plan_routes.h"
 
 namespace geodesic::sim {
@@ -22,6 +22,10 @@ namespace {
 
 using pathcomp::BuildPlan;
 using pathcomp::BuiltPlan;
+using pathcomp::FlowDemand;
+using pathcomp::ForwardedLoads;
+using pathcomp::ForwardingPlan;
+using pathcomp::HottestLink;
 using pathcomp::ModelView;
 using pathcomp::Snapshot;
 using Action = TimelineEvent::Action;

@@ -12,7 +12,7 @@
 //    switch to the backups the current plan precomputed (local_repair_ms
 //    later): a chain comes back if its backup for this failure survives
 //    everything down now; an elephant flow if its ends are still connected;
-//    and the link loads as forwarded are computed (sim/drill/forwarded_loads.h:
+//    and the link loads as forwarded are computed (pathcomp/solver/forwarded_loads.h:
 //    every counted elephant flow's demand through the sites' routes, each
 //    site repaired by routerd's rule for its own down links): the event's
 //    max_utilization_after_repair, its link, what was dropped or looped;

@@ -330,7 +330,7 @@ TEST(DrillAutoDrainTest, BadAutoDrainKeysAreRefusedWithTheirLines) {
   EXPECT_THAT(message, HasSubstr("expect.max_gray_link_load_gbps"));
 }
 
-// Link loads as forwarded after local repair (sim/drill/forwarded_loads.h).
+// Link loads as forwarded after local repair (pathcomp/solver/forwarded_loads.h).
 TEST(DrillForwardingTest, TheOverloadDrillShowsTheBackupsOverloadingALinkUntilTheReplan) {
   auto spec = LoadDrill(SourceDir() + "/sim/drills/backbone-repair-overload.yaml");
   ASSERT_TRUE(spec.ok()) << spec.status();

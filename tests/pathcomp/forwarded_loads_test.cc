@@ -1,14 +1,14 @@
 // Link loads as forwarded (sim/drill/forwarded_loads.h) on hand-made plans:
 // WCMP splits, routerd's choice of backups after a cut, traffic without a
 // route and forwarding loops.
-#include "sim/drill/forwarded_loads.h"
+#include "pathcomp/solver/forwarded_loads.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "site_plan/site_plan_writer.h"
 
-namespace geodesic::sim {
+namespace geodesic::pathcomp {
 namespace {
 
 using ::testing::DoubleEq;
@@ -176,4 +176,4 @@ TEST(ForwardedLoadsTest, KeepsOnlyTheRoutesOfTheGivenPrefixes) {
 }
 
 }  // namespace
-}  // namespace geodesic::sim
+}  // namespace geodesic::pathcomp

@@ -21,7 +21,7 @@
 #include "geodesic/v1/plan.pb.h"
 #include "routerd/local_repair.h"
 
-namespace geodesic::sim {
+namespace geodesic::pathcomp {
 
 // What forwarding needs of a plan: per site, only the routes of the given
 // destination prefixes, with the tables those routes use (re-indexed; their
@@ -73,4 +73,4 @@ struct HottestLink {
 };
 HottestLink Hottest(const ForwardedLoads& loads, const std::map<std::string, double>& capacity_gbps);
 
-}  // namespace geodesic::sim
+}  // namespace geodesic::pathcomp

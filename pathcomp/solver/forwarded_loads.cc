@@ -1,4 +1,4 @@
-#include "sim/drill/forwarded_loads.h"
+#include "pathcomp/solver/forwarded_loads.h"
 
 #include <algorithm>
 #include <deque>
@@ -8,7 +8,7 @@
 
 #include "site_plan/site_plan_reader.h"
 
-namespace geodesic::sim {
+namespace geodesic::pathcomp {
 namespace {
 
 // `site` with only the routes of `prefixes` and the table entries they use;
@@ -281,4 +281,4 @@ HottestLink Hottest(const ForwardedLoads& loads, const std::map<std::string, dou
   return hottest;
 }
 
-}  // namespace geodesic::sim
+}  // namespace geodesic::pathcomp
