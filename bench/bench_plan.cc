@@ -41,7 +41,7 @@
 //   BENCH <name>: ours=<value><unit> <reference>=<value><unit> ratio=<ours/reference>
 // The plan child also prints its phases on stderr (wall ms, CPU ms and the
 // peak resident memory when each ended): snapshot, chains+audit, elephants, wcmp,
-// routes+backups, chain_wire, moved (BuildPlan's, plan_build is their sum), serialize.
+// routes+backups, protection, chain_wire, moved (BuildPlan's, plan_build is their sum), serialize.
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -139,8 +139,8 @@ pathcomp::Snapshot SnapshotOf(topology::Topology topology) {
 
 // The phases of a plan child, as its stderr line shows them: building the
 // snapshot, BuildPlan's (PlanPhase order), then serializing each site's plan.
-constexpr const char* kPhaseNames[] = {"snapshot", "chains+audit", "elephants", "wcmp",
-                                       "routes+backups", "chain_wire", "moved", "serialize"};
+constexpr const char* kPhaseNames[] = {"snapshot",   "chains+audit", "elephants", "wcmp", "routes+backups",
+                                       "protection", "chain_wire",   "moved",     "serialize"};
 constexpr int kPhases = sizeof kPhaseNames / sizeof kPhaseNames[0];
 
 // This process's CPU time (every thread's), in ms: on a shared machine a

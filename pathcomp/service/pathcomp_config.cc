@@ -2,29 +2,9 @@
 
 #include "config/config_reader.h"
 #include "config/shared_keys.h"
+#include "pathcomp/solver/class_policy_config.h"
 
 namespace geodesic::pathcomp {
-namespace {
-
-// {objective: mlu | latency | total-flow, utilization_target, mlu_slack}:
-// what a priority class optimizes (pathcomp_config.h).
-McfClassPolicy ReadClassPolicy(config::ConfigReader& entry, bool objective_required) {
-  McfClassPolicy policy;
-  const std::string objective =
-      objective_required ? entry.RequiredString("objective") : entry.OptionalString("objective", "mlu");
-  if (objective == "total-flow") {
-    policy.objective = McfObjective::kMaxFairThroughput;
-  } else if (objective == "latency") {
-    policy.objective = McfObjective::kMinLatency;
-  } else if (objective != "mlu" && !objective.empty()) {
-    entry.AddError("objective", "expected mlu, latency or total-flow, got \"" + objective + "\"");
-  }
-  policy.utilization_target = entry.OptionalDouble("utilization_target", policy.utilization_target, 0.01, 10);
-  policy.mlu_slack = entry.OptionalDouble("mlu_slack", policy.mlu_slack, 0, 10);
-  return policy;
-}
-
-}  // namespace
 
 absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
   auto reader = config::ConfigReader::OpenFile(path);
@@ -47,18 +27,7 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
         telemetry->OptionalUint("measurement_flush_ms", config.measurement_flush.count(), 1, 10'000));
     telemetry->RejectUnknownKeys();
   }
-  for (auto& entry : reader->OptionalMapList("elephant_objectives")) {
-    const auto priority = static_cast<uint32_t>(entry.RequiredUint("priority", 0, 1'000'000));
-    const McfClassPolicy policy = ReadClassPolicy(entry, /*objective_required=*/true);
-    if (!config.elephant_policies.by_priority.emplace(priority, policy).second) {
-      entry.AddError("priority", "priority " + std::to_string(priority) + " is listed twice");
-    }
-    entry.RejectUnknownKeys();
-  }
-  if (auto fallback = reader->OptionalMap("elephant_default")) {
-    config.elephant_policies.default_policy = ReadClassPolicy(*fallback, /*objective_required=*/false);
-    fallback->RejectUnknownKeys();
-  }
+  ReadClassPolicies(*reader, config.elephant_policies);
   if (auto straggler = reader->OptionalMap("straggler")) {
     StragglerRules& rules = config.straggler;
     rules.report_max_age_ms = static_cast<int64_t>(straggler->OptionalUint("report_max_age_s", 60, 1, 3600)) * 1000;

@@ -21,6 +21,10 @@
 //     - {priority: 2, objective: latency,     # route all on the shortest paths that keep every link
 //        utilization_target: 0.8,            #   within max(utilization_target (0.01..10),
 //        mlu_slack: 0.01}                    #   (1 + mlu_slack (0..10)) x the class's optimal MLU)
+//     - {priority: 3, objective: latency,     # protected (mlu and latency classes): after any single
+//        protection: links,                  #   failure of a fiber (links), SRLG (srlgs) or facility
+//        protection_limit: 1.0}              #   (facilities), on the plan's backups, no link above
+//                                            #   protection_limit (0.01..10) x capacity (default none)
 //   elephant_default: {objective: mlu}  # optional: the same keys, for every class not listed
 //   straggler:                       # optional: planned vs measured per chain hop (docs/stragglers.md)
 //     report_max_age_s: 60           #   1..3600: older service latency reports are not used

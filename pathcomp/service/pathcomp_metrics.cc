@@ -89,6 +89,14 @@ PathcompScrapedFamilies DeclareScraped(Registry& registry) {
       .elephant_p95_latency_stretch_ratio = registry.ScrapedGauge(
           "elephant_p95_latency_stretch_ratio",
           "Latency stretch (path over shortest path) at or below which 95% of the current plan's elephant Gbps run"),
+      .elephant_failure_safe = registry.ScrapedGauge(
+          "elephant_failure_safe",
+          "1 when every protected elephant class of the current plan stays within its limit after any single failure "
+          "of its kind on the plan's backups (also with no protected class), 0 when one does not"),
+      .elephant_max_utilization_after_failure_ratio = registry.ScrapedGauge(
+          "elephant_max_utilization_after_failure_ratio",
+          "Highest link utilization the current plan's protected elephant classes reach after a single failure of "
+          "their kind, on the plan's backups (0 with no protected class)"),
       .unreachable_facility_pairs = registry.ScrapedGauge(
           "unreachable_facility_pairs", "Ordered facility pairs with no usable path in the current plan"),
       .single_facility_dependencies = registry.ScrapedGauge(

@@ -127,6 +127,8 @@ struct PathcompScrapedFamilies {
   metrics::ScrapedFamily& elephant_carried_bytes_per_second;
   metrics::ScrapedFamily& elephant_mean_latency_stretch_ratio;
   metrics::ScrapedFamily& elephant_p95_latency_stretch_ratio;
+  metrics::ScrapedFamily& elephant_failure_safe;
+  metrics::ScrapedFamily& elephant_max_utilization_after_failure_ratio;
   metrics::ScrapedFamily& unreachable_facility_pairs;
   metrics::ScrapedFamily& single_facility_dependencies;
   // Leadership.

@@ -137,7 +137,8 @@ std::vector<metrics::ScrapedFamily*> AllFamilies(const PathcompScrapedFamilies& 
           &f.agent_sessions_connected, &f.plan_generation, &f.plan_model_revision, &f.model_revision,
           &f.replan_pending, &f.elephant_max_utilization_ratio, &f.elephant_demand_bytes_per_second,
           &f.elephant_carried_bytes_per_second, &f.elephant_mean_latency_stretch_ratio,
-          &f.elephant_p95_latency_stretch_ratio, &f.unreachable_facility_pairs, &f.single_facility_dependencies,
+          &f.elephant_p95_latency_stretch_ratio, &f.elephant_failure_safe,
+          &f.elephant_max_utilization_after_failure_ratio, &f.unreachable_facility_pairs, &f.single_facility_dependencies,
           &f.leader, &f.leader_epoch, &f.etcd_reachable, &f.site_installed_generation,
           &f.site_install_lag_generations, &f.site_install_lag_seconds, &f.site_install_failing, &f.chains,
           &f.chains_unplaced, &f.chains_over_budget, &f.chain_planned_latency_sum_seconds,
@@ -264,6 +265,19 @@ PathcompMetricsBinding::PathcompMetricsBinding(const PathcompScrapedFamilies& fa
               [](const v1::Plan& plan) { return plan.elephants().mean_stretch(); });
   plan_figure(families.elephant_p95_latency_stretch_ratio,
               [](const v1::Plan& plan) { return plan.elephants().p95_stretch(); });
+  plan_figure(families.elephant_failure_safe, [](const v1::Plan& plan) {
+    for (const v1::ElephantClass& cls : plan.elephants().classes()) {
+      if (cls.protection() != "" && cls.protection() != "none" && !cls.failure_safe()) return 0.0;
+    }
+    return 1.0;
+  });
+  plan_figure(families.elephant_max_utilization_after_failure_ratio, [](const v1::Plan& plan) {
+    double worst = 0;
+    for (const v1::ElephantClass& cls : plan.elephants().classes()) {
+      worst = std::max(worst, cls.max_utilization_after_failure());
+    }
+    return worst;
+  });
   plan_figure(families.unreachable_facility_pairs,
               [](const v1::Plan& plan) { return static_cast<double>(plan.unreachable_size()); });
   plan_figure(families.single_facility_dependencies, [](const v1::Plan& plan) {

@@ -31,11 +31,12 @@ std::string PathSignature(McfPaths::Range paths, double demand_gbps) {
 
 }  // namespace
 
-absl::StatusOr<ElephantPlan> ElephantAllocator::Allocate(const Snapshot& snapshot,
-                                                         const ChainPlan& chains) {
+absl::StatusOr<ElephantPlan> ElephantAllocator::Allocate(const Snapshot& snapshot, const ChainPlan& chains,
+                                                         const McfProtection* protection) {
   ElephantPlan plan;
   plan.problem = McfProblemFromSnapshot(snapshot);
   plan.problem.policies = policies_;
+  if (protection != nullptr) plan.problem.protection = *protection;
   std::set<int> chain_links;
   for (const ChainPlacement& placement : chains.primary) {
     for (int link : placement.Links()) chain_links.insert(link);
@@ -100,6 +101,10 @@ absl::StatusOr<ElephantPlan> ElephantAllocator::Allocate(const Snapshot& snapsho
     const LatencyStretch of_class = it == stretch.by_class.end() ? LatencyStretch{} : it->second;
     out.set_mean_stretch(of_class.mean);
     out.set_p95_stretch(of_class.p95);
+    const McfClassPolicy& policy = policies_.Of(result.priority);
+    out.set_protection(ProtectionKindName(policy.protection));
+    if (policy.protection != ProtectionKind::kNone) out.set_protection_limit(policy.protection_limit);
+    out.set_failure_limits(static_cast<uint32_t>(result.failure_limits));
   }
 
   std::map<std::string, std::string> paths_of;
@@ -107,11 +112,12 @@ absl::StatusOr<ElephantPlan> ElephantAllocator::Allocate(const Snapshot& snapsho
     const std::string& id = snapshot.workload_id(snapshot.demands()[c].workload);
     paths_of[id] = PathSignature(plan.allocation.paths[c], plan.problem.commodities[c].demand_gbps);
   }
+  if (protection == nullptr) paths_before_ = std::move(paths_of_);
   for (const auto& [id, signature] : paths_of) {
-    auto it = paths_of_.find(id);
-    if (it == paths_of_.end() || it->second != signature) plan.moved_workload_ids.push_back(id);
+    auto it = paths_before_.find(id);
+    if (it == paths_before_.end() || it->second != signature) plan.moved_workload_ids.push_back(id);
   }
-  for (const auto& [id, signature] : paths_of_) {
+  for (const auto& [id, signature] : paths_before_) {
     if (!paths_of.count(id)) plan.moved_workload_ids.push_back(id);
   }
   std::sort(plan.moved_workload_ids.begin(), plan.moved_workload_ids.end());

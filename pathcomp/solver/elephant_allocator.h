@@ -34,7 +34,13 @@ class ElephantAllocator {
   explicit ElephantAllocator(double chain_headroom, McfClassPolicies policies = {})
       : chain_headroom_(chain_headroom), policies_(std::move(policies)) {}
 
-  [[nodiscard]] absl::StatusOr<ElephantPlan> Allocate(const Snapshot& snapshot, const ChainPlan& chains);
+  // `protection`, when given, holds the protected classes to those limits
+  // (a protection round of the planner, protection.h): the workloads that
+  // moved are then those that moved since the last call without it.
+  [[nodiscard]] absl::StatusOr<ElephantPlan> Allocate(const Snapshot& snapshot, const ChainPlan& chains,
+                                                      const McfProtection* protection = nullptr);
+
+  const McfClassPolicies& policies() const { return policies_; }
 
  private:
   const double chain_headroom_;
@@ -42,6 +48,7 @@ class ElephantAllocator {
   McfSolver solver_;
   bool solved_once_ = false;
   std::map<std::string, std::string> paths_of_;  // workload id -> path signature
+  std::map<std::string, std::string> paths_before_;  // paths_of_ before the last call without protection
 };
 
 }  // namespace geodesic::pathcomp

@@ -88,18 +88,37 @@ absl::Status ValidateMcfProblem(const McfProblem& problem) {
   auto valid_policy = [](const McfClassPolicy& policy) {
     return std::isfinite(policy.utilization_target) && policy.utilization_target > 0 &&
            policy.utilization_target <= 10 && std::isfinite(policy.mlu_slack) && policy.mlu_slack >= 0 &&
-           policy.mlu_slack <= 10;
+           policy.mlu_slack <= 10 && std::isfinite(policy.protection_limit) && policy.protection_limit > 0 &&
+           policy.protection_limit <= 10;
   };
+  auto protection_refused = [](const McfClassPolicy& policy) {
+    return policy.protection != ProtectionKind::kNone && policy.objective == McfObjective::kMaxFairThroughput;
+  };
+  constexpr char kRanges[] = "utilization_target and protection_limit must be in (0, 10], mlu_slack in [0, 10]";
+  constexpr char kProtectedObjective[] = "protection needs objective mlu or latency, not total-flow";
   if (!valid_policy(problem.policies.default_policy)) {
-    return absl::InvalidArgumentError("default class policy: utilization_target must be in (0, 10], mlu_slack in [0, 10]");
+    return absl::InvalidArgumentError(absl::StrCat("default class policy: ", kRanges));
+  }
+  if (protection_refused(problem.policies.default_policy)) {
+    return absl::InvalidArgumentError(absl::StrCat("default class policy: ", kProtectedObjective));
   }
   for (const auto& [priority, policy] : problem.policies.by_priority) {
-    if (!valid_policy(policy)) {
-      return absl::InvalidArgumentError(absl::StrCat("class ", priority,
-                                                     ": utilization_target must be in (0, 10], mlu_slack in [0, 10]"));
+    if (!valid_policy(policy)) return absl::InvalidArgumentError(absl::StrCat("class ", priority, ": ", kRanges));
+    if (protection_refused(policy)) {
+      return absl::InvalidArgumentError(absl::StrCat("class ", priority, ": ", kProtectedObjective));
     }
   }
   return ValidateProtection(problem);
+}
+
+const char* ProtectionKindName(ProtectionKind kind) {
+  switch (kind) {
+    case ProtectionKind::kNone: return "none";
+    case ProtectionKind::kLinks: return "links";
+    case ProtectionKind::kSrlgs: return "srlgs";
+    case ProtectionKind::kFacilities: return "facilities";
+  }
+  return "unknown";
 }
 
 const char* ObjectiveName(McfObjective objective) {

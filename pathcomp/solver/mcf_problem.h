@@ -34,6 +34,13 @@ enum class McfObjective {
   kMinLatency,
 };
 
+// The failures a protected class stays within capacity under, one at a
+// time: every fiber (a link and its reverse), every SRLG, every facility.
+enum class ProtectionKind { kNone, kLinks, kSrlgs, kFacilities };
+
+// "none", "links", "srlgs", "facilities": the kind's name in configs and plans.
+const char* ProtectionKindName(ProtectionKind kind);
+
 // What an operator asks of one priority class: its objective and that
 // objective's parameters.
 struct McfClassPolicy {
@@ -42,6 +49,12 @@ struct McfClassPolicy {
   // room, and how far above the class's optimal MLU it may go when not.
   double utilization_target = 0.8;
   double mlu_slack = 0.01;
+  // Protected (mlu and latency classes): after any single failure of this
+  // kind, with the repair the routers really do (the plan's backups), no
+  // link carries more than protection_limit x its capacity of this class
+  // and the classes before it (pathcomp/solver/protection.h).
+  ProtectionKind protection = ProtectionKind::kNone;
+  double protection_limit = 1.0;
   friend bool operator==(const McfClassPolicy&, const McfClassPolicy&) = default;
 };
 
@@ -138,7 +151,8 @@ struct McfProblem {
 // InvalidArgument naming the first problem: node index out of range, a
 // self-loop arc or commodity, a negative or non-finite capacity, cost or
 // demand, fabric limits whose size is neither 0 nor node_count, a class
-// policy's utilization_target outside (0, 10] or mlu_slack outside [0, 10],
+// policy's utilization_target outside (0, 10], mlu_slack outside [0, 10] or
+// protection_limit outside (0, 10], protection of a kMaxFairThroughput class,
 // protection with an arc, node or failure out of range, a negative or
 // non-finite load or limit, or limits for a kMaxFairThroughput class.
 [[nodiscard]] absl::Status ValidateMcfProblem(const McfProblem& problem);

@@ -24,6 +24,11 @@ namespace {
 // Flows below this (solver units, i.e. fractions of the largest capacity)
 // are rounding noise from the LP, not traffic.
 constexpr double kNegligibleFlow = 1e-12;
+// What the latency phase's protection rows allow beyond the loads the
+// utilization phase left (solver units): CLP's own tolerance, so that the
+// flows it starts from are feasible to it (without it GEANT's latency master
+// was proven infeasible at its own start).
+constexpr double kProtectionRowSlack = 1e-6;
 
 bool SameStructure(const McfProblem& a, const McfProblem& b) {
   if (a.node_count != b.node_count || a.arcs.size() != b.arcs.size() ||
@@ -173,7 +178,7 @@ class ClassSequence {
     // The latency phase holds its rows hard: from what this phase left.
     for (size_t r = 0; r < protection_rows_.size(); ++r) {
       const double excess = outcome->protection_excess[r];
-      protection_rows_[r].upper += excess;
+      protection_rows_[r].upper += excess + kProtectionRowSlack;
       if (excess * state_.gbps_per_unit > result.failure_limit_excess_gbps) {
         result.failure_limit_excess_gbps = excess * state_.gbps_per_unit;
         result.failure_limit_excess_failure = protection_rows_[r].failure;

@@ -2,13 +2,137 @@
 
 #include <algorithm>
 #include <exception>
+#include <map>
+#include <optional>
+#include <set>
 #include <thread>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "pathcomp/solver/chain_plan_proto.h"
+#include "pathcomp/solver/protection.h"
 #include "pathcomp/solver/wcmp.h"
 
 namespace geodesic::pathcomp {
+namespace {
+
+// The weighted next hops that follow the allocation, when they forward it
+// loop-free (nullopt: routes take the lowest-latency next hops).
+std::optional<Wcmp> WeightsFor(const Snapshot& snapshot, const absl::StatusOr<ElephantPlan>& elephants,
+                               std::vector<std::string>& problems) {
+  std::optional<Wcmp> weights;
+  if (elephants.ok()) {
+    auto wcmp = BuildWcmp(snapshot, elephants->allocation);
+    if (!wcmp.ok()) {
+      problems.push_back(absl::StrCat("weighted next hops failed: ", wcmp.status().message()));
+    } else if (const ForwardingCheck check = CheckWcmpForwarding(snapshot, *wcmp, elephants->allocation); !check.ok) {
+      problems.push_back(absl::StrCat("weighted next hops refused by the forwarding check: loop ", check.loop,
+                                      ", undelivered ", check.undelivered_gbps, " Gbps, max difference ",
+                                      check.max_abs_diff_gbps, " Gbps"));
+    } else {
+      weights = *std::move(wcmp);
+    }
+  }
+  return weights;
+}
+
+v1::Plan RoutesFor(const Snapshot& snapshot, const PlanStamp& stamp, const std::optional<Wcmp>& weights,
+                   int threads) {
+  return PathSolver().Solve(snapshot, stamp, weights ? &*weights : nullptr, std::max(threads, 1));
+}
+
+// Protected classes: checks the plan against every failure of each class's
+// kind; while some break, adds what they break as failure limits (with the
+// repair model of the plan just built) and allocates and routes again. The
+// plan and allocation that hold every limit are kept in `built` and
+// `elephants`; when none does within kMaxProtectionRounds, the first
+// (unprotected) ones, with the reason.
+void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator, const ChainPlan& chains,
+             int threads, absl::StatusOr<ElephantPlan>& elephants, BuiltPlan& built) {
+  const ProtectionChecker checker(snapshot, allocator.policies());
+  if (checker.empty()) return;
+  std::map<uint32_t, double> unprotected_mlu;
+  for (const McfClassResult& result : elephants->allocation.classes) unprotected_mlu[result.priority] = result.max_utilization;
+  std::vector<ClassProtectionCheck> checks = checker.Check(built.plan);
+  auto safe = [](const std::vector<ClassProtectionCheck>& all) {
+    return std::all_of(all.begin(), all.end(), [](const ClassProtectionCheck& c) { return c.failure_safe(); });
+  };
+  std::optional<std::tuple<ElephantPlan, v1::Plan, std::vector<ClassProtectionCheck>>> unprotected;
+  std::map<uint32_t, std::set<std::pair<int, int>>> limits;  // class -> (failure, link) held
+  std::string impossible;  // what the solver says no allocation holds
+  for (int round = 0; round < kMaxProtectionRounds && !safe(checks); ++round) {
+    if (!unprotected) unprotected.emplace(*elephants, built.plan, checks);
+    std::set<int> failures;
+    for (const ClassProtectionCheck& check : checks) {
+      for (const auto& broken : check.broken) limits[check.priority].insert({broken.failure, broken.link});
+    }
+    for (const auto& [priority, held] : limits) {
+      for (const auto& [failure, link] : held) failures.insert(failure);
+    }
+    const std::vector<int> order(failures.begin(), failures.end());
+    McfProtection protection;
+    protection.failures = checker.RepairModel(built.plan, order);
+    for (const auto& [priority, held] : limits) {
+      const double limit = allocator.policies().Of(priority).protection_limit;
+      for (const auto& [failure, link] : held) {
+        const int model = static_cast<int>(std::lower_bound(order.begin(), order.end(), failure) - order.begin());
+        protection.limits[priority].push_back(
+            {.failure = model, .arc = link, .limit_gbps = limit * snapshot.link_capacity_gbps(link)});
+      }
+    }
+    auto next = allocator.Allocate(snapshot, chains, &protection);
+    if (!next.ok()) {
+      impossible = absl::StrCat("the allocation with failure limits failed: ", next.status().message());
+      break;
+    }
+    for (const McfClassResult& result : next->allocation.classes) {
+      if (result.failure_limit_excess_gbps <= 0) continue;
+      impossible = absl::StrFormat(
+          "no allocation keeps class %u within its limits after %s: %s would carry %.1f Gbps over its limit",
+          result.priority, protection.failures[result.failure_limit_excess_failure].name,
+          snapshot.link_id(result.failure_limit_excess_arc), result.failure_limit_excess_gbps);
+      break;
+    }
+    std::vector<std::string> problems;
+    v1::Plan plan = RoutesFor(snapshot, stamp, WeightsFor(snapshot, next, problems), threads);
+    elephants = *std::move(next);
+    built.plan = std::move(plan);
+    checks = checker.Check(built.plan);
+    if (!impossible.empty()) break;
+  }
+  std::string problem;
+  if (!safe(checks) && unprotected) {
+    for (const ClassProtectionCheck& check : checks) {
+      if (check.failure_safe()) continue;
+      problem = !impossible.empty()
+                    ? impossible
+                    : absl::StrFormat("after %d rounds of failure limits, %s still puts %s at %.3f of its capacity",
+                                      kMaxProtectionRounds, check.worst_failure, check.worst_link,
+                                      check.worst_utilization);
+      break;
+    }
+    auto& [first_elephants, first_plan, first_checks] = *unprotected;
+    elephants = std::move(first_elephants);
+    built.plan = std::move(first_plan);
+    checks = std::move(first_checks);
+    built.problems.push_back(absl::StrCat("protected classes not failure-safe, the plan is the unprotected one: ", problem));
+  }
+  for (v1::ElephantClass& out : *elephants->summary.mutable_classes()) {
+    for (const ClassProtectionCheck& check : checks) {
+      if (check.priority != out.priority()) continue;
+      out.set_failure_safe(check.failure_safe());
+      out.set_failures_checked(check.failures_checked);
+      out.set_max_utilization_after_failure(check.worst_utilization);
+      out.set_worst_failure(check.worst_failure);
+      out.set_worst_failure_link(check.worst_link);
+      out.set_unprotected_max_utilization(unprotected_mlu[check.priority]);
+      if (!check.failure_safe()) out.set_protection_problem(problem);
+    }
+  }
+}
+
+}  // namespace
 
 BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
                     const v1::Plan* previous, ChainPlanCache* chain_cache,
@@ -45,23 +169,12 @@ BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAl
   if (!elephants.ok()) {
     built.problems.push_back(absl::StrCat("elephant allocation failed: ", elephants.status().message()));
   }
-  std::optional<Wcmp> weights;
-  if (elephants.ok()) {
-    auto wcmp = BuildWcmp(snapshot, elephants->allocation);
-    if (!wcmp.ok()) {
-      built.problems.push_back(absl::StrCat("weighted next hops failed: ", wcmp.status().message()));
-    } else if (const ForwardingCheck check = CheckWcmpForwarding(snapshot, *wcmp, elephants->allocation);
-               !check.ok) {
-      built.problems.push_back(absl::StrCat("weighted next hops refused by the forwarding check: loop ", check.loop,
-                                            ", undelivered ", check.undelivered_gbps, " Gbps, max difference ",
-                                            check.max_abs_diff_gbps, " Gbps"));
-    } else {
-      weights = *std::move(wcmp);
-    }
-  }
+  const std::optional<Wcmp> weights = WeightsFor(snapshot, elephants, built.problems);
   ended(PlanPhase::kWcmp);
-  built.plan = PathSolver().Solve(snapshot, stamp, weights ? &*weights : nullptr, std::max(threads, 1));
+  built.plan = RoutesFor(snapshot, stamp, weights, threads);
   ended(PlanPhase::kRoutes);
+  if (elephants.ok()) Protect(snapshot, stamp, allocator, built.chains, threads, elephants, built);
+  ended(PlanPhase::kProtection);
   if (chain_writer.joinable()) {
     chain_writer.join();
     if (chain_wire_error) std::rethrow_exception(chain_wire_error);

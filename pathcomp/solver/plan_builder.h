@@ -3,7 +3,13 @@
 // placed first (latency-critical), the elephant flows allocated in what is
 // left, routes following that allocation as weighted next hops once the
 // weights are shown to forward it loop-free, backups, the single-facility
-// audit, and the workloads that moved since `previous`. Shared by the
+// audit, and the workloads that moved since `previous`. Protected classes
+// (McfClassPolicy::protection) are checked against every single failure of
+// their kind with the plan's own backups; while some failure overloads a
+// link, what it overloads is added to the allocation as a failure limit and
+// the elephants and routes are made again (at most kMaxProtectionRounds
+// times). A plan that cannot be made failure-safe is published unprotected,
+// with the reason in the class's protection_problem and in `problems`. Shared by the
 // planner, what-if and the drill simulator, so all three plan alike.
 // Pure: no I/O, no clock; no threads unless asked: with `threads` > 1 the
 // sites' routes are shared out to that many threads, and one more writes
@@ -20,6 +26,10 @@
 #include "pathcomp/solver/path_solver.h"
 
 namespace geodesic::pathcomp {
+
+// Rounds of failure limits a build adds at most before it gives up on
+// protecting a class.
+inline constexpr int kMaxProtectionRounds = 6;
 
 struct BuiltPlan {
   v1::Plan plan;
@@ -46,6 +56,8 @@ enum class PlanPhase {
   kElephants,  // ElephantAllocator::Allocate
   kWcmp,       // BuildWcmp and CheckWcmpForwarding (skipped when the allocation failed)
   kRoutes,     // PathSolver::Solve: every site's routes and backups
+  kProtection, // protected classes: the failure check, and rounds of allocation,
+               // routes and check until the plan is failure-safe (protection.h)
   kChainWire,  // the chain plan written into the plan (AddChainPlan): with a second
                // thread, what the build still waited for it after the routes
   kMoved,      // the workloads that moved since `previous`, the summary, the cache

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "config/config_reader.h"
+#include "pathcomp/solver/class_policy_config.h"
 #include "sim/drill/drill_generator.h"
 #include "topology/import.h"
 #include "topology/synthetic_wan.h"
@@ -234,6 +235,7 @@ absl::StatusOr<DrillSpec> LoadDrill(const std::string& path) {
     reaction->RejectUnknownKeys();
   }
   if (auto drain = root->OptionalMap("auto_drain")) ReadAutoDrain(*drain, spec.auto_drain);
+  pathcomp::ReadClassPolicies(*root, spec.elephant_policies);
   spec.duration_ms = root->RequiredUint("duration_s", 1, kMaxDurationS) * 1000;
   for (auto& entry : root->RequiredMapList("timeline")) ReadEvent(entry, spec);
   std::stable_sort(spec.timeline.begin(), spec.timeline.end(),

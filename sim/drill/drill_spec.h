@@ -66,6 +66,7 @@
 #include "absl/status/statusor.h"
 #include "geodesic/v1/plan.pb.h"
 #include "pathcomp/health/auto_drain_policy.h"
+#include "pathcomp/solver/mcf_problem.h"
 #include "topology/inventory.h"
 
 namespace geodesic::sim {
@@ -137,6 +138,10 @@ struct DrillSpec {
   // The automatic drainer: pathcomp's defaults (on) unless the file's
   // auto_drain: says otherwise; the judge's thresholds are pathcomp's defaults.
   pathcomp::health::AutoDrainOptions auto_drain{};
+  // What each elephant class optimizes and is protected against, as in
+  // pathcomp's config (elephant_objectives, elephant_default). The simulator
+  // plans with them; live and netns drills run pathcomp with its own config.
+  pathcomp::McfClassPolicies elephant_policies{};
   uint64_t duration_ms = 0;
   std::vector<TimelineEvent> timeline;  // by time, file order within a time
   Expectations expect;

@@ -74,7 +74,7 @@ struct Moment {
 
 class Simulation {
  public:
-  explicit Simulation(const DrillSpec& spec) : spec_(spec), allocator_(kChainHeadroom) {
+  explicit Simulation(const DrillSpec& spec) : spec_(spec), allocator_(kChainHeadroom, spec.elephant_policies) {
     const topology::Topology& t = spec.topology;
     base_.facilities = t.facilities;
     base_.nodes = t.nodes;

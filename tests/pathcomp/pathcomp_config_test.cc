@@ -111,6 +111,38 @@ TEST(PathcompConfigTest, SolverKnobs) {
   std::remove(path.c_str());
 }
 
+TEST(PathcompConfigTest, ProtectedClasses) {
+  std::string path = WriteTemp(
+      "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"
+      "elephant_objectives: [{priority: 0, objective: mlu, protection: links},\n"
+      "  {priority: 1, objective: latency, protection: facilities, protection_limit: 0.9}]\n"
+      "elephant_default: {objective: latency, protection: srlgs}\n"
+      "tls: {ca: ca.crt, cert: c.crt, key: c.key}\n");
+  auto config = LoadPathcompConfig(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  const McfClassPolicies& policies = config->elephant_policies;
+  EXPECT_EQ(policies.Of(0).protection, ProtectionKind::kLinks);
+  EXPECT_DOUBLE_EQ(policies.Of(0).protection_limit, 1.0);
+  EXPECT_EQ(policies.Of(1).protection, ProtectionKind::kFacilities);
+  EXPECT_DOUBLE_EQ(policies.Of(1).protection_limit, 0.9);
+  EXPECT_EQ(policies.Of(7).protection, ProtectionKind::kSrlgs);
+  std::remove(path.c_str());
+
+  path = WriteTemp(
+      "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"
+      "elephant_objectives: [{priority: 0, objective: mlu, protection: everything},\n"
+      "  {priority: 1, objective: total-flow, protection: links},\n"
+      "  {priority: 2, objective: mlu, protection: links, protection_limit: 0}]\n"
+      "tls: {ca: ca.crt, cert: c.crt, key: c.key}\n");
+  config = LoadPathcompConfig(path);
+  ASSERT_FALSE(config.ok());
+  const std::string message(config.status().message());
+  EXPECT_THAT(message, HasSubstr("elephant_objectives[0].protection: expected none, links, srlgs or facilities"));
+  EXPECT_THAT(message, HasSubstr("elephant_objectives[1].protection: protection needs objective mlu or latency"));
+  EXPECT_THAT(message, HasSubstr("elephant_objectives[2].protection_limit"));
+  std::remove(path.c_str());
+}
+
 TEST(PathcompConfigTest, StragglerRules) {
   const std::string base =
       "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"

@@ -50,6 +50,8 @@ const std::set<std::string> kFamilies = {
     "geodesic_pathcomp_chains_unplaced",
     "geodesic_pathcomp_elephant_carried_bytes_per_second",
     "geodesic_pathcomp_elephant_demand_bytes_per_second",
+    "geodesic_pathcomp_elephant_failure_safe",
+    "geodesic_pathcomp_elephant_max_utilization_after_failure_ratio",
     "geodesic_pathcomp_elephant_max_utilization_ratio",
     "geodesic_pathcomp_elephant_mean_latency_stretch_ratio",
     "geodesic_pathcomp_elephant_p95_latency_stretch_ratio",

@@ -67,7 +67,8 @@ TEST(PlanBuilderTest, PhasesEndInOrderOnTheCallingThread) {
               },
               threads);
     EXPECT_EQ(phases, (std::vector<PlanPhase>{PlanPhase::kChains, PlanPhase::kElephants, PlanPhase::kWcmp,
-                                              PlanPhase::kRoutes, PlanPhase::kChainWire, PlanPhase::kMoved}))
+                                              PlanPhase::kRoutes, PlanPhase::kProtection, PlanPhase::kChainWire,
+                                              PlanPhase::kMoved}))
         << threads << " thread(s)";
     EXPECT_TRUE(on_caller) << threads << " thread(s)";
   }

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -356,6 +357,35 @@ TEST(DrillForwardingTest, TheOverloadDrillShowsTheBackupsOverloadingALinkUntilTh
   EXPECT_EQ(forwarding.max_utilization_after_repair_link(), "chi-dfw");
   EXPECT_EQ(forwarding.max_utilization_after_repair_event(), "fail link iad-dfw");
   EXPECT_LE(forwarding.max_utilization_of_plans(), 1.0);
+}
+
+// A busy backbone whose classes are protected against fiber cuts
+// (protection: links): every plan holds what the backups would carry after
+// any single cut, so the cut overloads nothing; the same drill unprotected
+// overloads chi-dfw on the backups.
+TEST(DrillForwardingTest, TheProtectedDrillKeepsEveryLinkWithinCapacityOnTheBackups) {
+  auto spec = LoadDrill(SourceDir() + "/sim/drills/backbone-repair-protected.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->elephant_policies.default_policy.protection, pathcomp::ProtectionKind::kLinks);
+  DrillSpec unprotected = *spec;
+  unprotected.elephant_policies.default_policy.protection = pathcomp::ProtectionKind::kNone;
+  const v1::DrillReport before = RunDrill(unprotected);
+  const v1::DrillReport report = RunDrill(*spec);
+  for (const v1::DrillExpectation& expectation : report.expectations()) {
+    EXPECT_TRUE(expectation.ok()) << expectation.name() << ": " << expectation.detail();
+  }
+  ASSERT_EQ(report.events_size(), 2);
+  ASSERT_EQ(before.events_size(), 2);
+  const v1::DrillEventOutcome& cut = report.events(0);
+  EXPECT_GT(before.events(0).max_utilization_after_repair(), 1.0) << "unprotected, the cut overloads a link (the premise)";
+  EXPECT_LE(cut.max_utilization_after_repair(), 1.0 + 1e-6);
+  EXPECT_GT(cut.max_utilization_after_repair(), 0);  // the cut was repaired locally and forwarded
+  EXPECT_DOUBLE_EQ(cut.dropped_after_repair_gbps(), 0);
+  EXPECT_DOUBLE_EQ(cut.looped_after_repair_gbps(), 0);
+  std::printf("after the cut on the backups: unprotected %.3f on %s, protected %.3f on %s\n",
+              before.events(0).max_utilization_after_repair(),
+              before.events(0).max_utilization_after_repair_link().c_str(), cut.max_utilization_after_repair(),
+              cut.max_utilization_after_repair_link().c_str());
 }
 
 TEST(DrillForwardingTest, TheJudgeFailsADrillOverItsLimitNamingTheEventAndTheLink) {

@@ -183,7 +183,9 @@ class Master {
       model_.allSlackBasis(true);
       model_.dual();
       if (!model_.isProvenOptimal()) {
-        return absl::InternalError(absl::StrCat("CLP status ", model_.status(), " on the path master"));
+        constexpr const char* kPhaseNames[] = {"utilization", "throughput", "latency"};
+        return absl::InternalError(absl::StrCat("CLP status ", model_.status(), " on the path master of the ",
+                                                kPhaseNames[spec_.phase], " phase"));
       }
     }
     ReadBack();

@@ -1,0 +1,189 @@
+#include "pathcomp/solver/protection.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "site_plan/site_plan_reader.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+// Loads this far above a limit are rounding, not overload.
+constexpr double kLimitTolerance = 1e-6;
+
+bool AnyUsable(const Snapshot& snapshot, const std::vector<int>& links) {
+  return std::any_of(links.begin(), links.end(), [&](int link) { return snapshot.link_state(link).usable; });
+}
+
+}  // namespace
+
+std::vector<ProtectionFailure> ProtectionFailures(const Snapshot& snapshot, ProtectionKind kind) {
+  std::vector<ProtectionFailure> failures;
+  auto keep = [&](std::string name, std::vector<int> links) {
+    std::sort(links.begin(), links.end());
+    links.erase(std::unique(links.begin(), links.end()), links.end());
+    if (AnyUsable(snapshot, links)) failures.push_back({std::move(name), std::move(links)});
+  };
+  switch (kind) {
+    case ProtectionKind::kNone: break;
+    case ProtectionKind::kLinks: {
+      std::vector<char> paired(snapshot.link_count(), 0);
+      for (int link = 0; link < snapshot.link_count(); ++link) {
+        if (paired[link]) continue;
+        paired[link] = 1;
+        std::vector<int> fiber{link};
+        for (int back : snapshot.out_links(snapshot.link_dst(link))) {
+          if (!paired[back] && snapshot.link_dst(back) == snapshot.link_src(link)) {
+            paired[back] = 1;
+            fiber.push_back(back);
+            break;
+          }
+        }
+        keep(absl::StrCat("link ", snapshot.link_id(link)), std::move(fiber));
+      }
+      break;
+    }
+    case ProtectionKind::kSrlgs: {
+      std::map<int, std::vector<int>> links_of;
+      for (int link = 0; link < snapshot.link_count(); ++link) {
+        for (int srlg : snapshot.link_srlgs(link)) links_of[srlg].push_back(link);
+      }
+      for (auto& [srlg, links] : links_of) keep(absl::StrCat("srlg ", snapshot.srlg_name(srlg)), std::move(links));
+      break;
+    }
+    case ProtectionKind::kFacilities: {
+      std::vector<std::vector<int>> links_of(snapshot.facility_count());
+      for (int link = 0; link < snapshot.link_count(); ++link) {
+        links_of[snapshot.link_src(link)].push_back(link);
+        links_of[snapshot.link_dst(link)].push_back(link);
+      }
+      for (int facility = 0; facility < snapshot.facility_count(); ++facility) {
+        keep(absl::StrCat("facility ", snapshot.facility_id(facility)), std::move(links_of[facility]));
+      }
+      break;
+    }
+  }
+  return failures;
+}
+
+ProtectionChecker::ProtectionChecker(const Snapshot& snapshot, const McfClassPolicies& policies)
+    : snapshot_(snapshot) {
+  std::set<uint32_t> priorities;
+  for (const Demand& demand : snapshot.demands()) priorities.insert(demand.priority);
+  std::map<ProtectionKind, std::vector<int>> failures_of;  // kind -> indices into failures_
+  for (uint32_t priority : priorities) {
+    const McfClassPolicy& policy = policies.Of(priority);
+    if (policy.protection == ProtectionKind::kNone) continue;
+    auto [it, inserted] = failures_of.try_emplace(policy.protection);
+    if (inserted) {
+      for (ProtectionFailure& failure : ProtectionFailures(snapshot, policy.protection)) {
+        std::set<int> lost;
+        if (policy.protection == ProtectionKind::kFacilities) {
+          lost.insert(snapshot.FacilityIndex(failure.name.substr(std::string("facility ").size())));
+        }
+        it->second.push_back(static_cast<int>(failures_.size()));
+        failures_.push_back(std::move(failure));
+        lost_facilities_.push_back(std::move(lost));
+      }
+    }
+    classes_.push_back({priority, policy.protection, policy.protection_limit, it->second});
+  }
+  if (classes_.empty()) return;
+  for (const Demand& demand : snapshot.demands()) {
+    if (!snapshot.facility_prefixes(demand.dst).empty()) prefixes_.insert(snapshot.facility_prefixes(demand.dst)[0]);
+  }
+}
+
+std::vector<FlowDemand> ProtectionChecker::FlowsUpTo(uint32_t priority, const std::set<int>& lost_facilities) const {
+  std::vector<FlowDemand> flows;
+  for (const Demand& demand : snapshot_.demands()) {
+    if (demand.priority > priority || lost_facilities.count(demand.src) || lost_facilities.count(demand.dst) ||
+        snapshot_.facility_prefixes(demand.dst).empty()) {
+      continue;
+    }
+    flows.push_back({.src_facility = snapshot_.facility_id(demand.src),
+                     .dst_prefix = snapshot_.facility_prefixes(demand.dst)[0],
+                     .gbps = demand.gbps});
+  }
+  return flows;
+}
+
+ForwardingPlan ProtectionChecker::Forwarding(const v1::Plan& plan) const { return ForwardingPlan::Of(plan, prefixes_); }
+
+std::vector<ClassProtectionCheck> ProtectionChecker::Check(const v1::Plan& plan) const {
+  std::vector<ClassProtectionCheck> checks;
+  if (classes_.empty()) return checks;
+  const ForwardingPlan forwarding = Forwarding(plan);
+  for (const ProtectedClass& cls : classes_) {
+    ClassProtectionCheck& check = checks.emplace_back();
+    check.priority = cls.priority;
+    check.kind = cls.kind;
+    check.limit = cls.limit;
+    for (int f : cls.failures) {
+      const ProtectionFailure& failure = failures_[f];
+      std::set<std::string> down;
+      for (int link : failure.links) down.insert(snapshot_.link_id(link));
+      const ForwardedLoads loads = Forward(forwarding, FlowsUpTo(cls.priority, lost_facilities_[f]), down);
+      ++check.failures_checked;
+      for (const auto& [link_id, gbps] : loads.link_gbps) {
+        const int link = snapshot_.LinkIndex(link_id);
+        const double capacity = link < 0 ? 0 : snapshot_.link_capacity_gbps(link);
+        if (capacity <= 0) continue;
+        const double utilization = gbps / capacity;
+        if (utilization > check.worst_utilization) {
+          check.worst_utilization = utilization;
+          check.worst_failure = failure.name;
+          check.worst_link = link_id;
+        }
+        if (utilization > cls.limit * (1 + kLimitTolerance)) check.broken.push_back({f, link});
+      }
+    }
+  }
+  return checks;
+}
+
+std::vector<McfFailure> ProtectionChecker::RepairModel(const v1::Plan& plan, const std::vector<int>& failures) const {
+  const ForwardingPlan forwarding = Forwarding(plan);
+  std::set<int> destinations;
+  for (const Demand& demand : snapshot_.demands()) destinations.insert(demand.dst);
+  std::vector<McfFailure> model;
+  for (int f : failures) {
+    const ProtectionFailure& failure = failures_[f];
+    McfFailure& out = model.emplace_back();
+    out.name = failure.name;
+    out.arcs = failure.links;
+    std::set<std::string> down;
+    std::set<int> repairing;  // sites with a down link of their own
+    for (int link : failure.links) {
+      down.insert(snapshot_.link_id(link));
+      if (!lost_facilities_[f].count(snapshot_.link_src(link))) repairing.insert(snapshot_.link_src(link));
+    }
+    for (int site : repairing) {
+      const v1::SitePlan* site_plan = forwarding.Site(snapshot_.facility_id(site));
+      if (site_plan == nullptr) continue;
+      for (int dst : destinations) {
+        if (dst == site || lost_facilities_[f].count(dst) || snapshot_.facility_prefixes(dst).empty()) continue;
+        const std::string& prefix = snapshot_.facility_prefixes(dst)[0];
+        const v1::Route* route = forwarding.Route(*site_plan, prefix);
+        if (route == nullptr) continue;
+        const v1::ForwardingRoute primary = site_plan::Primary(*site_plan, *route);
+        const bool repaired = std::any_of(primary.next_hops().begin(), primary.next_hops().end(),
+                                          [&](const v1::NextHop& hop) { return down.count(hop.link_id()) > 0; });
+        if (!repaired) continue;
+        // One unit from here, as the routers forward it with the failure in force.
+        const ForwardedLoads loads =
+            Forward(forwarding, {{.src_facility = snapshot_.facility_id(site), .dst_prefix = prefix, .gbps = 1}}, down);
+        McfReroute& reroute = out.reroutes.emplace_back();
+        reroute.node = site;
+        reroute.dst = dst;
+        for (const auto& [link_id, load] : loads.link_gbps) {
+          const int link = snapshot_.LinkIndex(link_id);
+          if (link >= 0 && load > 0) reroute.arc_load.push_back({link, load});
+        }
+      }
+    }
+  }
+  return model;
+}
+
+}  // namespace geodesic::pathcomp
