@@ -19,10 +19,10 @@ bool AnyUsable(const Snapshot& snapshot, const std::vector<int>& links) {
 
 std::vector<ProtectionFailure> ProtectionFailures(const Snapshot& snapshot, ProtectionKind kind) {
   std::vector<ProtectionFailure> failures;
-  auto keep = [&](std::string name, std::vector<int> links) {
+  auto keep = [&](std::string name, std::vector<int> links, int facility = -1) {
     std::sort(links.begin(), links.end());
     links.erase(std::unique(links.begin(), links.end()), links.end());
-    if (AnyUsable(snapshot, links)) failures.push_back({std::move(name), std::move(links)});
+    if (AnyUsable(snapshot, links)) failures.push_back({std::move(name), std::move(links), facility});
   };
   switch (kind) {
     case ProtectionKind::kNone: break;
@@ -58,7 +58,7 @@ std::vector<ProtectionFailure> ProtectionFailures(const Snapshot& snapshot, Prot
         links_of[snapshot.link_dst(link)].push_back(link);
       }
       for (int facility = 0; facility < snapshot.facility_count(); ++facility) {
-        keep(absl::StrCat("facility ", snapshot.facility_id(facility)), std::move(links_of[facility]));
+        keep(absl::StrCat("facility ", snapshot.facility_id(facility)), std::move(links_of[facility]), facility);
       }
       break;
     }
@@ -78,9 +78,7 @@ ProtectionChecker::ProtectionChecker(const Snapshot& snapshot, const McfClassPol
     if (inserted) {
       for (ProtectionFailure& failure : ProtectionFailures(snapshot, policy.protection)) {
         std::set<int> lost;
-        if (policy.protection == ProtectionKind::kFacilities) {
-          lost.insert(snapshot.FacilityIndex(failure.name.substr(std::string("facility ").size())));
-        }
+        if (failure.facility >= 0) lost.insert(failure.facility);
         it->second.push_back(static_cast<int>(failures_.size()));
         failures_.push_back(std::move(failure));
         lost_facilities_.push_back(std::move(lost));

@@ -33,6 +33,7 @@ namespace geodesic::pathcomp {
 struct ProtectionFailure {
   std::string name;        // "link iad-dfw", "srlg conduit-7", "facility ord"
   std::vector<int> links;  // snapshot link indices it takes down, ascending
+  int facility = -1;       // a facility failure: the facility (its demands leave with it)
 };
 
 // The failures of `kind` that take down at least one usable link: each

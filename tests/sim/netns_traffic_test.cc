@@ -181,12 +181,19 @@ TEST_F(NetnsTrafficTest, ElephantStreamsArriveWholeAndTheLinkCountsTheirBytes) {
   ASSERT_NO_FATAL_FAILURE(StartTraffic("whole"));
   // Both of aaa's streams make 2000 packets a second; ccc's 1000 (64 bytes at 0.5 Mbit/s: every 1.024 ms).
   ASSERT_OK(WaitForPackets("aaa-bbb", "bbb", direct_before, 1000));
-  // The link's load while both streams run, from its counters over 2000 more packets.
+  // The link's load while both streams run, from its counters over 2000 more
+  // packets. The streams send at a fixed packet rate, so the packets the
+  // link counted are the interval's clock: bytes and packets come from the
+  // same reads, and a test thread the machine preempts between reading the
+  // counters and a clock cannot skew the rate (it once read 1.6 x).
+  const TrafficStream& ckpt_v4 = streams_[kCkptV4 - 1];
+  const TrafficStream& ckpt_v6 = streams_[kCkptV6 - 1];
+  const double packets_per_second = ckpt_v4.rate_mbps * 1e6 / (8.0 * ckpt_v4.size_bytes) +
+                                    ckpt_v6.rate_mbps * 1e6 / (8.0 * ckpt_v6.size_bytes);
   const LinkEndCounters load_start = EndCounters("aaa-bbb", "aaa");
-  const auto load_start_time = std::chrono::steady_clock::now();
   ASSERT_OK(WaitForPackets("aaa-bbb", "bbb", direct_before, 3000));
   const LinkEndCounters load_end = EndCounters("aaa-bbb", "aaa");
-  const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start_time).count();
+  const double load_seconds = static_cast<double>(load_end.tx_packets - load_start.tx_packets) / packets_per_second;
   ASSERT_OK(WaitForPackets("ccc-bbb", "bbb", sync_before, 500));
   const TrafficResults results = StopTraffic();
   const LinkEndCounters after = EndCounters("aaa-bbb", "aaa");
@@ -196,8 +203,6 @@ TEST_F(NetnsTrafficTest, ElephantStreamsArriveWholeAndTheLinkCountsTheirBytes) {
   absl::StatusOr<LinkRate> load =
       RateOverInterval(load_end.tx_bytes - load_start.tx_bytes, load_seconds, 1.0, /*capacity_gbps=*/10);
   ASSERT_TRUE(load.ok()) << load.status();
-  const TrafficStream& ckpt_v4 = streams_[kCkptV4 - 1];
-  const TrafficStream& ckpt_v6 = streams_[kCkptV6 - 1];
   const double expected_gbps =
       ckpt_v4.rate_mbps * (ckpt_v4.size_bytes + kV4HeaderBytes) / ckpt_v4.size_bytes +
       ckpt_v6.rate_mbps * (ckpt_v6.size_bytes + kV6HeaderBytes) / ckpt_v6.size_bytes;
