@@ -61,6 +61,7 @@ void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator
   std::optional<std::tuple<ElephantPlan, v1::Plan, std::vector<ClassProtectionCheck>>> unprotected;
   std::map<uint32_t, std::set<std::pair<int, int>>> limits;  // class -> (failure, link) held
   std::string impossible;  // what the solver says no allocation holds
+  std::vector<std::string> round_problems;  // of the plan the last round built
   for (int round = 0; round < kMaxProtectionRounds && !safe(checks); ++round) {
     if (!unprotected) unprotected.emplace(*elephants, built.plan, checks);
     std::set<int> failures;
@@ -94,8 +95,8 @@ void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator
           snapshot.link_id(result.failure_limit_excess_arc), result.failure_limit_excess_gbps);
       break;
     }
-    std::vector<std::string> problems;
-    v1::Plan plan = RoutesFor(snapshot, stamp, WeightsFor(snapshot, next, problems), threads);
+    round_problems.clear();
+    v1::Plan plan = RoutesFor(snapshot, stamp, WeightsFor(snapshot, next, round_problems), threads);
     elephants = *std::move(next);
     built.plan = std::move(plan);
     checks = checker.Check(built.plan);
@@ -117,6 +118,9 @@ void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator
     built.plan = std::move(first_plan);
     checks = std::move(first_checks);
     built.problems.push_back(absl::StrCat("protected classes not failure-safe, the plan is the unprotected one: ", problem));
+  } else if (unprotected) {
+    // The protected plan is kept: what its own weights ran into, not the first's.
+    built.problems = std::move(round_problems);
   }
   for (v1::ElephantClass& out : *elephants->summary.mutable_classes()) {
     for (const ClassProtectionCheck& check : checks) {
