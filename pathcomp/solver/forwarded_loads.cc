@@ -184,15 +184,26 @@ void ForwardPrefix(const ForwardingPlan& plan, const std::string& prefix, const 
     const v1::SitePlan* site = plan.Site(nodes[v].facility);
     const v1::Route* route = site ? plan.Route(*site, prefix) : nullptr;
     if (route == nullptr) continue;
-    const std::optional<v1::ForwardingRoute> repaired = routerd::RepairRoute(*site, *route, down.Of(*site));
-    if (!repaired) continue;
+    const std::vector<ForwardingPlan::Hop>* next = nullptr;
+    std::vector<ForwardingPlan::Hop> repaired_hops;
+    if (const routerd::DownLinks& site_down = down.Of(*site); site_down.empty()) {
+      next = &plan.PrimaryHops(*site, prefix);  // RepairRoute's answer without a down link
+    } else {
+      const std::optional<v1::ForwardingRoute> repaired = routerd::RepairRoute(*site, *route, site_down);
+      if (!repaired) continue;
+      for (const v1::NextHop& hop : repaired->next_hops()) {
+        repaired_hops.push_back(
+            {.link_id = hop.link_id(), .peer_facility_id = hop.peer_facility_id(), .weight = hop.weight()});
+      }
+      next = &repaired_hops;
+    }
     double total = 0;
-    for (const v1::NextHop& hop : repaired->next_hops()) total += hop.weight();
+    for (const ForwardingPlan::Hop& hop : *next) total += hop.weight;
     if (total <= 0) continue;
     nodes[v].routed = true;
     std::vector<Hop> hops;
-    for (const v1::NextHop& hop : repaired->next_hops()) {
-      hops.push_back({.link_id = hop.link_id(), .to = node(hop.peer_facility_id()), .share = hop.weight() / total});
+    for (const ForwardingPlan::Hop& hop : *next) {
+      hops.push_back({.link_id = hop.link_id, .to = node(hop.peer_facility_id), .share = hop.weight / total});
     }
     nodes[v].hops = std::move(hops);  // after node(): `nodes` may have grown
   }
@@ -240,7 +251,15 @@ ForwardingPlan ForwardingPlan::Of(const v1::Plan& plan, const std::set<std::stri
     v1::SitePlan trimmed = Trim(site, prefixes);
     if (trimmed.routes().empty()) continue;
     std::map<std::string, int>& index = kept.route_index_[site.facility_id()];
-    for (int r = 0; r < trimmed.routes_size(); ++r) index.emplace(trimmed.routes(r).prefix(), r);
+    std::vector<std::vector<Hop>>& primary = kept.primary_[site.facility_id()];
+    for (int r = 0; r < trimmed.routes_size(); ++r) {
+      index.emplace(trimmed.routes(r).prefix(), r);
+      std::vector<Hop>& hops = primary.emplace_back();
+      const v1::ForwardingRoute resolved = site_plan::Primary(trimmed, trimmed.routes(r));
+      for (const v1::NextHop& hop : resolved.next_hops()) {
+        hops.push_back({.link_id = hop.link_id(), .peer_facility_id = hop.peer_facility_id(), .weight = hop.weight()});
+      }
+    }
     kept.sites_[site.facility_id()] = std::move(trimmed);
   }
   return kept;
@@ -256,6 +275,11 @@ const v1::Route* ForwardingPlan::Route(const v1::SitePlan& site, const std::stri
   if (routes == route_index_.end()) return nullptr;
   auto it = routes->second.find(prefix);
   return it == routes->second.end() ? nullptr : &site.routes(it->second);
+}
+
+const std::vector<ForwardingPlan::Hop>& ForwardingPlan::PrimaryHops(const v1::SitePlan& site,
+                                                                   const std::string& prefix) const {
+  return primary_.at(site.facility_id())[route_index_.at(site.facility_id()).at(prefix)];
 }
 
 ForwardedLoads Forward(const ForwardingPlan& plan, const std::vector<FlowDemand>& flows,

@@ -13,6 +13,7 @@
 // further. Both are reported, never followed forever.
 //
 // Pure: no I/O, no clock, no threads. Thread-compatible.
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -40,9 +41,20 @@ class ForwardingPlan {
   // The route of `site` for `prefix`; null when it has none.
   const v1::Route* Route(const v1::SitePlan& site, const std::string& prefix) const;
 
+  // A route's primary next hops, resolved once when the plan is kept (a
+  // site with no down link forwards on them: most sites after a failure).
+  struct Hop {
+    std::string link_id;
+    std::string peer_facility_id;
+    uint32_t weight;
+  };
+  // Those of `site`'s route for `prefix` (Route() is not null for them).
+  const std::vector<Hop>& PrimaryHops(const v1::SitePlan& site, const std::string& prefix) const;
+
  private:
   std::map<std::string, v1::SitePlan> sites_;                      // by facility id
   std::map<std::string, std::map<std::string, int>> route_index_;  // facility -> prefix -> route
+  std::map<std::string, std::vector<std::vector<Hop>>> primary_;   // facility -> per route
 };
 
 struct FlowDemand {
