@@ -120,13 +120,7 @@ pathcomp::Snapshot SnapshotOf(topology::Topology topology) {
 }
 
 McfProblem ProblemOf(topology::Topology topology) {
-  pathcomp::ModelView model;
-  model.facilities = std::move(topology.facilities);
-  model.nodes = std::move(topology.nodes);
-  model.links = std::move(topology.links);
-  model.workloads = std::move(topology.workloads);
-  for (v1::Link& link : model.links) link.mutable_health()->set_state(v1::OPER_STATE_UP);
-  return pathcomp::McfProblemFromSnapshot(pathcomp::Snapshot::Build(model));
+  return pathcomp::McfProblemFromSnapshot(SnapshotOf(std::move(topology)));
 }
 
 // "wan<facilities>" or "wan<facilities>_<flows>": a generated network.

@@ -14,6 +14,7 @@
 #include "pathcomp/solver/forwarded_loads.h"
 #include "pathcomp/solver/plan_builder.h"
 #include "pathcomp/solver/snapshot.h"
+#include "tests/pathcomp/mcf_testing.h"
 #include "topology/synthetic_wan.h"
 
 namespace geodesic::pathcomp {
@@ -27,18 +28,12 @@ Snapshot WanSnapshot(double scale) {
   options.elephant_flows = 200;
   auto wan = topology::GenerateSyntheticWan(options);
   EXPECT_TRUE(wan.ok()) << wan.status();
-  ModelView view;
-  view.facilities = wan->facilities;
-  view.nodes = wan->nodes;
-  view.links = wan->links;
-  for (auto& link : view.links) link.mutable_health()->set_state(v1::OPER_STATE_UP);
-  view.workloads = wan->workloads;
-  for (auto& workload : view.workloads) {
+  for (auto& workload : wan->workloads) {
     if (workload.has_elephant()) {
       workload.mutable_elephant()->set_demand_gbps(workload.elephant().demand_gbps() * scale);
     }
   }
-  return Snapshot::Build(view);
+  return testing::SnapshotAllUp(*wan);
 }
 
 TEST(ProtectionTest, FailuresOfEachKind) {
