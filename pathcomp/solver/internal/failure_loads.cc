@@ -1,5 +1,6 @@
 #include "pathcomp/solver/internal/failure_loads.h"
 
+#include <algorithm>
 #include <functional>
 #include <queue>
 
@@ -46,6 +47,43 @@ const FailureLoads::ArcLoads& FailureLoads::Around(int node, int dst) const {
     for (int at = dst; at != node; at = graph.arc_src[via[at]]) it->second.push_back({via[at], 1.0});
   }
   return it->second;
+}
+
+ProtectionIndex::ProtectionIndex(const PhaseSpec& spec, int arcs) : loads_(spec.failure_loads) {
+  std::vector<int> slot_of_failure;
+  for (size_t r = 0; r < spec.protection_rows.size(); ++r) {
+    const ProtectionRow& row = spec.protection_rows[r];
+    if (row.failure >= static_cast<int>(slot_of_failure.size())) slot_of_failure.resize(row.failure + 1, -1);
+    int& slot = slot_of_failure[row.failure];
+    if (slot < 0) {
+      slot = static_cast<int>(failures_.size());
+      failures_.push_back({row.failure, std::vector<int>(arcs, -1)});
+    }
+    failures_[slot].row_of_arc[row.arc] = static_cast<int>(r);
+  }
+  value_.assign(spec.protection_rows.size(), 0);
+  seen_.assign(spec.protection_rows.size(), 0);
+}
+
+void ProtectionIndex::Of(const PathColumn& path, int dst, Coefficients& out) const {
+  out.clear();
+  for (const FailureRows& failure : failures_) {
+    (*loads_)[failure.failure].ForEach(path.arcs, dst, [&](int arc, double load) {
+      const int row = failure.row_of_arc[arc];
+      if (row < 0) return;
+      if (!seen_[row]) {
+        seen_[row] = 1;
+        out.push_back({row, 0});
+      }
+      value_[row] += load;
+    });
+  }
+  std::sort(out.begin(), out.end());
+  for (auto& [row, value] : out) {
+    value = value_[row];
+    value_[row] = 0;
+    seen_[row] = 0;
+  }
 }
 
 }  // namespace geodesic::pathcomp::internal

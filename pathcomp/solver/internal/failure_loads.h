@@ -5,8 +5,10 @@
 // McfReroute: from there it loads what the reroute says), or up to a down
 // arc with no reroute before it (from the arc's tail it takes the
 // lowest-cost path around the failure, or is dropped where none exists).
+// ProtectionIndex: a phase's protection rows by failure, and what a path puts
+// on them (the path master's coefficients).
 // Internal to pathcomp/solver. Pure; not thread-safe (the paths around the
-// failure are found on first use and kept).
+// failure are found on first use and kept; Of() uses scratch space).
 #include <cstdint>
 #include <span>
 #include <unordered_map>
@@ -58,6 +60,32 @@ class FailureLoads {
   std::vector<char> down_;                          // per arc
   std::unordered_map<int64_t, int> reroute_at_;     // (node, dst) -> reroute
   mutable std::unordered_map<int64_t, ArcLoads> around_;
+};
+
+// The protection rows of a phase, by failure: which row (if any) each arc's
+// load after that failure is held by.
+class ProtectionIndex {
+ public:
+  using Coefficients = std::vector<std::pair<int, double>>;  // (row, load per unit of flow), rows ascending
+
+  ProtectionIndex(const PhaseSpec& spec, int arcs);
+
+  bool empty() const { return failures_.empty(); }
+  size_t rows() const { return value_.size(); }
+
+  // What one unit of flow on `path` toward `dst` puts on each row's arc
+  // after the row's failure.
+  void Of(const PathColumn& path, int dst, Coefficients& out) const;
+
+ private:
+  struct FailureRows {
+    int failure;
+    std::vector<int> row_of_arc;
+  };
+  const std::vector<FailureLoads>* loads_;
+  std::vector<FailureRows> failures_;
+  mutable std::vector<double> value_;  // scratch of Of(), all 0 between calls
+  mutable std::vector<char> seen_;
 };
 
 }  // namespace geodesic::pathcomp::internal

@@ -74,64 +74,6 @@ class PathLengths {
 // solver's units), so the master holds every row it can.
 constexpr double kProtectionExcessCost = 1e4;
 
-// The protection rows of a phase, by failure: which row (if any) each arc's
-// load after that failure is held by.
-class ProtectionIndex {
- public:
-  using Coefficients = std::vector<std::pair<int, double>>;  // (row, load per unit of flow), rows ascending
-
-  ProtectionIndex(const PhaseSpec& spec, int arcs) : loads_(spec.failure_loads) {
-    std::vector<int> slot_of_failure;
-    for (size_t r = 0; r < spec.protection_rows.size(); ++r) {
-      const ProtectionRow& row = spec.protection_rows[r];
-      if (row.failure >= static_cast<int>(slot_of_failure.size())) slot_of_failure.resize(row.failure + 1, -1);
-      int& slot = slot_of_failure[row.failure];
-      if (slot < 0) {
-        slot = static_cast<int>(failures_.size());
-        failures_.push_back({row.failure, std::vector<int>(arcs, -1)});
-      }
-      failures_[slot].row_of_arc[row.arc] = static_cast<int>(r);
-    }
-    value_.assign(spec.protection_rows.size(), 0);
-    seen_.assign(spec.protection_rows.size(), 0);
-  }
-  bool empty() const { return failures_.empty(); }
-  size_t rows() const { return value_.size(); }
-
-  // What one unit of flow on `path` toward `dst` puts on each row's arc
-  // after the row's failure.
-  void Of(const PathColumn& path, int dst, Coefficients& out) const {
-    out.clear();
-    for (const FailureRows& failure : failures_) {
-      (*loads_)[failure.failure].ForEach(path.arcs, dst, [&](int arc, double load) {
-        const int row = failure.row_of_arc[arc];
-        if (row < 0) return;
-        if (!seen_[row]) {
-          seen_[row] = 1;
-          out.push_back({row, 0});
-        }
-        value_[row] += load;
-      });
-    }
-    std::sort(out.begin(), out.end());
-    for (auto& [row, value] : out) {
-      value = value_[row];
-      value_[row] = 0;
-      seen_[row] = 0;
-    }
-  }
-
- private:
-  struct FailureRows {
-    int failure;
-    std::vector<int> row_of_arc;
-  };
-  const std::vector<FailureLoads>* loads_;
-  std::vector<FailureRows> failures_;
-  mutable std::vector<double> value_;  // scratch of Of(), all 0 between calls
-  mutable std::vector<char> seen_;
-};
-
 // What a group is to the master of a run.
 enum class Role : char {
   kLeftOut,  // no open path reaches its destination
