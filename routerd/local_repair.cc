@@ -14,6 +14,38 @@ bool Avoids(const v1::SitePlan& plan, const v1::NextHopGroup& group, const DownL
   return true;
 }
 
+// The primary's next hops that avoid `down` (nullopt: none does), with the
+// path RepairRoute names for them.
+std::optional<v1::ForwardingRoute> Survivors(const v1::SitePlan& plan, const v1::Route& route,
+                                             const DownLinks& down) {
+  v1::ForwardingRoute repaired = site_plan::Primary(plan, route);
+  auto* hops = repaired.mutable_next_hops();
+  hops->erase(std::remove_if(hops->begin(), hops->end(),
+                             [&](const v1::NextHop& hop) { return down.contains(hop.link_id()); }),
+              hops->end());
+  if (hops->empty()) return std::nullopt;
+  for (const v1::NextHop& hop : *hops) {
+    if (repaired.path_facility_ids_size() >= 2 && repaired.path_facility_ids(1) == hop.peer_facility_id()) {
+      return repaired;  // the primary path's first hop survives
+    }
+  }
+  const v1::NextHop& heaviest = *std::max_element(
+      hops->begin(), hops->end(), [](const v1::NextHop& a, const v1::NextHop& b) { return a.weight() < b.weight(); });
+  for (int b = 0; b < site_plan::BackupCount(route); ++b) {
+    const v1::PlanPath& path = plan.paths(static_cast<int>(site_plan::BackupAt(route, b).path));
+    std::vector<std::string> ids = site_plan::PathIds(plan, path);
+    if (ids.size() < 2 || ids[1] != heaviest.peer_facility_id()) continue;
+    repaired.mutable_path_facility_ids()->Assign(ids.begin(), ids.end());
+    repaired.set_path_latency_us(path.latency_us());
+    return repaired;
+  }
+  repaired.clear_path_facility_ids();
+  repaired.add_path_facility_ids(plan.facility_id());
+  repaired.add_path_facility_ids(heaviest.peer_facility_id());
+  repaired.set_path_latency_us(0);
+  return repaired;
+}
+
 }  // namespace
 
 std::optional<v1::ForwardingRoute> RepairRoute(const v1::SitePlan& plan, const v1::Route& route,
@@ -21,6 +53,7 @@ std::optional<v1::ForwardingRoute> RepairRoute(const v1::SitePlan& plan, const v
   if (down.empty() || Avoids(plan, site_plan::PrimaryGroup(plan, route), down)) {
     return site_plan::Primary(plan, route);
   }
+  if (std::optional<v1::ForwardingRoute> survivors = Survivors(plan, route, down)) return survivors;
   int chosen = -1;
   for (int b = 0; b < site_plan::BackupCount(route); ++b) {
     const site_plan::BackupRef backup = site_plan::BackupAt(route, b);
@@ -34,13 +67,7 @@ std::optional<v1::ForwardingRoute> RepairRoute(const v1::SitePlan& plan, const v
     if (chosen < 0) chosen = b;
   }
   if (chosen >= 0) return site_plan::WithBackup(plan, route, chosen);
-  v1::ForwardingRoute repaired = site_plan::Primary(plan, route);
-  auto* hops = repaired.mutable_next_hops();
-  hops->erase(std::remove_if(hops->begin(), hops->end(),
-                             [&](const v1::NextHop& hop) { return down.contains(hop.link_id()); }),
-              hops->end());
-  if (hops->empty()) return std::nullopt;
-  return repaired;
+  return std::nullopt;
 }
 
 v1::ForwardingTable RepairPlan(const v1::SitePlan& plan, const DownLinks& down) {

@@ -35,9 +35,11 @@ class RecordingInstaller final : public RouteInstaller {
   std::vector<size_t>* loaded_after_;
 };
 
+// The link "iad-nyc" leads to facility "nyc".
 v1::NextHop Hop(const std::string& link, uint32_t weight = 1) {
   v1::NextHop hop;
   hop.set_link_id(link);
+  hop.set_peer_facility_id(link.substr(link.find('-') + 1));
   hop.set_weight(weight);
   return hop;
 }
@@ -273,7 +275,7 @@ TEST_F(PlanInstallerTest, PersistingLeavesNoTemporaryFiles) {
   EXPECT_THAT(names, ::testing::ElementsAre("installed-plan.pb"));
 }
 
-// Two primaries out of iad; a link backup for one.
+// Two weighted primaries out of iad; a link backup for one.
 v1::SitePlan ProtectedPlan(uint64_t generation) {
   v1::SitePlan plan = EmptyPlan(1, generation);
   site_plan::SitePlanWriter writer(&plan);
@@ -295,26 +297,77 @@ v1::LocalLinkEvents Events(bool snapshot, std::vector<std::pair<std::string, v1:
   return events;
 }
 
+// One primary next hop out of iad, a link backup for it.
+v1::SitePlan SingleHopPlan(uint64_t generation) {
+  v1::SitePlan plan = EmptyPlan(1, generation);
+  site_plan::SitePlanWriter writer(&plan);
+  v1::Route& route = writer.AddRoute("10.3.0.0/16", "dfw", {Hop("iad-nyc")}, {"iad", "nyc", "dfw"}, 1000);
+  writer.AddBackup(route, LinkFailure("iad-nyc"), {Hop("iad-atl", 2)}, {"iad", "atl", "dfw"}, 1500);
+  return plan;
+}
+
 TEST_F(PlanInstallerTest, LocalRepairSwitchesToTheBackupAndBack) {
   auto installer = Open();
-  ASSERT_EQ(*installer->Offer(ProtectedPlan(1)), PlanVerdict::kInstalled);
+  ASSERT_EQ(*installer->Offer(SingleHopPlan(1)), PlanVerdict::kInstalled);
   log_.clear();
   EXPECT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-nyc", v1::OPER_STATE_DOWN}})), 1u);
   ASSERT_EQ(log_.size(), 1u);
   ASSERT_EQ(log_[0].changed.size(), 1u);
   EXPECT_EQ(DescribeNextHops(log_[0].changed[0].after), "iad-atl(w2)");
-  EXPECT_EQ(DescribeNextHops(installer->effective().routes(0)), "iad-atl(w2)");
+  EXPECT_THAT(installer->effective().routes(0).path_facility_ids(), ::testing::ElementsAre("iad", "atl", "dfw"));
+  EXPECT_EQ(installer->effective().routes(0).path_latency_us(), 1500u);
   // The installed plan is unchanged; a degraded report changes nothing.
   const v1::SitePlan installed = installer->installed();
-  EXPECT_EQ(DescribeNextHops(site_plan::Primary(installed, installed.routes(0))), "iad-nyc(w1),iad-chi(w3)");
-  EXPECT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-chi", v1::OPER_STATE_DEGRADED}})), 0u);
+  EXPECT_EQ(DescribeNextHops(site_plan::Primary(installed, installed.routes(0))), "iad-nyc(w1)");
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-atl", v1::OPER_STATE_DEGRADED}})), 0u);
   // A new plan that still uses the down link is repaired too.
-  ASSERT_EQ(*installer->Offer(ProtectedPlan(2)), PlanVerdict::kInstalled);
+  ASSERT_EQ(*installer->Offer(SingleHopPlan(2)), PlanVerdict::kInstalled);
   EXPECT_EQ(DescribeNextHops(installer->effective().routes(0)), "iad-atl(w2)");
   // Recovery restores the primary.
   log_.clear();
   EXPECT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-nyc", v1::OPER_STATE_UP}})), 1u);
-  EXPECT_EQ(DescribeNextHops(log_[0].changed[0].after), "iad-nyc(w1),iad-chi(w3)");
+  EXPECT_EQ(DescribeNextHops(log_[0].changed[0].after), "iad-nyc(w1)");
+}
+
+// A weighted route loses a member as a router's group does: the survivors
+// keep their weights (they follow the allocation's loop-free flow), and the
+// backup is for when none survives.
+TEST_F(PlanInstallerTest, LocalRepairKeepsTheSurvivingMembersOfAWeightedRoute) {
+  auto installer = Open();
+  v1::SitePlan plan = EmptyPlan(1, 1);
+  site_plan::SitePlanWriter writer(&plan);
+  v1::Route& route =
+      writer.AddRoute("10.3.0.0/16", "dfw", {Hop("iad-nyc"), Hop("iad-chi", 3)}, {"iad", "nyc", "dfw"}, 1000);
+  writer.AddBackup(route, LinkFailure("iad-nyc"), {Hop("iad-atl", 2)}, {"iad", "atl", "dfw"}, 1500);
+  v1::FailureScope conduit;
+  conduit.set_kind(v1::FAILURE_KIND_SRLG);
+  conduit.set_id("conduit-7");
+  writer.AddBackup(route, conduit, {Hop("iad-chi")}, {"iad", "chi", "dfw"}, 1300);
+  ASSERT_EQ(*installer->Offer(plan), PlanVerdict::kInstalled);
+  // The primary path's first hop (nyc) is gone: the path named is the one a
+  // backup takes from the heaviest survivor's peer.
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(false, {{"iad-nyc", v1::OPER_STATE_DOWN}})), 1u);
+  EXPECT_EQ(DescribeNextHops(installer->effective().routes(0)), "iad-chi(w3)");
+  EXPECT_THAT(installer->effective().routes(0).path_facility_ids(), ::testing::ElementsAre("iad", "chi", "dfw"));
+  EXPECT_EQ(installer->effective().routes(0).path_latency_us(), 1300u);
+  // The other member down instead: the primary path still leaves over a survivor.
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(true, {{"iad-chi", v1::OPER_STATE_DOWN}})), 1u);
+  EXPECT_EQ(DescribeNextHops(installer->effective().routes(0)), "iad-nyc(w1)");
+  EXPECT_THAT(installer->effective().routes(0).path_facility_ids(), ::testing::ElementsAre("iad", "nyc", "dfw"));
+  EXPECT_EQ(installer->effective().routes(0).path_latency_us(), 1000u);
+  // Both down: the link backup that avoids them.
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(true, {{"iad-chi", v1::OPER_STATE_DOWN},
+                                                      {"iad-nyc", v1::OPER_STATE_DOWN},
+                                                      {"iad-atl", v1::OPER_STATE_UP}})),
+            1u);
+  EXPECT_EQ(DescribeNextHops(installer->effective().routes(0)), "iad-atl(w2)");
+  // Without a backup leaving toward the survivor, the path is only what the
+  // site knows: itself and that peer, latency unknown (0).
+  ASSERT_EQ(*installer->Offer(ProtectedPlan(2)), PlanVerdict::kInstalled);
+  EXPECT_EQ(*installer->ApplyLinkEvents(Events(true, {{"iad-nyc", v1::OPER_STATE_DOWN}})), 1u);
+  EXPECT_EQ(DescribeNextHops(installer->effective().routes(0)), "iad-chi(w3)");
+  EXPECT_THAT(installer->effective().routes(0).path_facility_ids(), ::testing::ElementsAre("iad", "chi"));
+  EXPECT_EQ(installer->effective().routes(0).path_latency_us(), 0u);
 }
 
 TEST_F(PlanInstallerTest, MetricsCountLocalRepairsAndTimeThem) {
