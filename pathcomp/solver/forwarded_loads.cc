@@ -73,224 +73,292 @@ v1::SitePlan Trim(const v1::SitePlan& site, const std::set<std::string>& prefixe
   return kept;
 }
 
-struct Hop {
-  std::string link_id{};
-  int to = -1;  // node index
-  double share = 0;
-};
-
-// One facility that traffic toward a prefix reaches.
-struct Node {
-  std::string facility{};
-  bool destination = false;
-  bool routed = false;  // has a usable route (or is the destination)
-  bool in_loop = false;
-  std::vector<Hop> hops{};
-  double arriving_gbps = 0;
-};
-
-// Marks the nodes of every forwarding loop: a strongly connected component
-// of more than one node, or a node forwarding to itself (Tarjan).
-void MarkLoops(std::vector<Node>& nodes) {
-  const int n = static_cast<int>(nodes.size());
-  std::vector<int> index(n, -1), low(n, 0);
-  std::vector<bool> on_stack(n, false);
-  std::vector<int> stack;
-  int next = 0;
-  std::function<void(int)> visit = [&](int v) {
-    index[v] = low[v] = next++;
-    stack.push_back(v);
-    on_stack[v] = true;
-    for (const Hop& hop : nodes[v].hops) {
-      if (index[hop.to] < 0) {
-        visit(hop.to);
-        low[v] = std::min(low[v], low[hop.to]);
-      } else if (on_stack[hop.to]) {
-        low[v] = std::min(low[v], index[hop.to]);
-      }
-    }
-    if (low[v] != index[v]) return;
-    std::vector<int> component;
-    int w = -1;
-    do {
-      w = stack.back();
-      stack.pop_back();
-      on_stack[w] = false;
-      component.push_back(w);
-    } while (w != v);
-    bool loop = component.size() > 1;
-    for (const Hop& hop : nodes[v].hops) loop = loop || hop.to == v;
-    if (loop) {
-      for (int member : component) nodes[member].in_loop = true;
-    }
-  };
-  for (int v = 0; v < n; ++v) {
-    if (index[v] < 0) visit(v);
-  }
-}
-
-// Forwards the demands of one prefix (by source facility) into `loads`.
-// What each site's routerd hears of: the down links that leave it.
-class SiteDownLinks {
- public:
-  explicit SiteDownLinks(const std::set<std::string>& down) : down_(down) {}
-  const routerd::DownLinks& Of(const v1::SitePlan& site) {
-    auto [it, added] = by_site_.try_emplace(site.facility_id());
-    if (added) {
-      for (const v1::Port& port : site.ports()) {
-        if (down_.contains(port.link_id())) it->second.insert(port.link_id());
-      }
-    }
-    return it->second;
-  }
-
- private:
-  const std::set<std::string>& down_;
-  std::map<std::string, routerd::DownLinks> by_site_;
-};
-
-void ForwardPrefix(const ForwardingPlan& plan, const std::string& prefix, const std::map<std::string, double>& sources,
-                   SiteDownLinks& down, ForwardedLoads& loads) {
-  // The destination, as the sources' routes name it.
-  std::string destination;
-  for (const auto& [src, gbps] : sources) {
-    const v1::SitePlan* site = plan.Site(src);
-    const v1::Route* route = site ? plan.Route(*site, prefix) : nullptr;
-    if (route != nullptr) {
-      destination = site_plan::DestinationId(*site, *route);
-      break;
-    }
-  }
-  // Every facility the traffic can reach, each with its route as repaired.
-  std::vector<Node> nodes;
-  std::map<std::string, int> node_of;
-  std::deque<int> unresolved;
-  auto node = [&](const std::string& facility) {
-    auto [it, added] = node_of.emplace(facility, static_cast<int>(nodes.size()));
-    if (added) {
-      nodes.push_back({.facility = facility, .destination = facility == destination});
-      unresolved.push_back(it->second);
-    }
-    return it->second;
-  };
-  for (const auto& [src, gbps] : sources) nodes[node(src)].arriving_gbps += gbps;
-  while (!unresolved.empty()) {
-    const int v = unresolved.front();
-    unresolved.pop_front();
-    if (nodes[v].destination) {
-      nodes[v].routed = true;
-      continue;
-    }
-    const v1::SitePlan* site = plan.Site(nodes[v].facility);
-    const v1::Route* route = site ? plan.Route(*site, prefix) : nullptr;
-    if (route == nullptr) continue;
-    const std::vector<ForwardingPlan::Hop>* next = nullptr;
-    std::vector<ForwardingPlan::Hop> repaired_hops;
-    if (const routerd::DownLinks& site_down = down.Of(*site); site_down.empty()) {
-      next = &plan.PrimaryHops(*site, prefix);  // RepairRoute's answer without a down link
-    } else {
-      const std::optional<v1::ForwardingRoute> repaired = routerd::RepairRoute(*site, *route, site_down);
-      if (!repaired) continue;
-      for (const v1::NextHop& hop : repaired->next_hops()) {
-        repaired_hops.push_back(
-            {.link_id = hop.link_id(), .peer_facility_id = hop.peer_facility_id(), .weight = hop.weight()});
-      }
-      next = &repaired_hops;
-    }
-    double total = 0;
-    for (const ForwardingPlan::Hop& hop : *next) total += hop.weight;
-    if (total <= 0) continue;
-    nodes[v].routed = true;
-    std::vector<Hop> hops;
-    for (const ForwardingPlan::Hop& hop : *next) {
-      hops.push_back({.link_id = hop.link_id, .to = node(hop.peer_facility_id), .share = hop.weight / total});
-    }
-    nodes[v].hops = std::move(hops);  // after node(): `nodes` may have grown
-  }
-  MarkLoops(nodes);
-  // In topological order of what is not a loop: a loop's traffic stops there.
-  std::vector<int> waiting(nodes.size(), 0);
-  for (const Node& from : nodes) {
-    if (from.in_loop) continue;
-    for (const Hop& hop : from.hops) ++waiting[hop.to];
-  }
-  std::deque<int> ready;
-  for (int v = 0; v < static_cast<int>(nodes.size()); ++v) {
-    if (waiting[v] == 0) ready.push_back(v);
-  }
-  while (!ready.empty()) {
-    const Node& at = nodes[ready.front()];
-    ready.pop_front();
-    const double gbps = at.arriving_gbps;
-    if (at.destination) {
-      loads.delivered_gbps += gbps;
-      continue;
-    }
-    if (at.in_loop) {
-      loads.looped_gbps += gbps;
-      continue;
-    }
-    if (!at.routed) {
-      loads.dropped_gbps += gbps;
-      continue;
-    }
-    for (const Hop& hop : at.hops) {
-      const double share = gbps * hop.share;
-      if (share > 0) loads.link_gbps[hop.link_id] += share;
-      nodes[hop.to].arriving_gbps += share;
-      if (--waiting[hop.to] == 0) ready.push_back(hop.to);
-    }
-  }
-}
-
 }  // namespace
+
+int ForwardingPlan::FacilityIndex(const std::string& id) {
+  const auto [it, added] = facility_index_.try_emplace(id, static_cast<int>(facility_ids_.size()));
+  if (added) {
+    facility_ids_.push_back(id);
+    sites_.emplace_back();
+  }
+  return it->second;
+}
+
+int ForwardingPlan::LinkIndex(const std::string& id) {
+  const auto [it, added] = link_index_.try_emplace(id, static_cast<int>(link_ids_.size()));
+  if (added) {
+    link_ids_.push_back(id);
+    sites_of_link_.emplace_back();
+  }
+  return it->second;
+}
 
 ForwardingPlan ForwardingPlan::Of(const v1::Plan& plan, const std::set<std::string>& prefixes) {
   ForwardingPlan kept;
+  for (const std::string& prefix : prefixes) {
+    kept.prefix_index_.emplace(prefix, static_cast<int>(kept.prefix_ids_.size()));
+    kept.prefix_ids_.push_back(prefix);
+  }
+  kept.destination_of_.assign(kept.prefix_ids_.size(), -1);
+  struct Kept {
+    int facility;
+    v1::SitePlan site;
+  };
+  std::vector<Kept> trimmed;
   for (const v1::SitePlan& site : plan.sites()) {
-    v1::SitePlan trimmed = Trim(site, prefixes);
-    if (trimmed.routes().empty()) continue;
-    std::map<std::string, int>& index = kept.route_index_[site.facility_id()];
-    std::vector<std::vector<Hop>>& primary = kept.primary_[site.facility_id()];
-    for (int r = 0; r < trimmed.routes_size(); ++r) {
-      index.emplace(trimmed.routes(r).prefix(), r);
-      std::vector<Hop>& hops = primary.emplace_back();
-      const v1::ForwardingRoute resolved = site_plan::Primary(trimmed, trimmed.routes(r));
+    v1::SitePlan routes = Trim(site, prefixes);
+    if (routes.routes().empty()) continue;
+    const int facility = kept.FacilityIndex(site.facility_id());
+    for (const v1::Port& port : routes.ports()) {
+      std::vector<int>& sites = kept.sites_of_link_[kept.LinkIndex(port.link_id())];
+      if (sites.empty() || sites.back() != facility) sites.push_back(facility);
+    }
+    for (const std::string& peer : routes.facility_ids()) kept.FacilityIndex(peer);
+    for (const v1::Port& port : routes.ports()) kept.FacilityIndex(port.peer_facility_id());
+    trimmed.push_back({facility, std::move(routes)});
+  }
+  const size_t slots = kept.facility_ids_.size() * kept.prefix_ids_.size();
+  kept.route_of_.assign(slots, -1);
+  kept.primary_.assign(slots, {});
+  for (Kept& site : trimmed) {
+    for (int r = 0; r < site.site.routes_size(); ++r) {
+      const v1::Route& route = site.site.routes(r);
+      const int prefix = kept.prefix_index_.at(route.prefix());
+      const size_t slot = kept.Slot(site.facility, prefix);
+      kept.route_of_[slot] = r;
+      kept.destination_of_[static_cast<size_t>(prefix)] =
+          kept.facility_index_.at(site_plan::DestinationId(site.site, route));
+      const v1::ForwardingRoute resolved = site_plan::Primary(site.site, route);
+      double total = 0;
+      for (const v1::NextHop& hop : resolved.next_hops()) total += hop.weight();
+      if (total <= 0) continue;
       for (const v1::NextHop& hop : resolved.next_hops()) {
-        hops.push_back({.link_id = hop.link_id(), .peer_facility_id = hop.peer_facility_id(), .weight = hop.weight()});
+        kept.primary_[slot].push_back({.link = kept.link_index_.at(hop.link_id()),
+                                       .to = kept.facility_index_.at(hop.peer_facility_id()),
+                                       .share = hop.weight() / total});
       }
     }
-    kept.sites_[site.facility_id()] = std::move(trimmed);
+    kept.sites_[static_cast<size_t>(site.facility)] = std::move(site.site);
   }
   return kept;
 }
 
 const v1::SitePlan* ForwardingPlan::Site(const std::string& facility) const {
-  auto it = sites_.find(facility);
-  return it == sites_.end() ? nullptr : &it->second;
+  const auto it = facility_index_.find(facility);
+  if (it == facility_index_.end()) return nullptr;
+  const v1::SitePlan& site = sites_[static_cast<size_t>(it->second)];
+  return site.routes().empty() ? nullptr : &site;
 }
 
 const v1::Route* ForwardingPlan::Route(const v1::SitePlan& site, const std::string& prefix) const {
-  auto routes = route_index_.find(site.facility_id());
-  if (routes == route_index_.end()) return nullptr;
-  auto it = routes->second.find(prefix);
-  return it == routes->second.end() ? nullptr : &site.routes(it->second);
+  const auto facility = facility_index_.find(site.facility_id());
+  const auto index = prefix_index_.find(prefix);
+  if (facility == facility_index_.end() || index == prefix_index_.end()) return nullptr;
+  const int route = route_of_[Slot(facility->second, index->second)];
+  return route < 0 ? nullptr : &site.routes(route);
 }
 
-const std::vector<ForwardingPlan::Hop>& ForwardingPlan::PrimaryHops(const v1::SitePlan& site,
-                                                                   const std::string& prefix) const {
-  return primary_.at(site.facility_id())[route_index_.at(site.facility_id()).at(prefix)];
-}
-
-ForwardedLoads Forward(const ForwardingPlan& plan, const std::vector<FlowDemand>& flows,
-                       const std::set<std::string>& down) {
-  std::map<std::string, std::map<std::string, double>> by_prefix;  // prefix -> source -> Gbps
+GroupedFlows::GroupedFlows(const ForwardingPlan& plan, const std::vector<FlowDemand>& flows) {
+  std::map<int, std::map<int, double>> sums;  // prefix -> source -> Gbps, in index order
   for (const FlowDemand& flow : flows) {
-    if (flow.gbps > 0) by_prefix[flow.dst_prefix][flow.src_facility] += flow.gbps;
+    if (!(flow.gbps > 0)) continue;
+    const auto prefix = plan.prefix_index_.find(flow.dst_prefix);
+    const auto source = plan.facility_index_.find(flow.src_facility);
+    if (prefix == plan.prefix_index_.end() || source == plan.facility_index_.end() ||
+        plan.destination_of_[static_cast<size_t>(prefix->second)] < 0) {
+      unknown_gbps_ += flow.gbps;  // no site has a route for it, or the source has none at all
+      continue;
+    }
+    sums[prefix->second][source->second] += flow.gbps;
   }
+  for (const auto& [prefix, sources] : sums) {
+    std::vector<Source>& out = by_prefix_.emplace_back(prefix, std::vector<Source>()).second;
+    for (const auto& [facility, gbps] : sources) out.push_back({facility, gbps});
+  }
+}
+
+namespace {
+
+// One Forward call's scratch over the plan's facilities, reused prefix by
+// prefix: which facilities the traffic reaches, their next hops (the
+// primary's, or the repaired route's at a site with a down link of its
+// own), the loops among them and what arrives at each.
+class PrefixForwarder {
+ public:
+  using Hop = std::tuple<int, int, double>;  // link, to, share
+
+  explicit PrefixForwarder(size_t facilities)
+      : stamp_(facilities, 0), arriving_(facilities, 0), hops_(facilities), routed_(facilities, 0),
+        in_loop_(facilities, 0), index_(facilities, -1), low_(facilities, 0), on_stack_(facilities, 0),
+        waiting_(facilities, 0) {}
+
+  // Forwards the traffic toward `destination` arriving at `sources`;
+  // `next_hops(facility, out)` fills a facility's next hops (false: no
+  // usable route there).
+  template <typename NextHops>
+  void Run(int destination, const std::vector<std::pair<int, double>>& sources, NextHops&& next_hops,
+           std::vector<double>& link_gbps, std::vector<int>& touched, ForwardedLoads& loads) {
+    ++run_;
+    reached_.clear();
+    std::deque<int> unresolved;
+    auto reach = [&](int facility) {
+      if (stamp_[facility] == run_) return;
+      stamp_[facility] = run_;
+      arriving_[facility] = 0;
+      hops_[facility].clear();
+      routed_[facility] = 0;
+      in_loop_[facility] = 0;
+      index_[facility] = -1;
+      reached_.push_back(facility);
+      unresolved.push_back(facility);
+    };
+    for (const auto& [source, gbps] : sources) {
+      reach(source);
+      arriving_[source] += gbps;
+    }
+    while (!unresolved.empty()) {
+      const int at = unresolved.front();
+      unresolved.pop_front();
+      if (at == destination) {
+        routed_[at] = 1;
+        continue;
+      }
+      if (!next_hops(at, hops_[at])) continue;
+      routed_[at] = 1;
+      for (const auto& [link, to, share] : hops_[at]) reach(to);
+    }
+    MarkLoops();
+    // In topological order of what is not a loop: a loop's traffic stops there.
+    for (int at : reached_) waiting_[at] = 0;
+    for (int at : reached_) {
+      if (in_loop_[at]) continue;
+      for (const auto& [link, to, share] : hops_[at]) ++waiting_[to];
+    }
+    std::deque<int> ready;
+    for (int at : reached_) {
+      if (waiting_[at] == 0) ready.push_back(at);
+    }
+    while (!ready.empty()) {
+      const int at = ready.front();
+      ready.pop_front();
+      const double gbps = arriving_[at];
+      if (at == destination) {
+        loads.delivered_gbps += gbps;
+        continue;
+      }
+      if (in_loop_[at]) {
+        loads.looped_gbps += gbps;
+        continue;
+      }
+      if (!routed_[at]) {
+        loads.dropped_gbps += gbps;
+        continue;
+      }
+      for (const auto& [link, to, share] : hops_[at]) {
+        const double part = gbps * share;
+        if (part > 0) {
+          if (link_gbps[link] == 0) touched.push_back(link);
+          link_gbps[link] += part;
+        }
+        arriving_[to] += part;
+        if (--waiting_[to] == 0) ready.push_back(to);
+      }
+    }
+  }
+
+ private:
+  // Marks the facilities of every forwarding loop: a strongly connected
+  // component of more than one facility, or one forwarding to itself (Tarjan).
+  void MarkLoops() {
+    int next = 0;
+    std::vector<int> stack;
+    std::function<void(int)> visit = [&](int v) {
+      index_[v] = low_[v] = next++;
+      stack.push_back(v);
+      on_stack_[v] = 1;
+      for (const auto& [link, to, share] : hops_[v]) {
+        if (index_[to] < 0) {
+          visit(to);
+          low_[v] = std::min(low_[v], low_[to]);
+        } else if (on_stack_[to]) {
+          low_[v] = std::min(low_[v], index_[to]);
+        }
+      }
+      if (low_[v] != index_[v]) return;
+      std::vector<int> component;
+      int w = -1;
+      do {
+        w = stack.back();
+        stack.pop_back();
+        on_stack_[w] = 0;
+        component.push_back(w);
+      } while (w != v);
+      bool loop = component.size() > 1;
+      for (const auto& [link, to, share] : hops_[v]) loop = loop || to == v;
+      if (loop) {
+        for (int member : component) in_loop_[member] = 1;
+      }
+    };
+    for (int v : reached_) {
+      if (index_[v] < 0) visit(v);
+    }
+  }
+
+  uint64_t run_ = 0;
+  std::vector<uint64_t> stamp_;  // == run_: reached in this run (the rest is stale)
+  std::vector<double> arriving_;
+  std::vector<std::vector<Hop>> hops_;
+  std::vector<char> routed_, in_loop_;
+  std::vector<int> index_, low_;
+  std::vector<char> on_stack_;
+  std::vector<int> waiting_;
+  std::vector<int> reached_;
+};
+
+}  // namespace
+
+ForwardedLoads Forward(const ForwardingPlan& plan, const GroupedFlows& flows, const std::set<std::string>& down) {
   ForwardedLoads loads;
-  SiteDownLinks site_down(down);
-  for (const auto& [prefix, sources] : by_prefix) ForwardPrefix(plan, prefix, sources, site_down, loads);
+  loads.dropped_gbps = flows.unknown_gbps_;
+  // What each site's routerd hears of: the down links that leave it.
+  std::map<int, routerd::DownLinks> site_down;
+  for (const std::string& link : down) {
+    const auto it = plan.link_index_.find(link);
+    if (it == plan.link_index_.end()) continue;
+    for (int site : plan.sites_of_link_[static_cast<size_t>(it->second)]) site_down[site].insert(link);
+  }
+  std::vector<double> link_gbps(plan.link_ids_.size(), 0);
+  std::vector<int> touched;
+  PrefixForwarder forwarder(plan.facility_ids_.size());
+  std::vector<std::pair<int, double>> sources;
+  for (const auto& [prefix, grouped] : flows.by_prefix_) {
+    sources.clear();
+    for (const GroupedFlows::Source& source : grouped) sources.push_back({source.facility, source.gbps});
+    auto next_hops = [&](int at, std::vector<PrefixForwarder::Hop>& out) {
+      const size_t slot = plan.Slot(at, prefix);
+      const int route = plan.route_of_[slot];
+      if (route < 0) return false;
+      const auto repairing = site_down.find(at);
+      if (repairing == site_down.end()) {
+        for (const ForwardingPlan::Hop& hop : plan.primary_[slot]) out.emplace_back(hop.link, hop.to, hop.share);
+        return !out.empty();
+      }
+      const v1::SitePlan& site = plan.sites_[static_cast<size_t>(at)];
+      const std::optional<v1::ForwardingRoute> repaired =
+          routerd::RepairRoute(site, site.routes(route), repairing->second);
+      if (!repaired) return false;
+      double total = 0;
+      for (const v1::NextHop& hop : repaired->next_hops()) total += hop.weight();
+      if (total <= 0) return false;
+      for (const v1::NextHop& hop : repaired->next_hops()) {
+        out.emplace_back(plan.link_index_.at(hop.link_id()), plan.facility_index_.at(hop.peer_facility_id()),
+                         hop.weight() / total);
+      }
+      return true;
+    };
+    forwarder.Run(plan.destination_of_[static_cast<size_t>(prefix)], sources, next_hops, link_gbps, touched, loads);
+  }
+  for (int link : touched) loads.link_gbps[plan.link_ids_[static_cast<size_t>(link)]] = link_gbps[link];
   return loads;
 }
 

@@ -3,8 +3,8 @@
 // from its source facility toward its destination through each site's
 // installed route for the flow's prefix — the plan's primary, or, for the
 // links down that leave that site, the route routerd's local repair picks
-// (routerd/local_repair.h RepairRoute: the backup for the link, then any
-// other backup that avoids the down links, then the surviving next hops) —
+// (routerd/local_repair.h RepairRoute: the route's surviving next hops, then
+// the backup for the link, then any other backup that avoids the down links) —
 // split over the route's next hops by their WCMP weights.
 //
 // Traffic reaching a facility with no usable route for its prefix is
@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "geodesic/v1/plan.pb.h"
@@ -24,11 +25,16 @@
 
 namespace geodesic::pathcomp {
 
+struct ForwardedLoads;
+class GroupedFlows;
+
 // What forwarding needs of a plan: per site, only the routes of the given
 // destination prefixes, with the tables those routes use (re-indexed; their
-// paths left out: every route and backup names one empty path). A
-// whole plan of a large backbone is gigabytes; the simulator keeps this much
-// of each plan it forwards with.
+// paths left out: every route and backup names one empty path), and those
+// routes' primary next hops resolved into dense indices once. A whole plan
+// of a large backbone is gigabytes; the simulator keeps this much of each
+// plan it forwards with, and the protection check forwards every demand
+// through it once per failure.
 class ForwardingPlan {
  public:
   ForwardingPlan() = default;
@@ -41,26 +47,53 @@ class ForwardingPlan {
   // The route of `site` for `prefix`; null when it has none.
   const v1::Route* Route(const v1::SitePlan& site, const std::string& prefix) const;
 
-  // A route's primary next hops, resolved once when the plan is kept (a
-  // site with no down link forwards on them: most sites after a failure).
-  struct Hop {
-    std::string link_id;
-    std::string peer_facility_id;
-    uint32_t weight;
-  };
-  // Those of `site`'s route for `prefix` (Route() is not null for them).
-  const std::vector<Hop>& PrimaryHops(const v1::SitePlan& site, const std::string& prefix) const;
-
  private:
-  std::map<std::string, v1::SitePlan> sites_;                      // by facility id
-  std::map<std::string, std::map<std::string, int>> route_index_;  // facility -> prefix -> route
-  std::map<std::string, std::vector<std::vector<Hop>>> primary_;   // facility -> per route
+  friend class GroupedFlows;
+  friend ForwardedLoads Forward(const ForwardingPlan& plan, const GroupedFlows& flows,
+                                const std::set<std::string>& down);
+  struct Hop {
+    int link = -1;  // index into link_ids_
+    int to = -1;    // index into facility_ids_
+    double share = 0;
+  };
+  int FacilityIndex(const std::string& id);
+  int LinkIndex(const std::string& id);
+  size_t Slot(int facility, int prefix) const {
+    return static_cast<size_t>(facility) * prefix_ids_.size() + static_cast<size_t>(prefix);
+  }
+
+  std::vector<std::string> facility_ids_, link_ids_, prefix_ids_;
+  std::unordered_map<std::string, int> facility_index_, link_index_, prefix_index_;
+  std::vector<v1::SitePlan> sites_;   // by facility index; no routes: the plan has none there
+  std::vector<int> route_of_;         // [Slot]: index into the site's routes, -1: none
+  std::vector<std::vector<Hop>> primary_;  // [Slot]: the route's primary next hops, shares summing to 1
+  std::vector<int> destination_of_;   // by prefix: the facility its routes lead to (-1: unknown)
+  std::vector<std::vector<int>> sites_of_link_;  // by link: the sites with a port on it
 };
 
 struct FlowDemand {
   std::string src_facility{};
   std::string dst_prefix{};
   double gbps = 0;
+};
+
+// Flows summed per destination prefix and source facility once, to forward
+// through one ForwardingPlan many times (the protection check: once per
+// failure). Flows whose prefix or source the plan has no route for are
+// kept as dropped.
+class GroupedFlows {
+ public:
+  GroupedFlows(const ForwardingPlan& plan, const std::vector<FlowDemand>& flows);
+
+ private:
+  friend ForwardedLoads Forward(const ForwardingPlan& plan, const GroupedFlows& flows,
+                                const std::set<std::string>& down);
+  struct Source {
+    int facility;
+    double gbps;
+  };
+  std::vector<std::pair<int, std::vector<Source>>> by_prefix_;  // (prefix index, sources)
+  double unknown_gbps_ = 0;
 };
 
 struct ForwardedLoads {
@@ -72,9 +105,13 @@ struct ForwardedLoads {
 
 // Forwards `flows` through `plan` with `down` links out of service (each site
 // repairs for the down links that leave it, as its routerd hears of them from
-// its own site agent; an empty set: every site on its primaries).
-ForwardedLoads Forward(const ForwardingPlan& plan, const std::vector<FlowDemand>& flows,
-                       const std::set<std::string>& down);
+// its own site agent; an empty set: every site on its primaries). `flows`
+// must have been grouped for `plan`.
+ForwardedLoads Forward(const ForwardingPlan& plan, const GroupedFlows& flows, const std::set<std::string>& down);
+inline ForwardedLoads Forward(const ForwardingPlan& plan, const std::vector<FlowDemand>& flows,
+                              const std::set<std::string>& down) {
+  return Forward(plan, GroupedFlows(plan, flows), down);
+}
 
 // The most loaded link of `loads` relative to its capacity (links without a
 // positive capacity in `capacity_gbps` are skipped). Utilization 0 and no

@@ -97,12 +97,14 @@ struct McfCommodity {
 
 // Protection: a linear model of the routers' local repair (taken from a
 // plan, see pathcomp/solver/protection.h) and, per class, the loads that must
-// hold after each failure. After failure f, traffic that reaches a node
-// whose route toward its destination f changes (a McfReroute of f) is
-// forwarded from there as that reroute says; the rest keeps its path. A path
-// that meets a down arc with no reroute before it is sent on from the arc's
-// tail along the lowest-cost path around the failure (dropped when there is
-// none).
+// hold after each failure. After failure f, a path keeps its flow up to its
+// first down arc; from the arc's tail the flow is forwarded as that node's
+// McfReroute toward the destination says (the routers' repair there: a
+// weighted route's surviving next hops, or its backup), or, without one,
+// along the lowest-cost path around the failure (dropped when there is
+// none). Paths through a repairing node that avoid the down arcs keep
+// theirs: a router that drops a failed member of its group spreads only that
+// member's share over the others.
 struct McfReroute {
   int node = 0;
   int dst = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -212,26 +213,80 @@ uint64_t FollowInstalled(const Snapshot& snapshot, const std::vector<int>& follo
   return latency_us;
 }
 
+// What one site's backups for one failure have taken of the links so far
+// (the allocation's loads beside them), so that the backups of many
+// destinations do not all count on the same room.
+class BackupRoom {
+ public:
+  BackupRoom(const Snapshot& snapshot, const std::vector<int>& followed, const Wcmp& weights)
+      : snapshot_(snapshot), followed_(followed), weights_(weights) {}
+
+  // Starts a site: nothing taken.
+  void Clear() { taken_.clear(); }
+
+  // The least room on `link` and the followed links from its far end to
+  // `dst` (FollowedLinks) for the failure `key`.
+  double Of(const std::tuple<int, int, int>& key, int link, int dst) const {
+    const auto it = taken_.find(key);
+    const std::vector<double>* taken = it == taken_.end() ? nullptr : &it->second;
+    double room = std::numeric_limits<double>::infinity();
+    ForEachLink(link, dst, [&](int l) {
+      room = std::min(room, snapshot_.link_capacity_gbps(l) - weights_.arc_load_gbps[static_cast<size_t>(l)] -
+                                (taken ? (*taken)[static_cast<size_t>(l)] : 0));
+    });
+    return room;
+  }
+  // `gbps` more on those links for `key`.
+  void Take(const std::tuple<int, int, int>& key, int link, int dst, double gbps) {
+    auto [it, added] = taken_.try_emplace(key);
+    if (added) it->second.assign(static_cast<size_t>(snapshot_.link_count()), 0);
+    ForEachLink(link, dst, [&](int l) { it->second[static_cast<size_t>(l)] += gbps; });
+  }
+
+ private:
+  template <typename F>
+  void ForEachLink(int link, int dst, F&& f) const {
+    const int n = snapshot_.facility_count();
+    const int* row = followed_.data() + static_cast<size_t>(dst) * static_cast<size_t>(n);
+    f(link);
+    for (int at = snapshot_.link_dst(link), steps = 0; at != dst && row[at] >= 0 && steps < n; ++steps) {
+      f(row[at]);
+      at = snapshot_.link_dst(row[at]);
+    }
+  }
+
+  const Snapshot& snapshot_;
+  const std::vector<int>& followed_;
+  const Wcmp& weights_;
+  std::map<std::tuple<int, int, int>, std::vector<double>> taken_;  // by failure (link, srlg, facility)
+};
+
 // A backup for `source`'s traffic to `dst` when `failure` strikes, as the
-// other routers forward it until the next plan: the first link whose far
-// end's installed forwarding leads the least of it back to `source` or into
-// the failure (none: a loop-free alternate), the lowest-latency among equals.
+// other routers forward it until the next plan: the link that loses the least
+// of that traffic, then the lowest latency. Lost is what the far end's
+// installed forwarding leads back to `source` or into the failure (0: a
+// loop-free alternate), and, given the allocation's loads (`room`; null:
+// room for all), of the rest what its links have no room for: the
+// `moved_gbps` the failure moves off the primary beyond the least room on
+// the link and the heaviest next hops onwards, after what this site's
+// backups for other destinations already took there for the same failure.
 // Traffic handed to a neighbour that sends it back loops until the new plan
 // arrives (seen in the netns lab: a repair from chi to nyc for iad, while
 // nyc sent 12% of its iad traffic via chi; with multipath hashing those
-// flows loop, the others arrive). The link, or -1 when every neighbour sends
-// all of it back; its path is FollowInstalled's from the link's far end.
+// flows loop, the others arrive); traffic handed to links without room is
+// dropped there, with the traffic already on them (GEANT: the lowest-latency
+// loop-free way around Amsterdam-Brussels runs over Malta's 0.5 Gbps links,
+// 5.9x over). The link, or -1 when every neighbour sends all of it back; its
+// path is FollowInstalled's from the link's far end.
 // `shares` must have begun (dst, source, failure) or, for the failure of one
 // of source's own links, (dst, source, no failure): traffic that comes back
 // to source is counted returned before it could reach source's links.
-struct LoopFreeBackup {
-  int link = -1;
-  double returned_share = 0;
-};
 int FindLoopFreeBackup(const Snapshot& snapshot, const std::vector<ShortestPaths>& all, ReturnedShares& shares,
-                       int source, int dst, const Exclusion& failure) {
-  std::optional<LoopFreeBackup> best;
+                       int source, int dst, const Exclusion& failure, double moved_gbps, const BackupRoom* room) {
+  int best = -1;
+  double best_lost = 0;
   uint64_t best_score = kInfinity;
+  const std::tuple<int, int, int> key(failure.link, failure.srlg, failure.facility);
   for (const int link : snapshot.out_links(source)) {
     if (failure.Excludes(snapshot, link)) continue;
     const int next = snapshot.link_dst(link);
@@ -241,18 +296,20 @@ int FindLoopFreeBackup(const Snapshot& snapshot, const std::vector<ShortestPaths
       returned = shares.From(next);
       if (returned >= 1) continue;
     }
-    const uint64_t score = snapshot.link_state(link).cost_us + (next == dst ? 0 : all[next].distance_us[dst]);
-    // Less returned first, then latency; ties: the lowest link index (out_links order).
-    if (best && (returned > best->returned_share + 1e-9 ||
-                 (returned > best->returned_share - 1e-9 && score >= best_score))) {
-      continue;
+    double overflow = 0;  // the share of what goes on that finds no room
+    if (moved_gbps > 0 && room != nullptr) {
+      overflow = std::clamp((moved_gbps - room->Of(key, link, dst)) / moved_gbps, 0.0, 1.0);
     }
+    const double lost = returned + (1 - returned) * overflow;
+    const uint64_t score = snapshot.link_state(link).cost_us + (next == dst ? 0 : all[next].distance_us[dst]);
+    // Less lost first, then latency; ties: the lowest link index (out_links order).
+    if (best >= 0 && (lost > best_lost + 1e-9 || (lost > best_lost - 1e-9 && score >= best_score))) continue;
+    best = link;
+    best_lost = lost;
     best_score = score;
-    best = LoopFreeBackup{.link = link, .returned_share = returned};
   }
-  return best ? best->link : -1;
+  return best;
 }
-
 
 // One site's plan tables, filled as routes come (site_plan_writer.h), with
 // the snapshot's dense indices mapped to the table's: each link, facility
@@ -406,6 +463,8 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
   std::atomic<int> next_site{0};
   auto solve_sites = [&] {
     ReturnedShares shares(snapshot, flat);
+    std::optional<BackupRoom> room;  // with an allocation: its loads
+    if (weights != nullptr) room.emplace(snapshot, followed, *weights);
     std::vector<int> first_links, path, path_links, backup_path;
     const Exclusion no_failure;
     // The path of the loop-free backup over each link toward the current
@@ -473,6 +532,7 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
     for (int source = next_site++; source < n; source = next_site++) {
       const ShortestPaths& primary = all[source];
       v1::SitePlan& site = *plan.mutable_sites(source);
+      if (room) room->Clear();
 
       // First the backup of every (destination, failure): a loop-free
       // neighbour, or else the lowest-latency path around the failure, which
@@ -493,7 +553,17 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
             shares.Begin(dst, source, no_failure);
             shares_without_failure = true;
           }
-          const int link = FindLoopFreeBackup(snapshot, all, shares, source, dst, exclusion);
+          double moved_gbps = 0;  // what the allocation sends over the first links the failure takes
+          if (weights != nullptr) {
+            for (const int first : first_links) {
+              if (exclusion.Excludes(snapshot, first)) moved_gbps += weights->flow_gbps[dst][first];
+            }
+          }
+          const int link =
+              FindLoopFreeBackup(snapshot, all, shares, source, dst, exclusion, moved_gbps, room ? &*room : nullptr);
+          if (link >= 0 && moved_gbps > 0 && room) {
+            room->Take({exclusion.link, exclusion.srlg, exclusion.facility}, link, dst, moved_gbps);
+          }
           choices.push_back(link);
           if (link < 0) {
             questions.push_back(DetourQuestion{.failure = exclusion, .dst = dst,

@@ -6,12 +6,14 @@
 // lowest-latency ones (all equal-cost first hops, equal weights), or, given
 // the WCMP of an elephant allocation, that allocation's weighted next hops
 // where it sends traffic toward the destination. A backup is the neighbour
-// whose own installed next hops, followed onwards, lead the least of the
-// traffic back to this facility or into the failure (none: a loop-free
-// alternate; until the next plan the other routers forward as before), the
-// lowest-latency among equals, its path the one that forwarding takes; where
-// every neighbour sends it all back, the lowest-latency path that avoids the
-// failure.
+// that loses the least of the traffic (until the next plan the other routers
+// forward as before): what its own installed next hops, followed onwards,
+// lead back to this facility or into the failure (none: a loop-free
+// alternate), and, given an allocation, what the failure moves off the
+// primary beyond the room left on its links (the link and the heaviest next
+// hops onwards); the lowest-latency among equals, its path the one that
+// forwarding takes; where every neighbour sends it all back, the
+// lowest-latency path that avoids the failure.
 // Pure: no I/O, no clock. Solve with `threads` > 1 shares the sites out to
 // that many threads (it joins them before returning); the plan is the same
 // whatever the count. Thread-compatible.

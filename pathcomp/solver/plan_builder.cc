@@ -1,6 +1,7 @@
 #include "pathcomp/solver/plan_builder.h"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <map>
 #include <optional>
@@ -42,9 +43,31 @@ v1::Plan RoutesFor(const Snapshot& snapshot, const PlanStamp& stamp, const std::
   return PathSolver().Solve(snapshot, stamp, weights ? &*weights : nullptr, std::max(threads, 1));
 }
 
+// The check holds each limit exactly; the rows aim this much under it, so
+// that the weights' rounding (1/1000 of a route's traffic per next hop,
+// wcmp.h) does not leave a link a hair over after the re-plan.
+constexpr double kProtectionRowMargin = 0.005;
+
+// The same repair: the same reroutes, loads equal up to float noise.
+bool SameRepair(const McfFailure& a, const McfFailure& b) {
+  if (a.reroutes.size() != b.reroutes.size()) return false;
+  for (size_t r = 0; r < a.reroutes.size(); ++r) {
+    const McfReroute& x = a.reroutes[r];
+    const McfReroute& y = b.reroutes[r];
+    if (x.node != y.node || x.dst != y.dst || x.arc_load.size() != y.arc_load.size()) return false;
+    for (size_t i = 0; i < x.arc_load.size(); ++i) {
+      if (x.arc_load[i].first != y.arc_load[i].first || std::abs(x.arc_load[i].second - y.arc_load[i].second) > 1e-9) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 // Protected classes: checks the plan against every failure of each class's
 // kind; while some break, adds what they break as failure limits (with the
-// repair model of the plan just built) and allocates and routes again. The
+// repair model of the plan just built, beside those of the plans before it)
+// and allocates and routes again. The
 // plan and allocation that hold every limit are kept in `built` and
 // `elephants`; when none does within kMaxProtectionRounds, the first
 // (unprotected) ones, with the reason.
@@ -60,7 +83,12 @@ void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator
   };
   std::optional<std::tuple<ElephantPlan, v1::Plan, std::vector<ClassProtectionCheck>>> unprotected;
   std::map<uint32_t, std::set<std::pair<int, int>>> limits;  // class -> (failure, link) held
-  std::string impossible;  // what the solver says no allocation holds
+  std::vector<McfFailure> models;             // the repairs held, of every round's plan
+  std::map<int, std::vector<int>> models_of;  // failure -> its repairs in `models`
+  // What the solver says no allocation holds under the repairs so far: this
+  // round's, the last round's, and for which failure and link.
+  std::string impossible, proven_before;
+  std::pair<std::string, int> proven_at, proven_before_at;
   std::vector<std::string> round_problems;  // of the plan the last round built
   for (int round = 0; round < kMaxProtectionRounds && !safe(checks); ++round) {
     if (!unprotected) unprotected.emplace(*elephants, built.plan, checks);
@@ -71,15 +99,31 @@ void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator
     for (const auto& [priority, held] : limits) {
       for (const auto& [failure, link] : held) failures.insert(failure);
     }
+    // Every failure's repair as each round's plan does it: the allocation
+    // must hold the limits under all of them, or the next plan's routes and
+    // backups undo what the last allocation avoided (GEANT oscillates so
+    // between putting Amsterdam-Brussels' traffic onto Malta and not).
     const std::vector<int> order(failures.begin(), failures.end());
+    std::vector<McfFailure> repairs = checker.RepairModel(built.plan, order);
+    for (size_t i = 0; i < order.size(); ++i) {
+      std::vector<int>& of_failure = models_of[order[i]];
+      const bool seen = std::any_of(of_failure.begin(), of_failure.end(),
+                                    [&](int m) { return SameRepair(models[m], repairs[i]); });
+      if (seen) continue;
+      of_failure.push_back(static_cast<int>(models.size()));
+      models.push_back(std::move(repairs[i]));
+    }
     McfProtection protection;
-    protection.failures = checker.RepairModel(built.plan, order);
+    protection.failures = models;
     for (const auto& [priority, held] : limits) {
       const double limit = allocator.policies().Of(priority).protection_limit;
       for (const auto& [failure, link] : held) {
-        const int model = static_cast<int>(std::lower_bound(order.begin(), order.end(), failure) - order.begin());
-        protection.limits[priority].push_back(
-            {.failure = model, .arc = link, .limit_gbps = limit * snapshot.link_capacity_gbps(link)});
+        for (int model : models_of[failure]) {
+          protection.limits[priority].push_back(
+              {.failure = model,
+               .arc = link,
+               .limit_gbps = (1 - kProtectionRowMargin) * limit * snapshot.link_capacity_gbps(link)});
+        }
       }
     }
     auto next = allocator.Allocate(snapshot, chains, &protection);
@@ -90,9 +134,11 @@ void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator
     for (const McfClassResult& result : next->allocation.classes) {
       if (result.failure_limit_excess_gbps <= 0) continue;
       impossible = absl::StrFormat(
-          "no allocation keeps class %u within its limits after %s: %s would carry %.1f Gbps over its limit",
+          "no allocation keeps class %u within its limits under the repairs of the plans tried: after %s, %s would "
+          "carry %.1f Gbps over its limit",
           result.priority, protection.failures[result.failure_limit_excess_failure].name,
           snapshot.link_id(result.failure_limit_excess_arc), result.failure_limit_excess_gbps);
+      proven_at = {protection.failures[result.failure_limit_excess_failure].name, result.failure_limit_excess_arc};
       break;
     }
     round_problems.clear();
@@ -100,14 +146,19 @@ void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator
     elephants = *std::move(next);
     built.plan = std::move(plan);
     checks = checker.Check(built.plan);
-    if (!impossible.empty()) break;
+    // The same failure and link proven twice in a row: the new plan's repair
+    // did not change it.
+    if (!impossible.empty() && !proven_before.empty() && proven_at == proven_before_at) break;
+    proven_before = std::exchange(impossible, std::string());
+    proven_before_at = std::exchange(proven_at, {});
   }
   std::string problem;
   if (!safe(checks) && unprotected) {
     for (const ClassProtectionCheck& check : checks) {
       if (check.failure_safe()) continue;
-      problem = !impossible.empty()
-                    ? impossible
+      const std::string& proof = !impossible.empty() ? impossible : proven_before;  // the last round's
+      problem = !proof.empty()
+                    ? proof
                     : absl::StrFormat("after %d rounds of failure limits, %s still puts %s at %.3f of its capacity",
                                       kMaxProtectionRounds, check.worst_failure, check.worst_link,
                                       check.worst_utilization);

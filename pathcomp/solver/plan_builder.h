@@ -29,7 +29,7 @@ namespace geodesic::pathcomp {
 
 // Rounds of failure limits a build adds at most before it gives up on
 // protecting a class.
-inline constexpr int kMaxProtectionRounds = 6;
+inline constexpr int kMaxProtectionRounds = 12;
 
 struct BuiltPlan {
   v1::Plan plan;

@@ -117,11 +117,15 @@ std::vector<ClassProtectionCheck> ProtectionChecker::Check(const v1::Plan& plan)
     check.priority = cls.priority;
     check.kind = cls.kind;
     check.limit = cls.limit;
+    const GroupedFlows all_flows(forwarding, FlowsUpTo(cls.priority, {}));  // grouped once, not per failure
     for (int f : cls.failures) {
       const ProtectionFailure& failure = failures_[f];
       std::set<std::string> down;
       for (int link : failure.links) down.insert(snapshot_.link_id(link));
-      const ForwardedLoads loads = Forward(forwarding, FlowsUpTo(cls.priority, lost_facilities_[f]), down);
+      const ForwardedLoads loads =
+          lost_facilities_[f].empty()
+              ? Forward(forwarding, all_flows, down)
+              : Forward(forwarding, GroupedFlows(forwarding, FlowsUpTo(cls.priority, lost_facilities_[f])), down);
       ++check.failures_checked;
       for (const auto& [link_id, gbps] : loads.link_gbps) {
         const int link = snapshot_.LinkIndex(link_id);
@@ -162,13 +166,11 @@ std::vector<McfFailure> ProtectionChecker::RepairModel(const v1::Plan& plan, con
       for (int dst : destinations) {
         if (dst == site || lost_facilities_[f].count(dst) || snapshot_.facility_prefixes(dst).empty()) continue;
         const std::string& prefix = snapshot_.facility_prefixes(dst)[0];
-        const v1::Route* route = forwarding.Route(*site_plan, prefix);
-        if (route == nullptr) continue;
-        const v1::ForwardingRoute primary = site_plan::Primary(*site_plan, *route);
-        const bool repaired = std::any_of(primary.next_hops().begin(), primary.next_hops().end(),
-                                          [&](const v1::NextHop& hop) { return down.count(hop.link_id()) > 0; });
-        if (!repaired) continue;
-        // One unit from here, as the routers forward it with the failure in force.
+        if (forwarding.Route(*site_plan, prefix) == nullptr) continue;
+        // One unit from here, as the routers forward it with the failure in
+        // force: where a path of the next allocation that meets the down
+        // link here goes (this site's surviving next hops or backup; or, where
+        // this plan's route avoids the link, its route).
         const ForwardedLoads loads =
             Forward(forwarding, {{.src_facility = snapshot_.facility_id(site), .dst_prefix = prefix, .gbps = 1}}, down);
         McfReroute& reroute = out.reroutes.emplace_back();

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,21 +28,21 @@ using testing::FlowProblem;
 using testing::UnroutedDemand;
 
 // What one unit of flow on `path` (arcs) toward `dst` loads on each arc after
-// `failure`: the path until the first node with a reroute toward dst (then
-// the reroute's loads) or the first down arc (then the lowest-cost path
-// around the failure from its tail, by hop-weighted cost).
+// `failure`: the path until its first down arc, then from the arc's tail the
+// reroute toward dst there, or without one the lowest-cost path around the
+// failure (by hop-weighted cost).
 std::map<int, double> LoadsAfter(const McfProblem& problem, const McfFailure& failure, const std::vector<int>& path,
                                  int dst) {
   std::map<int, double> loads;
   for (int arc : path) {
     const int node = problem.arcs[arc].src;
-    for (const McfReroute& reroute : failure.reroutes) {
-      if (reroute.node == node && reroute.dst == dst) {
-        for (const auto& [to, load] : reroute.arc_load) loads[to] += load;
-        return loads;
-      }
-    }
     if (std::find(failure.arcs.begin(), failure.arcs.end(), arc) != failure.arcs.end()) {
+      for (const McfReroute& reroute : failure.reroutes) {
+        if (reroute.node == node && reroute.dst == dst) {
+          for (const auto& [to, load] : reroute.arc_load) loads[to] += load;
+          return loads;
+        }
+      }
       // Bellman-Ford: the graphs here are small.
       const size_t n = problem.node_count;
       std::vector<double> cost(n, INFINITY);
@@ -258,6 +260,85 @@ TEST(McfProtectionTest, LimitsNoAllocationHoldsAreReportedNotHidden) {
   EXPECT_GT(result.failure_limit_excess_gbps, 1);
   EXPECT_TRUE(result.failure_limit_excess_failure == 0 || result.failure_limit_excess_failure == 1);
   EXPECT_EQ(result.failure_limit_excess_arc, c_t);
+}
+
+// Small random networks whose routers repair onto whatever path they
+// happen to know (often through a thin link). Against the exact optimum over
+// every simple path: the solver holds the limits exactly when some
+// allocation can, never claims an MLU below the optimum, and reaches it on
+// all but a few networks. Pricing a path a failure diverts is a search, not
+// an exact oracle (mcf_solver.h): without the second search with the failed
+// arcs priced, 3 of the first 30 seeds here miss the optimum; with it, 1 of
+// the 87 protectable networks of 300 seeds does (6.7% above it).
+TEST(McfProtectionTest, MatchesTheExactOptimumOnRandomNetworksWithArbitraryRepairs) {
+  int protected_cases = 0, optimal = 0;
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    std::mt19937 random(seed);
+    auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };
+    McfProblem problem;
+    problem.node_count = 6;
+    const double capacities[] = {2, 5, 10, 20};
+    auto link = [&](int a, int b) {
+      const double gbps = capacities[uniform(0, 3)];
+      const double us = 100.0 * uniform(1, 9);
+      problem.arcs.push_back({.src = a, .dst = b, .capacity_gbps = gbps, .cost_us = us});
+      problem.arcs.push_back({.src = b, .dst = a, .capacity_gbps = gbps, .cost_us = us});
+    };
+    for (int v = 0; v < problem.node_count; ++v) link(v, (v + 1) % problem.node_count);  // a ring
+    for (int chord = 0; chord < 3; ++chord) {
+      const int a = uniform(0, 5), b = uniform(0, 5);
+      if (a != b && (a + 1) % 6 != b && (b + 1) % 6 != a) link(a, b);
+    }
+    for (int c = 0; c < 3; ++c) {
+      const int src = uniform(0, 5);
+      const int dst = (src + uniform(1, 5)) % 6;
+      problem.commodities.push_back({.src = src, .dst = dst, .demand_gbps = 1.0 * uniform(2, 8), .priority = 0});
+    }
+    // Two fiber cuts; at the cut arc's tail, toward each destination, the
+    // routers send along a random simple path that avoids the fiber.
+    for (int f = 0; f < 2; ++f) {
+      const int arc = 2 * uniform(0, static_cast<int>(problem.arcs.size()) / 2 - 1);
+      McfFailure failure{.name = absl::StrCat("fiber ", arc), .arcs = {arc, arc + 1}, .reroutes = {}};
+      McfProblem without = problem;
+      without.arcs[arc].capacity_gbps = without.arcs[arc + 1].capacity_gbps = 0;
+      for (const int tail : {problem.arcs[arc].src, problem.arcs[arc + 1].src}) {
+        std::set<int> dsts;
+        for (const McfCommodity& commodity : problem.commodities) dsts.insert(commodity.dst);
+        for (int dst : dsts) {
+          if (dst == tail) continue;
+          std::vector<std::vector<int>> paths;
+          std::vector<char> visited(problem.node_count, 0);
+          std::vector<int> path;
+          SimplePaths(without, tail, dst, visited, path, paths);
+          if (paths.empty()) continue;
+          McfReroute reroute{.node = tail, .dst = dst, .arc_load = {}};
+          for (int on : paths[uniform(0, static_cast<int>(paths.size()) - 1)]) reroute.arc_load.push_back({on, 1.0});
+          failure.reroutes.push_back(std::move(reroute));
+        }
+      }
+      problem.protection.failures.push_back(std::move(failure));
+      for (size_t a = 0; a < problem.arcs.size(); ++a) {
+        if (static_cast<int>(a) == arc || static_cast<int>(a) == arc + 1) continue;
+        problem.protection.limits[0].push_back(
+            {.failure = f, .arc = static_cast<int>(a), .limit_gbps = problem.arcs[a].capacity_gbps});
+      }
+    }
+    const double exact = ExactProtectedMlu(problem);
+    absl::StatusOr<McfAllocation> allocation = McfSolver().Solve(problem);
+    ASSERT_TRUE(allocation.ok()) << allocation.status();
+    const McfClassResult& result = allocation->classes[0];
+    if (exact == INFINITY) {
+      EXPECT_GT(result.failure_limit_excess_gbps, 0) << "seed " << seed << ": no allocation holds the limits";
+      continue;
+    }
+    ++protected_cases;
+    EXPECT_EQ(result.failure_limit_excess_gbps, 0) << "seed " << seed << ": the exact LP holds them at " << exact;
+    EXPECT_GE(allocation->max_utilization, exact * (1 - 1e-6)) << "seed " << seed << ": below the optimum";
+    optimal += std::abs(allocation->max_utilization - exact) <= 1e-6 * exact ? 1 : 0;
+  }
+  std::printf("protected optimum reached on %d of %d random networks\n", optimal, protected_cases);
+  EXPECT_GE(protected_cases, 60) << "too few networks where protection is possible to test the optimum";
+  EXPECT_GE(optimal, protected_cases * 99 / 100);
 }
 
 TEST(McfProtectionTest, RefusesBadProtection) {

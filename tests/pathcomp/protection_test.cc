@@ -97,10 +97,11 @@ McfClassPolicies ProtectedLatency() {
 
 // Each load: a plan either failure-safe (and then no cut overloads a link
 // when checked here) or published unprotected with the failure that makes
-// protection impossible; at a light load it is safe, at a crushing one not.
+// protection impossible; at a light load it is safe, at a crushing one (an
+// optimum above 1 before any cut) not.
 TEST(ProtectionTest, PlansAreFailureSafeOrSayWhyNot) {
   int safe = 0, unsafe = 0;
-  for (const double scale : {0.05, 0.5, 1.0, 20.0}) {
+  for (const double scale : {0.05, 0.5, 1.0, 20.0, 40.0}) {
     const Snapshot snapshot = WanSnapshot(scale);
     ElephantAllocator allocator(0, ProtectedLatency());
     const BuiltPlan built = BuildPlan(snapshot, PlanStamp{}, allocator, nullptr);

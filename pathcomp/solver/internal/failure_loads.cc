@@ -65,6 +65,20 @@ ProtectionIndex::ProtectionIndex(const PhaseSpec& spec, int arcs) : loads_(spec.
   seen_.assign(spec.protection_rows.size(), 0);
 }
 
+void ProtectionIndex::AddDivertedPrices(int dst, const std::vector<double>& row_price,
+                                        std::vector<double>& weight) const {
+  for (const FailureRows& failure : failures_) {
+    const FailureLoads& loads = (*loads_)[failure.failure];
+    for (int arc : loads.arcs()) {
+      double price = 0;
+      for (const auto& [to, load] : loads.DivertedAt(loads.graph().arc_src[arc], dst)) {
+        if (const int row = failure.row_of_arc[to]; row >= 0) price += row_price[row] * load;
+      }
+      weight[arc] += price;
+    }
+  }
+}
+
 void ProtectionIndex::Of(const PathColumn& path, int dst, Coefficients& out) const {
   out.clear();
   for (const FailureRows& failure : failures_) {

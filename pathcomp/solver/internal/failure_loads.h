@@ -1,10 +1,9 @@
 #pragma once
 // One McfFailure's repair model over the solver's graph: where a unit of flow
 // on a path goes once the failure is in force. The flow keeps its path up to
-// the first node whose route toward the destination the failure changes (a
-// McfReroute: from there it loads what the reroute says), or up to a down
-// arc with no reroute before it (from the arc's tail it takes the
-// lowest-cost path around the failure, or is dropped where none exists).
+// its first down arc; from the arc's tail it loads what that node's
+// McfReroute toward the destination says, or, without one, takes the
+// lowest-cost path around the failure (dropped where none exists).
 // ProtectionIndex: a phase's protection rows by failure, and what a path puts
 // on them (the path master's coefficients).
 // Internal to pathcomp/solver. Pure; not thread-safe (the paths around the
@@ -32,17 +31,22 @@ class FailureLoads {
   template <typename Add>
   void ForEach(std::span<const int> path, int dst, Add&& add) const {
     for (int arc : path) {
-      const int node = graph_->arc_src[arc];
-      if (const ArcLoads* reroute = RerouteAt(node, dst)) {
-        for (const auto& [to, load] : *reroute) add(to, load);
-        return;
-      }
       if (down_[arc]) {
-        for (const auto& [to, load] : Around(node, dst)) add(to, load);
+        for (const auto& [to, load] : DivertedAt(graph_->arc_src[arc], dst)) add(to, load);
         return;
       }
       add(arc, 1.0);
     }
+  }
+
+  const Graph& graph() const { return *graph_; }
+  // The arcs out of service.
+  const std::vector<int>& arcs() const { return failure_->arcs; }
+  // What one unit meeting a down arc at `node` toward `dst` loads from
+  // there: the node's reroute, or the lowest-cost path around the failure.
+  const ArcLoads& DivertedAt(int node, int dst) const {
+    const ArcLoads* reroute = RerouteAt(node, dst);
+    return reroute != nullptr ? *reroute : Around(node, dst);
   }
 
  private:
@@ -76,6 +80,13 @@ class ProtectionIndex {
   // What one unit of flow on `path` toward `dst` puts on each row's arc
   // after the row's failure.
   void Of(const PathColumn& path, int dst, Coefficients& out) const;
+
+  // Adds to `weight`, on each down arc of a failure with rows, what a unit
+  // toward `dst` diverted there puts on the rows at `row_price`: arc weights
+  // under which a search toward dst sees what crossing a failed arc costs
+  // after the failure (a row's price on its own arc alone shows only what a
+  // path that no failure diverts pays).
+  void AddDivertedPrices(int dst, const std::vector<double>& row_price, std::vector<double>& weight) const;
 
  private:
   struct FailureRows {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
+#include <span>
 
 #include "absl/strings/str_cat.h"
 #include "pathcomp/solver/internal/column_wise_lp.h"
@@ -145,6 +147,19 @@ class Master {
   // diverts pays; Length() is exact).
   const std::vector<double>& arc_weight() const {
     return protection_.empty() ? basis_.arc_weights : pricing_weights_;
+  }
+  // The link weights a second search toward `dst` uses when the first found
+  // a path a failure diverts at a price: arc_weight() plus, on each failed
+  // arc, what a unit diverted there puts on the rows at their prices.
+  void DivertedWeights(int dst, std::vector<double>& out) const {
+    out = pricing_weights_;
+    protection_.AddDivertedPrices(dst, protection_price_, out);
+  }
+  // The same without the rows' prices on their own arcs: what a path pays
+  // when every failure diverts it before it reaches a limited link.
+  void DivertedOnlyWeights(int dst, std::vector<double>& out) const {
+    out = basis_.arc_weights;
+    protection_.AddDivertedPrices(dst, protection_price_, out);
   }
   // A path's dual length: its links' prices and what it puts on the
   // protection rows after their failures at their prices.
@@ -746,6 +761,23 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
       std::vector<int> arcs;
     };
     std::vector<Candidate> candidates;
+    // Searches again, with the failed arcs priced for their destination
+    // (Master::DivertedWeights), the groups whose first path a failure
+    // diverts onto priced rows: the path that avoids that failure is often
+    // the one the master needs, and the first search cannot see why.
+    struct Retry {
+      int group;
+      double threshold, tolerance;
+    };
+    std::vector<Retry> retries;
+    std::map<int, std::vector<double>> diverted_weight, diverted_only_weight;  // by destination, this round
+    auto add_candidate = [&](int g, double threshold, double exact, std::vector<int> path) {
+      const bool known = std::any_of(groups[g]->paths.begin(), groups[g]->paths.end(),
+                                     [&](const PathColumn& column) { return column.arcs == path; });
+      if (known && roles[g] == Role::kFree) return;
+      if (known) path.clear();  // the group only needs to be free to use it
+      candidates.push_back({(threshold - exact) * spec.group_upper[g], g, std::move(path)});
+    };
     for (int source = 0; source < graph.node_count; ++source) {
       // The groups to price: the free ones, and in a full round the frozen
       // ones too; but a group that uses a path of dual length 0 cannot
@@ -767,6 +799,7 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
       }
       if (priced.empty()) continue;
       paths.Run(source, weight, spec.arc_open, targets);
+      retries.clear();
       for (const auto [g, threshold, tolerance] : priced) {
         FlowGroup& group = *groups[g];
         const double length = paths.weight(group.dst);
@@ -777,13 +810,28 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
         if (protected_phase) {
           // The search's length is exact only for paths no failure diverts.
           exact = master.Length(g, PathColumn(path));
-          if (!(exact < threshold - tolerance)) continue;
+          if (!(exact < threshold - tolerance)) {
+            retries.push_back({g, threshold, tolerance});
+            continue;
+          }
         }
-        const bool known = std::any_of(group.paths.begin(), group.paths.end(),
-                                       [&](const PathColumn& column) { return column.arcs == path; });
-        if (known && roles[g] == Role::kFree) continue;
-        if (known) path.clear();  // the group only needs to be free to use it
-        candidates.push_back({(threshold - exact) * spec.group_upper[g], g, std::move(path)});
+        add_candidate(g, threshold, exact, std::move(path));
+      }
+      for (const auto [g, threshold, tolerance] : retries) {
+        const int dst = groups[g]->dst;
+        for (auto* cache : {&diverted_weight, &diverted_only_weight}) {
+          auto [it, added] = cache->try_emplace(dst);
+          if (added && cache == &diverted_weight) master.DivertedWeights(dst, it->second);
+          if (added && cache == &diverted_only_weight) master.DivertedOnlyWeights(dst, it->second);
+          paths.Run(source, it->second, spec.arc_open, std::span<const int>(&dst, 1));
+          if (!paths.Reached(dst)) continue;
+          std::vector<int> path = paths.PathTo(dst);
+          const double exact = master.Length(g, PathColumn(path));
+          if (exact < threshold - tolerance) {
+            add_candidate(g, threshold, exact, std::move(path));
+            break;
+          }
+        }
       }
     }
     // The most promising paths only: a link is relieved by moving a few
