@@ -213,6 +213,43 @@ TEST_F(PathSolverTest, WithoutALoopFreeNeighbourTheBackupSendsTheLeastBack) {
   EXPECT_THAT(Hops(route.backups[0].route.next_hops()), ElementsAre("b-f"));
 }
 
+// With an allocation, a backup must also have room for what the failure
+// moves: b sends 50 Gbps to c on b-c. Around a cut, d is shorter (2000 us)
+// but its links carry 10 Gbps; e is longer (6000 us) with room for it all.
+// Without the allocation's loads, the shorter way.
+TEST_F(PathSolverTest, BackupsGoWhereTheTrafficTheyTakeOnHasRoom) {
+  Fiber("b", "c", 1000);
+  Fiber("b", "d", 1000);
+  Fiber("d", "c", 1000);
+  Fiber("b", "e", 3000);
+  Fiber("e", "c", 3000);
+  for (v1::Link& link : model_.links) {
+    const bool thin = link.id().find('d') != std::string::npos;
+    link.set_capacity_gbps(thin ? 10 : 100);
+  }
+  const Snapshot snapshot = Snapshot::Build(model_);
+  const int b = snapshot.FacilityIndex("b"), c = snapshot.FacilityIndex("c");
+  const int b_c = snapshot.LinkIndex("b-c");
+  Wcmp weights;
+  weights.facility_count = snapshot.facility_count();
+  weights.link_count = snapshot.link_count();
+  weights.weight_resolution = 1000;
+  weights.routes.assign(weights.facility_count, std::vector<WcmpRoute>(weights.facility_count));
+  weights.routes[c][b] = {.next_hops = {{.link = b_c, .weight = 1000}}, .follows_allocation = true};
+  weights.flow_gbps.assign(weights.facility_count, std::vector<double>(weights.link_count, 0));
+  weights.flow_gbps[c][b_c] = 50;
+  weights.arc_load_gbps.assign(weights.link_count, 0);
+  weights.arc_load_gbps[b_c] = 50;
+  weights.rounding_bound_gbps.assign(weights.link_count, 0);
+  const site_plan::ExpandedRoute with_loads = RouteTo(PathSolver().Solve(snapshot, PlanStamp{}, &weights), "b", "c");
+  ASSERT_EQ(static_cast<int>(with_loads.backups.size()), 1);
+  EXPECT_EQ(with_loads.backups[0].protects.id(), "b-c");
+  EXPECT_THAT(with_loads.backups[0].route.path_facility_ids(), ElementsAre("b", "e", "c"));
+  const site_plan::ExpandedRoute without = RouteTo(Solve(), "b", "c");
+  ASSERT_EQ(static_cast<int>(without.backups.size()), 1);
+  EXPECT_THAT(without.backups[0].route.path_facility_ids(), ElementsAre("b", "d", "c"));
+}
+
 // Where every neighbour would send all the traffic back, the backup is still
 // the shortest way around the failure (right once the next plan is installed).
 TEST_F(PathSolverTest, WithoutALoopFreeNeighbourTheBackupIsTheShortestWayAround) {
