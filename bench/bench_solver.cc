@@ -59,6 +59,7 @@
 //                             solve of the intact network (a cold solve of a
 //                             failed one does the same work).
 //   mcf_latency_*_<net>       as above but against the MLU objective only.
+//   protected_links_*_<net>   as above.
 //
 // No result is asserted: machines are shared and noisy. Prints one line per
 // result:
@@ -132,28 +133,28 @@ bool ParseGenerated(const std::string& name, uint32_t& facilities, uint32_t& flo
          (parts.size() == 1 || absl::SimpleAtoi(parts[1], &flows));
 }
 
-// The network as the service sees it: model -> Snapshot -> problem, every
-// link measured up.
-McfProblem Load(const std::string& network) {
+// The network's inventory and demands: generated, or from the shared files.
+topology::Topology LoadTopology(const std::string& network) {
+  absl::StatusOr<topology::Topology> topology;
   if (uint32_t facilities = 0, flows = 0; ParseGenerated(network, facilities, flows)) {
     topology::SyntheticWanOptions options;
     options.facilities = facilities;
     options.elephant_flows = flows;
-    auto topology = topology::GenerateSyntheticWan(options);
-    if (!topology.ok()) {
-      std::fprintf(stderr, "bench_solver: %s: %s\n", network.c_str(), topology.status().ToString().c_str());
-      std::exit(1);
-    }
-    return ProblemOf(*std::move(topology));
+    topology = topology::GenerateSyntheticWan(options);
+  } else {
+    const std::string base = RepetitaDir(".") + "/" + network;
+    topology = topology::LoadRepetita(base + ".graph", base + ".0000.demands");
   }
-  const std::string base = RepetitaDir(".") + "/" + network;
-  auto topology = topology::LoadRepetita(base + ".graph", base + ".0000.demands");
   if (!topology.ok()) {
-    std::fprintf(stderr, "bench_solver: %s\n", topology.status().ToString().c_str());
+    std::fprintf(stderr, "bench_solver: %s: %s\n", network.c_str(), topology.status().ToString().c_str());
     std::exit(1);
   }
-  return ProblemOf(*std::move(topology));
+  return *std::move(topology);
 }
+
+// The network as the service sees it: model -> Snapshot -> problem, every
+// link measured up.
+McfProblem Load(const std::string& network) { return ProblemOf(LoadTopology(network)); }
 
 
 template <typename T>
@@ -249,6 +250,8 @@ void RunLatency(const std::string& suffix, const McfProblem& problem, double opt
   }
 }
 
+void RunProtected(const std::string& network, const std::string& suffix, double optimal_mlu);
+
 // A generated network: no edge LP (see the header), the proven bound instead;
 // warm re-solves after kGeneratedFailures seeded random link failures.
 void RunGenerated(const std::string& network, const McfProblem& problem) {
@@ -285,20 +288,19 @@ void RunGenerated(const std::string& network, const McfProblem& problem) {
   }
   Report(absl::StrCat("mcf_resolve_link_failure_", suffix), Median(warm_ms), "cold_solve", cold_ms, "ms");
   RunLatency(suffix, problem, allocation.max_utilization, /*with_edge_lp=*/false);
+  RunProtected(network, suffix, allocation.max_utilization);
 }
 
 // A latency class protected against every fiber cut, at half load, planned
 // whole (BuildPlan: allocation, routes, the check, the rounds).
 void RunProtected(const std::string& network, const std::string& suffix, double optimal_mlu) {
-  const std::string base = RepetitaDir(".") + "/" + network;
-  auto topology = topology::LoadRepetita(base + ".graph", base + ".0000.demands");
-  if (!topology.ok()) return;
-  for (v1::Workload& workload : topology->workloads) {
+  topology::Topology topology = LoadTopology(network);
+  for (v1::Workload& workload : topology.workloads) {
     if (workload.has_elephant()) {
       workload.mutable_elephant()->set_demand_gbps(workload.elephant().demand_gbps() * 0.5 / optimal_mlu);
     }
   }
-  const pathcomp::Snapshot snapshot = SnapshotOf(*std::move(topology));
+  const pathcomp::Snapshot snapshot = SnapshotOf(std::move(topology));
   pathcomp::McfClassPolicies protected_policies;
   protected_policies.default_policy.objective = McfObjective::kMinLatency;
   protected_policies.default_policy.protection = pathcomp::ProtectionKind::kLinks;

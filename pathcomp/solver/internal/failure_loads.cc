@@ -49,7 +49,8 @@ const FailureLoads::ArcLoads& FailureLoads::Around(int node, int dst) const {
   return it->second;
 }
 
-ProtectionIndex::ProtectionIndex(const PhaseSpec& spec, int arcs) : loads_(spec.failure_loads) {
+ProtectionIndex::ProtectionIndex(const PhaseSpec& spec, int arcs)
+    : loads_(spec.failure_loads), rows_on_arc_(arcs), down_slots_of_arc_(arcs) {
   std::vector<int> slot_of_failure;
   for (size_t r = 0; r < spec.protection_rows.size(); ++r) {
     const ProtectionRow& row = spec.protection_rows[r];
@@ -58,11 +59,14 @@ ProtectionIndex::ProtectionIndex(const PhaseSpec& spec, int arcs) : loads_(spec.
     if (slot < 0) {
       slot = static_cast<int>(failures_.size());
       failures_.push_back({row.failure, std::vector<int>(arcs, -1)});
+      for (int down : (*loads_)[row.failure].arcs()) down_slots_of_arc_[down].push_back(slot);
     }
     failures_[slot].row_of_arc[row.arc] = static_cast<int>(r);
+    rows_on_arc_[row.arc].push_back({slot, static_cast<int>(r)});
   }
   value_.assign(spec.protection_rows.size(), 0);
   seen_.assign(spec.protection_rows.size(), 0);
+  first_down_.assign(failures_.size(), -1);
 }
 
 void ProtectionIndex::AddDivertedPrices(int dst, const std::vector<double>& row_price,
@@ -81,16 +85,37 @@ void ProtectionIndex::AddDivertedPrices(int dst, const std::vector<double>& row_
 
 void ProtectionIndex::Of(const PathColumn& path, int dst, Coefficients& out) const {
   out.clear();
-  for (const FailureRows& failure : failures_) {
-    (*loads_)[failure.failure].ForEach(path.arcs, dst, [&](int arc, double load) {
-      const int row = failure.row_of_arc[arc];
-      if (row < 0) return;
-      if (!seen_[row]) {
-        seen_[row] = 1;
-        out.push_back({row, 0});
-      }
-      value_[row] += load;
-    });
+  auto add = [&](int row, double load) {
+    if (!seen_[row]) {
+      seen_[row] = 1;
+      out.push_back({row, 0});
+    }
+    value_[row] += load;
+  };
+  // FailureLoads::ForEach for every failure at once: the path's own arcs up
+  // to each failure's first down arc on it, then that failure's diversion.
+  crossed_.clear();
+  const int length = static_cast<int>(path.arcs.size());
+  for (int i = 0; i < length; ++i) {
+    for (int slot : down_slots_of_arc_[path.arcs[i]]) {
+      if (first_down_[slot] >= 0) continue;
+      first_down_[slot] = i;
+      crossed_.push_back(slot);
+    }
+  }
+  for (int i = 0; i < length; ++i) {
+    for (const RowOnArc& on : rows_on_arc_[path.arcs[i]]) {
+      if (const int down = first_down_[on.slot]; down < 0 || i < down) add(on.row, 1.0);
+    }
+  }
+  for (int slot : crossed_) {
+    const FailureRows& failure = failures_[slot];
+    const FailureLoads& loads = (*loads_)[failure.failure];
+    const int tail = loads.graph().arc_src[path.arcs[first_down_[slot]]];
+    for (const auto& [to, load] : loads.DivertedAt(tail, dst)) {
+      if (const int row = failure.row_of_arc[to]; row >= 0) add(row, load);
+    }
+    first_down_[slot] = -1;
   }
   std::sort(out.begin(), out.end());
   for (auto& [row, value] : out) {

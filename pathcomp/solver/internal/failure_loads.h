@@ -93,10 +93,22 @@ class ProtectionIndex {
     int failure;
     std::vector<int> row_of_arc;
   };
+  struct RowOnArc {
+    int slot;  // index into failures_
+    int row;
+  };
   const std::vector<FailureLoads>* loads_;
   std::vector<FailureRows> failures_;
+  // By arc: the rows on it, and the failures (slots) that take it down. A
+  // path loads a failure's rows on its own arcs unless the failure diverts
+  // it first, so Of() visits only the rows on the path and the failures it
+  // crosses, not every failure.
+  std::vector<std::vector<RowOnArc>> rows_on_arc_;
+  std::vector<std::vector<int>> down_slots_of_arc_;
   mutable std::vector<double> value_;  // scratch of Of(), all 0 between calls
   mutable std::vector<char> seen_;
+  mutable std::vector<int> first_down_;  // by slot: the path position of its first down arc, -1 between calls
+  mutable std::vector<int> crossed_;     // the slots the current path crosses
 };
 
 }  // namespace geodesic::pathcomp::internal
