@@ -267,7 +267,8 @@ class BackupRoom {
 // installed forwarding leads back to `source` or into the failure (0: a
 // loop-free alternate), and, given the allocation's loads (`room`; null:
 // room for all), of the rest what its links have no room for: the
-// `moved_gbps` the failure moves off the primary beyond the least room on
+// `moved_gbps` the failure moves off the primary (0 when some primary next
+// hop survives it: routerd keeps those) beyond the least room on
 // the link and the heaviest next hops onwards, after what this site's
 // backups for other destinations already took there for the same failure.
 // Traffic handed to a neighbour that sends it back loops until the new plan
@@ -553,10 +554,17 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
             shares.Begin(dst, source, no_failure);
             shares_without_failure = true;
           }
-          double moved_gbps = 0;  // what the allocation sends over the first links the failure takes
+          // What the allocation sends over the first links, when the
+          // failure takes them all: otherwise routerd keeps the surviving
+          // next hops and this backup carries nothing of this failure.
+          double moved_gbps = 0;
           if (weights != nullptr) {
             for (const int first : first_links) {
-              if (exclusion.Excludes(snapshot, first)) moved_gbps += weights->flow_gbps[dst][first];
+              if (!exclusion.Excludes(snapshot, first)) {
+                moved_gbps = 0;
+                break;
+              }
+              moved_gbps += weights->flow_gbps[dst][first];
             }
           }
           const int link =

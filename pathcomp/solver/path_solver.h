@@ -11,7 +11,8 @@
 // lead back to this facility or into the failure (none: a loop-free
 // alternate), and, given an allocation, what the failure moves off the
 // primary beyond the room left on its links (the link and the heaviest next
-// hops onwards); the lowest-latency among equals, its path the one that
+// hops onwards; only when the failure takes every primary next hop: routerd
+// keeps the survivors otherwise); the lowest-latency among equals, its path the one that
 // forwarding takes; where every neighbour sends it all back, the
 // lowest-latency path that avoids the failure.
 // Pure: no I/O, no clock. Solve with `threads` > 1 shares the sites out to
