@@ -160,7 +160,7 @@ void JudgeDrill(const Expectations& e, v1::DrillReport& report) {
     const double limit = *e.max_utilization_after_repair;
     const std::string name = absl::StrFormat("max_utilization_after_repair <= %g", limit);
     if (!report.has_forwarding()) {
-      verdict(name, true, "not judged: link loads after local repair are computed by the simulator only");
+      verdict(name, true, "not judged: this runner computes no link loads after local repair");
     } else {
       const v1::DrillForwarding& forwarding = report.forwarding();
       std::vector<std::string> over;

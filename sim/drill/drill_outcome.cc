@@ -140,4 +140,22 @@ void DrillOutcomes::FillOutcome(const Measures& measures, v1::DrillEventOutcome&
   for (const auto& dependency : measures.new_dependencies) outcome.add_new_dependencies(dependency);
 }
 
+void RecordRepairLoads(const pathcomp::ForwardedLoads& loads, const std::map<std::string, double>& capacity_gbps,
+                       const std::string& event, v1::DrillEventOutcome& outcome, v1::DrillReport& report) {
+  const pathcomp::HottestLink hottest = pathcomp::Hottest(loads, capacity_gbps);
+  outcome.set_max_utilization_after_repair(hottest.utilization);
+  outcome.set_max_utilization_after_repair_link(hottest.link_id);
+  outcome.set_dropped_after_repair_gbps(loads.dropped_gbps);
+  outcome.set_looped_after_repair_gbps(loads.looped_gbps);
+  v1::DrillForwarding& forwarding = *report.mutable_forwarding();
+  forwarding.set_repairs(forwarding.repairs() + 1);
+  if (forwarding.repairs() == 1 || hottest.utilization > forwarding.max_utilization_after_repair()) {
+    forwarding.set_max_utilization_after_repair(hottest.utilization);
+    forwarding.set_max_utilization_after_repair_link(hottest.link_id);
+    forwarding.set_max_utilization_after_repair_event(event);
+  }
+  forwarding.set_max_dropped_gbps(std::max(forwarding.max_dropped_gbps(), loads.dropped_gbps));
+  forwarding.set_max_looped_gbps(std::max(forwarding.max_looped_gbps(), loads.looped_gbps));
+}
+
 }  // namespace geodesic::sim

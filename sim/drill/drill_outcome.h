@@ -15,6 +15,7 @@
 
 #include "geodesic/v1/drill.pb.h"
 #include "geodesic/v1/plan.pb.h"
+#include "pathcomp/solver/forwarded_loads.h"
 
 namespace geodesic::sim {
 
@@ -59,6 +60,13 @@ struct SettledPlan {
   // plans to compare; see RouteSignatures), else RoutesChanged(*before, *after).
   std::optional<uint32_t> routes_changed = std::nullopt;
 };
+
+// A local repair's link loads — the elephants forwarded hop by hop through
+// the plan the routers had, each site on its repaired routes (the simulator's
+// as it simulates them, the live runner's as each routerd recorded its
+// repair) — onto the event's outcome and the report's forwarding totals.
+void RecordRepairLoads(const pathcomp::ForwardedLoads& loads, const std::map<std::string, double>& capacity_gbps,
+                       const std::string& event, v1::DrillEventOutcome& outcome, v1::DrillReport& report);
 
 // What the live runner sees: everything read from the plans themselves.
 SettledPlan SettledFromPlans(const v1::Plan* before, const v1::Plan& after);

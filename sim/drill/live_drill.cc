@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "files/atomic_file.h"
+#include "pathcomp/solver/forwarded_loads.h"
 #include "pathcomp/solver/impact.h"
 #include "pathcomp/solver/path_solver.h"
 #include "sim/drill/drill_outcome.h"
@@ -49,11 +50,18 @@ bool AvoidsLinks(const v1::Plan& plan, const std::set<std::string>& links) {
   return true;
 }
 
+// A facility's first local repair for an event: when, and every link its
+// routerd then had down.
+struct SeenRepair {
+  int64_t at_unix_ms = 0;
+  std::vector<std::string> down_links;
+};
+
 // When each facility's routerd repaired locally for one of `links`, at or
 // after `since` (wall-clock ms): the first repair its own record
 // (LocalLab::LocalRepairs) shows with one of them down.
-std::map<std::string, int64_t> LocalRepairs(const LocalLab& lab, const std::set<std::string>& links, int64_t since) {
-  std::map<std::string, int64_t> repaired;
+std::map<std::string, SeenRepair> LocalRepairs(const LocalLab& lab, const std::set<std::string>& links, int64_t since) {
+  std::map<std::string, SeenRepair> repaired;
   for (const auto& facility : lab.topology().facilities) {
     const auto log = lab.LocalRepairs(facility.id());
     if (!log) continue;
@@ -62,7 +70,8 @@ std::map<std::string, int64_t> LocalRepairs(const LocalLab& lab, const std::set<
       const bool names = std::any_of(repair.down_links().begin(), repair.down_links().end(),
                                      [&](const std::string& link) { return links.count(link) > 0; });
       if (!names) continue;
-      repaired[facility.id()] = repair.at_unix_ms();
+      repaired[facility.id()] = {.at_unix_ms = repair.at_unix_ms(),
+                                 .down_links = {repair.down_links().begin(), repair.down_links().end()}};
       break;
     }
   }
@@ -145,6 +154,7 @@ class LiveRun {
       if (chain.primary().placed()) report_.add_chain_latency_before_us(chain.primary().total_latency_us());
     }
     start_ = Clock::now();
+    report_.mutable_forwarding();  // local repairs' link loads are judged here too
     totals_.Settle(SettledFromPlans(nullptr, baseline));
     Sample(baseline);
     if (auto began = target_.Begin(Ms(start_)); !began.ok()) return began;
@@ -249,13 +259,19 @@ class LiveRun {
     if (takes_down) {
       const auto repairs = LocalRepairs(lab_, links, t0);
       int64_t first_repair = 0;
-      for (const auto& [facility, at] : repairs) first_repair = first_repair == 0 ? at : std::min(first_repair, at);
-      if (first_repair != 0) outcome.set_repaired_at_ms(static_cast<uint64_t>(first_repair - Ms(start_)));
+      for (const auto& [facility, seen] : repairs) {
+        first_repair = first_repair == 0 ? seen.at_unix_ms : std::min(first_repair, seen.at_unix_ms);
+      }
+      if (first_repair != 0) {
+        outcome.set_repaired_at_ms(static_cast<uint64_t>(first_repair - Ms(start_)));
+        RepairLoads(*before, repairs, *replanned_at, event, outcome);
+      }
       for (const auto& [chain, facility] : crossing) {
         auto repaired = repairs.find(facility);
-        const int64_t back = repaired != repairs.end() ? std::min(repaired->second, *replanned_at) : *replanned_at;
+        const int64_t back =
+            repaired != repairs.end() ? std::min(repaired->second.at_unix_ms, *replanned_at) : *replanned_at;
         const uint64_t outage = static_cast<uint64_t>(std::max<int64_t>(0, back - t0));
-        if (repaired != repairs.end() && repaired->second <= *replanned_at) {
+        if (repaired != repairs.end() && repaired->second.at_unix_ms <= *replanned_at) {
           outcome.set_chains_repaired_locally(outcome.chains_repaired_locally() + 1);
         }
         outcome.set_max_chain_outage_ms(std::max(outcome.max_chain_outage_ms(), outage));
@@ -274,6 +290,41 @@ class LiveRun {
     DrillOutcomes::FillOutcome(totals_.Settle(SettledFromPlans(before, after_)), outcome);
     Sample(after_);
     return target_.Settled(after_, outcome);
+  }
+
+  // The link loads of the routerds' own repairs until the re-plan: the
+  // elephants forwarded through the plan they had, each site repairing for
+  // the links its routerd recorded down (routerd's RepairRoute on the plan it
+  // installed: what its routers were given), without the demands of failed
+  // facilities. Computed from the real repairs, not measured on packets.
+  void RepairLoads(const v1::Plan& plan, const std::map<std::string, SeenRepair>& repairs, int64_t replanned_at,
+                   const TimelineEvent& event, v1::DrillEventOutcome& outcome) {
+    std::set<std::string> down;
+    for (const auto& [facility, seen] : repairs) {
+      if (seen.at_unix_ms <= replanned_at) down.insert(seen.down_links.begin(), seen.down_links.end());
+    }
+    std::set<std::string> lost;  // facilities failed and not restored
+    for (const auto& [key, active] : active_) {
+      if (active.action == Action::kFail && active.kind == "facility") lost.insert(active.id);
+    }
+    std::vector<pathcomp::FlowDemand> flows;
+    std::set<std::string> prefixes;
+    std::map<std::string, double> capacity_gbps;
+    for (const auto& link : spec_.topology.links) capacity_gbps[link.id()] = link.capacity_gbps();
+    std::map<std::string, std::string> facility_of_prefix;
+    for (const auto& facility : spec_.topology.facilities) {
+      for (const auto& prefix : facility.prefixes()) facility_of_prefix[prefix] = facility.id();
+    }
+    for (const auto& workload : spec_.topology.workloads) {
+      if (!workload.has_elephant()) continue;
+      const v1::ElephantFlow& flow = workload.elephant();
+      const auto dst = facility_of_prefix.find(flow.dst_prefix());
+      if (lost.count(flow.src_facility_id()) || (dst != facility_of_prefix.end() && lost.count(dst->second))) continue;
+      flows.push_back({.src_facility = flow.src_facility_id(), .dst_prefix = flow.dst_prefix(), .gbps = flow.demand_gbps()});
+      prefixes.insert(flow.dst_prefix());
+    }
+    RecordRepairLoads(pathcomp::Forward(pathcomp::ForwardingPlan::Of(plan, prefixes), flows, down), capacity_gbps,
+                      event.Describe(), outcome, report_);
   }
 
   absl::Status Inject(const TimelineEvent& event, const TimelineEvent* restored, const std::set<std::string>& links) {

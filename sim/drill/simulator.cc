@@ -313,21 +313,9 @@ class Simulation {
       }
       EndOutage(id, runtime, at_ms);
     }
-    // The routers now forward on their backups: what that puts on the links.
-    const ForwardedLoads loads = Forward(forwarding_, ElephantDemands(), down_links_);
-    const HottestLink hottest = Hottest(loads, capacity_gbps_);
-    outcome.set_max_utilization_after_repair(hottest.utilization);
-    outcome.set_max_utilization_after_repair_link(hottest.link_id);
-    outcome.set_dropped_after_repair_gbps(loads.dropped_gbps);
-    outcome.set_looped_after_repair_gbps(loads.looped_gbps);
-    v1::DrillForwarding& forwarding = *report_.mutable_forwarding();
-    forwarding.set_repairs(forwarding.repairs() + 1);
-    if (forwarding.repairs() == 1 || hottest.utilization > forwarding.max_utilization_after_repair()) {
-      forwarding.set_max_utilization_after_repair(hottest.utilization);
-      forwarding.set_max_utilization_after_repair_link(hottest.link_id);
-      forwarding.set_max_utilization_after_repair_event(event.Describe());
-    }
-    NoteUnforwarded(loads);
+    // The routers now forward on their repaired routes: what that puts on the links.
+    RecordRepairLoads(Forward(forwarding_, ElephantDemands(), down_links_), capacity_gbps_, event.Describe(), outcome,
+                      report_);
   }
 
   void Plan(uint64_t at_ms, int asking_event) {

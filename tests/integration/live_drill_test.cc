@@ -35,9 +35,14 @@ TEST(LiveDrillTest, TheLinkCutDrillHoldsOnTheRealDaemons) {
   EXPECT_LE(cut.at_ms(), cut.detected_at_ms());
   EXPECT_LE(cut.detected_at_ms(), cut.replanned_at_ms());
   EXPECT_GT(cut.repaired_at_ms(), 0u) << "iad's routerd recorded no local repair";
+  // The link loads of the routerds' own repairs are judged, not skipped.
+  EXPECT_EQ(report->forwarding().repairs(), 1u);
+  EXPECT_GT(cut.max_utilization_after_repair(), 0);
+  EXPECT_FALSE(cut.max_utilization_after_repair_link().empty());
   std::cout << "live: cut at " << cut.at_ms() << " ms, seen by pathcomp at " << cut.detected_at_ms()
             << " ms, repaired locally at " << cut.repaired_at_ms() << " ms, new plan everywhere at "
-            << cut.replanned_at_ms() << " ms; longest chain outage " << report->max_chain_outage_ms() << " ms ("
+            << cut.replanned_at_ms() << " ms; after the repair " << cut.max_utilization_after_repair() << " on "
+            << cut.max_utilization_after_repair_link() << "; longest chain outage " << report->max_chain_outage_ms() << " ms ("
             << report->worst_chain() << ")\n";
   if (HasFailure()) work.keep();
 }
