@@ -59,7 +59,10 @@
 //                             solve of the intact network (a cold solve of a
 //                             failed one does the same work).
 //   mcf_latency_*_<net>       as above but against the MLU objective only.
-//   protected_links_*_<net>   as above.
+//   protected_links_*_<net>   as above, only with GEODESIC_BENCH_PROTECT_GENERATED=1:
+//                             on wan500 the protected plan did not finish in
+//                             20 minutes (the LPs with the failure limits'
+//                             rows), which `make bench` cannot wait for.
 //
 // No result is asserted: machines are shared and noisy. Prints one line per
 // result:
@@ -288,7 +291,7 @@ void RunGenerated(const std::string& network, const McfProblem& problem) {
   }
   Report(absl::StrCat("mcf_resolve_link_failure_", suffix), Median(warm_ms), "cold_solve", cold_ms, "ms");
   RunLatency(suffix, problem, allocation.max_utilization, /*with_edge_lp=*/false);
-  RunProtected(network, suffix, allocation.max_utilization);
+  if (std::getenv("GEODESIC_BENCH_PROTECT_GENERATED") != nullptr) RunProtected(network, suffix, allocation.max_utilization);
 }
 
 // A latency class protected against every fiber cut, at half load, planned
