@@ -355,7 +355,8 @@ int RunDemo(const DemoOptions& options) {
   if (const auto repairs = lab.LocalRepairs(from)) {
     for (const auto& repair : repairs->repairs()) {
       if (repair.at_unix_ms() < cut_at_unix_ms) continue;
-      std::printf("    routerd/%s repaired locally %lld ms after the cut: %u routes to their backups (down: %s)\n",
+      std::printf("    routerd/%s repaired locally %lld ms after the cut: %u routes onto their surviving next hops "
+                  "or backups (down: %s)\n",
                   from.c_str(), static_cast<long long>(repair.at_unix_ms() - cut_at_unix_ms), repair.routes_changed(),
                   absl::StrJoin(repair.down_links(), ",").c_str());
       break;
