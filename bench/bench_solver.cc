@@ -291,7 +291,9 @@ void RunGenerated(const std::string& network, const McfProblem& problem) {
   }
   Report(absl::StrCat("mcf_resolve_link_failure_", suffix), Median(warm_ms), "cold_solve", cold_ms, "ms");
   RunLatency(suffix, problem, allocation.max_utilization, /*with_edge_lp=*/false);
-  if (std::getenv("GEODESIC_BENCH_PROTECT_GENERATED") != nullptr) RunProtected(network, suffix, allocation.max_utilization);
+  if (std::getenv("GEODESIC_BENCH_PROTECT_GENERATED") != nullptr) {
+    RunProtected(network, suffix, allocation.max_utilization);
+  }
 }
 
 // A latency class protected against every fiber cut, at half load, planned

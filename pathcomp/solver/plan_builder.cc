@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 #include <tuple>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -67,10 +68,9 @@ bool SameRepair(const McfFailure& a, const McfFailure& b) {
 // Protected classes: checks the plan against every failure of each class's
 // kind; while some break, adds what they break as failure limits (with the
 // repair model of the plan just built, beside those of the plans before it)
-// and allocates and routes again. The
-// plan and allocation that hold every limit are kept in `built` and
-// `elephants`; when none does within kMaxProtectionRounds, the first
-// (unprotected) ones, with the reason.
+// and allocates and routes again. The plan and allocation that hold every
+// limit are kept in `built` and `elephants`; when none does within
+// kMaxProtectionRounds, the first (unprotected) ones, with the reason.
 void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator, const ChainPlan& chains,
              int threads, absl::StatusOr<ElephantPlan>& elephants, BuiltPlan& built) {
   const ProtectionChecker checker(snapshot, allocator.policies());

@@ -320,7 +320,8 @@ class LiveRun {
       const v1::ElephantFlow& flow = workload.elephant();
       const auto dst = facility_of_prefix.find(flow.dst_prefix());
       if (lost.count(flow.src_facility_id()) || (dst != facility_of_prefix.end() && lost.count(dst->second))) continue;
-      flows.push_back({.src_facility = flow.src_facility_id(), .dst_prefix = flow.dst_prefix(), .gbps = flow.demand_gbps()});
+      flows.push_back(
+          {.src_facility = flow.src_facility_id(), .dst_prefix = flow.dst_prefix(), .gbps = flow.demand_gbps()});
       prefixes.insert(flow.dst_prefix());
     }
     RecordRepairLoads(pathcomp::Forward(pathcomp::ForwardingPlan::Of(plan, prefixes), flows, down), capacity_gbps,

@@ -42,8 +42,8 @@ TEST(LiveDrillTest, TheLinkCutDrillHoldsOnTheRealDaemons) {
   std::cout << "live: cut at " << cut.at_ms() << " ms, seen by pathcomp at " << cut.detected_at_ms()
             << " ms, repaired locally at " << cut.repaired_at_ms() << " ms, new plan everywhere at "
             << cut.replanned_at_ms() << " ms; after the repair " << cut.max_utilization_after_repair() << " on "
-            << cut.max_utilization_after_repair_link() << "; longest chain outage " << report->max_chain_outage_ms() << " ms ("
-            << report->worst_chain() << ")\n";
+            << cut.max_utilization_after_repair_link() << "; longest chain outage " << report->max_chain_outage_ms()
+            << " ms (" << report->worst_chain() << ")\n";
   if (HasFailure()) work.keep();
 }
 
