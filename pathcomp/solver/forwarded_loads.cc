@@ -190,7 +190,7 @@ class PrefixForwarder {
   explicit PrefixForwarder(size_t facilities)
       : stamp_(facilities, 0), arriving_(facilities, 0), hops_(facilities), routed_(facilities, 0),
         in_loop_(facilities, 0), index_(facilities, -1), low_(facilities, 0), on_stack_(facilities, 0),
-        waiting_(facilities, 0) {}
+        component_of_(facilities, -1) {}
 
   // Forwards the traffic toward `destination` arriving at `sources`;
   // `next_hops(facility, out)` fills a facility's next hops (false: no
@@ -228,49 +228,80 @@ class PrefixForwarder {
       for (const auto& [link, to, share] : hops_[at]) reach(to);
     }
     MarkLoops();
-    // In topological order of what is not a loop: a loop's traffic stops there.
-    for (int at : reached_) waiting_[at] = 0;
-    for (int at : reached_) {
-      if (in_loop_[at]) continue;
-      for (const auto& [link, to, share] : hops_[at]) ++waiting_[to];
-    }
-    std::deque<int> ready;
-    for (int at : reached_) {
-      if (waiting_[at] == 0) ready.push_back(at);
-    }
-    while (!ready.empty()) {
-      const int at = ready.front();
-      ready.pop_front();
-      const double gbps = arriving_[at];
-      if (at == destination) {
-        loads.delivered_gbps += gbps;
-        continue;
-      }
-      if (in_loop_[at]) {
-        loads.looped_gbps += gbps;
-        continue;
-      }
-      if (!routed_[at]) {
-        loads.dropped_gbps += gbps;
-        continue;
-      }
-      for (const auto& [link, to, share] : hops_[at]) {
-        const double part = gbps * share;
-        if (part > 0) {
-          if (link_gbps[link] == 0) touched.push_back(link);
-          link_gbps[link] += part;
+    // Component by component in topological order (Tarjan emits them in
+    // reverse): a facility outside any loop splits what arrives over its
+    // next hops; traffic entering a loop follows each flow's own way.
+    for (auto component = components_.rbegin(); component != components_.rend(); ++component) {
+      if (!in_loop_[component->front()]) {
+        const int at = component->front();
+        const double gbps = arriving_[at];
+        if (gbps <= 0) continue;
+        if (at == destination) {
+          loads.delivered_gbps += gbps;
+        } else if (!routed_[at]) {
+          loads.dropped_gbps += gbps;
+        } else {
+          for (const auto& [link, to, share] : hops_[at]) Carry(link, to, gbps * share, link_gbps, touched);
         }
-        arriving_[to] += part;
-        if (--waiting_[to] == 0) ready.push_back(to);
+        continue;
+      }
+      for (int at : *component) {
+        if (arriving_[at] <= 0) continue;
+        budget_ = kLoopStepBudget;
+        visited_.assign(1, at);
+        ThroughLoop(at, arriving_[at], link_gbps, touched, loads);
       }
     }
   }
 
  private:
+  // Steps ThroughLoop takes for one entry into a loop before what is left is
+  // counted looping (a loop of a few facilities needs a handful).
+  static constexpr int kLoopStepBudget = 100'000;
+
+  void Carry(int link, int to, double gbps, std::vector<double>& link_gbps, std::vector<int>& touched) {
+    if (gbps <= 0) return;
+    if (link_gbps[link] == 0) touched.push_back(link);
+    link_gbps[link] += gbps;
+    arriving_[to] += gbps;
+  }
+
+  // `gbps` at `at` inside a loop, having come through visited_ (at last).
+  // Routers hash each flow onto one next hop, the same every time it comes
+  // back: flows split by the weights at each facility, and a flow that
+  // reaches a facility it already passed loops from then on (its traffic is
+  // counted looping, its links once). Flows that leave the loop go on.
+  void ThroughLoop(int at, double gbps, std::vector<double>& link_gbps, std::vector<int>& touched,
+                   ForwardedLoads& loads) {
+    if (!routed_[at]) {
+      loads.dropped_gbps += gbps;
+      return;
+    }
+    for (const auto& [link, to, share] : hops_[at]) {
+      const double part = gbps * share;
+      if (part <= 0) continue;
+      if (component_of_[to] != component_of_[at]) {
+        Carry(link, to, part, link_gbps, touched);
+        continue;
+      }
+      if (link_gbps[link] == 0) touched.push_back(link);
+      link_gbps[link] += part;
+      if (std::find(visited_.begin(), visited_.end(), to) != visited_.end() || --budget_ <= 0) {
+        loads.looped_gbps += part;
+        continue;
+      }
+      visited_.push_back(to);
+      ThroughLoop(to, part, link_gbps, touched, loads);
+      visited_.pop_back();
+    }
+  }
+
   // Marks the facilities of every forwarding loop: a strongly connected
-  // component of more than one facility, or one forwarding to itself (Tarjan).
+  // component of more than one facility, or one forwarding to itself (Tarjan),
+  // and keeps every component (components_, in reverse topological order).
   void MarkLoops() {
     int next = 0;
+    components_.clear();
     std::vector<int> stack;
     std::function<void(int)> visit = [&](int v) {
       index_[v] = low_[v] = next++;
@@ -295,9 +326,11 @@ class PrefixForwarder {
       } while (w != v);
       bool loop = component.size() > 1;
       for (const auto& [link, to, share] : hops_[v]) loop = loop || to == v;
-      if (loop) {
-        for (int member : component) in_loop_[member] = 1;
+      for (int member : component) {
+        in_loop_[member] = loop ? 1 : 0;
+        component_of_[member] = static_cast<int>(components_.size());
       }
+      components_.push_back(std::move(component));
     };
     for (int v : reached_) {
       if (index_[v] < 0) visit(v);
@@ -311,7 +344,10 @@ class PrefixForwarder {
   std::vector<char> routed_, in_loop_;
   std::vector<int> index_, low_;
   std::vector<char> on_stack_;
-  std::vector<int> waiting_;
+  std::vector<int> component_of_;
+  std::vector<std::vector<int>> components_;  // of the reached facilities, reverse topological order
+  std::vector<int> visited_;  // ThroughLoop's way so far
+  int budget_ = 0;
   std::vector<int> reached_;
 };
 

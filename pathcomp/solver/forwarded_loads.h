@@ -8,9 +8,12 @@
 // split over the route's next hops by their WCMP weights.
 //
 // Traffic reaching a facility with no usable route for its prefix is
-// dropped; traffic reaching a facility whose routes for the prefix can bring
-// it back there (a forwarding loop) is counted as looping and followed no
-// further. Both are reported, never followed forever.
+// dropped. In a forwarding loop (facilities whose routes for the prefix can
+// bring traffic back), traffic follows each flow's own way: a router hashes a
+// flow onto one next hop, the same each time it comes back, so the flows
+// that reach a facility they already passed loop from then on (counted
+// looping, their way round the loop counted once on its links), and the
+// others leave the loop and go on. Both are reported, never followed forever.
 //
 // Pure: no I/O, no clock, no threads. Thread-compatible.
 #include <cstdint>

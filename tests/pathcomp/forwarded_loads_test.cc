@@ -147,7 +147,7 @@ TEST(ForwardedLoadsTest, TrafficWithoutAUsableRouteIsDropped) {
   EXPECT_DOUBLE_EQ(nowhere.dropped_gbps, 5);
 }
 
-TEST(ForwardedLoadsTest, ALoopIsCountedAndNotFollowed) {
+TEST(ForwardedLoadsTest, ALoopIsCountedAndItsLinksOnce) {
   // a's backup sends to b, whose route sends back to a; c feeds into b.
   v1::Plan built;
   AddRoute(built, "a", {Hop("a-d", "d")}, {{LinkFailure("a-d"), {Hop("a-b", "b")}}});
@@ -159,7 +159,30 @@ TEST(ForwardedLoadsTest, ALoopIsCountedAndNotFollowed) {
                                        {"a-d"});
   EXPECT_DOUBLE_EQ(loads.looped_gbps, 57);
   EXPECT_DOUBLE_EQ(loads.delivered_gbps, 0);
-  EXPECT_THAT(loads.link_gbps, ElementsAre(Pair("c-b", DoubleEq(7))));  // into the loop, then no further
+  // Each flow round the loop once, then no further (a router keeps a flow on
+  // its hash, so it would go round until its TTL runs out).
+  EXPECT_THAT(loads.link_gbps,
+              ElementsAre(Pair("a-b", DoubleEq(57)), Pair("b-a", DoubleEq(57)), Pair("c-b", DoubleEq(7))));
+}
+
+// A router hashes each flow onto one next hop, the same when it comes back:
+// of a's traffic, the flows hashed toward b return and loop; the rest, hashed
+// straight to d, arrive. Only those loop.
+TEST(ForwardedLoadsTest, OnlyTheFlowsHashedOntoALoopLoop) {
+  v1::Plan built;
+  AddRoute(built, "a", {Hop("a-d", "d", 4), Hop("a-b", "b", 1)});
+  AddRoute(built, "b", {Hop("b-d", "d")}, {{LinkFailure("b-d"), {Hop("b-a", "a")}}});
+  AddRoute(built, "c", {Hop("c-b", "b")});
+  const ForwardedLoads loads = Forward(ForwardingPlan::Of(built, {kToD}),
+                                       {{.src_facility = "a", .dst_prefix = kToD, .gbps = 100},
+                                        {.src_facility = "c", .dst_prefix = kToD, .gbps = 10}},
+                                       {"b-d"});
+  // a: 80 to d, 20 via b back to a (looping). c's 10 via b to a: 8 to d, 2
+  // back to b (looping).
+  EXPECT_DOUBLE_EQ(loads.delivered_gbps, 88);
+  EXPECT_DOUBLE_EQ(loads.looped_gbps, 22);
+  EXPECT_THAT(loads.link_gbps, ElementsAre(Pair("a-b", DoubleEq(22)), Pair("a-d", DoubleEq(88)),
+                                           Pair("b-a", DoubleEq(30)), Pair("c-b", DoubleEq(10))));
 }
 
 TEST(ForwardedLoadsTest, KeepsOnlyTheRoutesOfTheGivenPrefixes) {
