@@ -762,9 +762,10 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
     };
     std::vector<Candidate> candidates;
     // Searches again, with the failed arcs priced for their destination
-    // (Master::DivertedWeights), the groups whose first path a failure
-    // diverts onto priced rows: the path that avoids that failure is often
-    // the one the master needs, and the first search cannot see why.
+    // (Master::DivertedWeights, then DivertedOnlyWeights), the groups whose
+    // first path a failure diverts onto priced rows: the path that avoids
+    // that failure is often the one the master needs, and the first search
+    // cannot see why.
     struct Retry {
       int group;
       double threshold, tolerance;
