@@ -85,11 +85,13 @@
 #include "absl/strings/str_split.h"
 #include "bench/bench_report.h"
 #include "daemon/allocator.h"
+#include "daemon/clock.h"
 #include "pathcomp/solver/edge_lp.h"
 #include "pathcomp/solver/latency_stretch.h"
 #include "pathcomp/solver/mcf_problem.h"
 #include "pathcomp/solver/mcf_solver.h"
 #include "pathcomp/solver/plan_builder.h"
+#include "pathcomp/solver/protection.h"
 #include "pathcomp/solver/snapshot.h"
 #include "topology/repetita.h"
 #include "topology/synthetic_wan.h"
@@ -309,11 +311,21 @@ void RunProtected(const std::string& network, const std::string& suffix, double 
   pathcomp::McfClassPolicies protected_policies;
   protected_policies.default_policy.objective = McfObjective::kMinLatency;
   protected_policies.default_policy.protection = pathcomp::ProtectionKind::kLinks;
+  {
+    // How close a facility comes to having no room for its own traffic after a cut.
+    const pathcomp::ProtectionChecker checker(snapshot, protected_policies);
+    for (const pathcomp::FacilityCut& cut : checker.TightestFacilityCuts()) {
+      std::fprintf(stderr, "  %s tightest facility cut (%.3f of the room): %s\n", network.c_str(),
+                   cut.room_gbps > 0 ? cut.gbps / cut.room_gbps : 0.0, cut.Describe(snapshot, checker.failures()).c_str());
+    }
+  }
   pathcomp::McfClassPolicies plain = protected_policies;
   plain.default_policy.protection = pathcomp::ProtectionKind::kNone;
+  // As pathcomp plans: the rounds held to its default budget.
   auto build = [&](const pathcomp::McfClassPolicies& policies) {
     pathcomp::ElephantAllocator allocator(0, policies);
-    return pathcomp::BuildPlan(snapshot, pathcomp::PlanStamp{}, allocator, nullptr);
+    return pathcomp::BuildPlan(snapshot, pathcomp::PlanStamp{}, allocator, nullptr, nullptr, {}, 1,
+                               daemon::StopAfter(pathcomp::kDefaultProtectionBudget));
   };
   const auto start = std::chrono::steady_clock::now();
   const pathcomp::BuiltPlan ours = build(protected_policies);

@@ -28,6 +28,8 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
     telemetry->RejectUnknownKeys();
   }
   ReadClassPolicies(*reader, config.elephant_policies);
+  config.protection_budget = std::chrono::milliseconds(
+      reader->OptionalUint("protection_budget_ms", config.protection_budget.count(), 100, 3'600'000));
   if (auto straggler = reader->OptionalMap("straggler")) {
     StragglerRules& rules = config.straggler;
     rules.report_max_age_ms = static_cast<int64_t>(straggler->OptionalUint("report_max_age_s", 60, 1, 3600)) * 1000;

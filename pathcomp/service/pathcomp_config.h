@@ -26,6 +26,9 @@
 //        protection_limit: 1.0}              #   (facilities), on the plan's backups, no link above
 //                                            #   protection_limit (0.01..10) x capacity (default none)
 //   elephant_default: {objective: mlu}  # optional: the same keys, for every class not listed
+//   protection_budget_ms: 30000      # optional, 100..3600000: how long one plan's rounds of failure
+//                                    #   limits may take (from the first); past it the plan is published
+//                                    #   unprotected, the class's protection_problem saying so (plan_builder.h)
 //   straggler:                       # optional: planned vs measured per chain hop (docs/stragglers.md)
 //     report_max_age_s: 60           #   1..3600: older service latency reports are not used
 //     min_deviation_us: 1000         #   0..10000000: the noise floor, absolute ...
@@ -73,6 +76,7 @@
 #include "pathcomp/health/auto_drain_policy.h"
 #include "pathcomp/health/link_judge.h"
 #include "pathcomp/solver/mcf_problem.h"
+#include "pathcomp/solver/plan_builder.h"
 #include "tls/credentials.h"
 
 namespace geodesic::pathcomp {
@@ -95,6 +99,7 @@ struct PathcompConfig {
   double chain_headroom = 0.1;
   std::chrono::milliseconds measurement_flush{100};  // telemetry.measurement_flush_ms
   McfClassPolicies elephant_policies;  // elephant_objectives, elephant_default
+  std::chrono::milliseconds protection_budget = kDefaultProtectionBudget;
   StragglerRules straggler;
   health::VerdictThresholds gray_failures;
   health::AutoDrainOptions auto_drain;

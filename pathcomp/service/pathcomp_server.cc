@@ -558,6 +558,7 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(const Path
   planner_config.debounce = config.solve_debounce;
   planner_config.chain_headroom = config.chain_headroom;
   planner_config.elephant_policies = config.elephant_policies;
+  planner_config.protection_budget = config.protection_budget;
   auto server = std::make_unique<PathcompServerImpl>(*std::move(model), store_ref, config.backup_dir,
                                                      config.replica_id, planner_config, config.replication,
                                                      config.gray_failures, config.auto_drain, registry,

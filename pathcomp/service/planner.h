@@ -41,6 +41,8 @@ struct PlannerConfig {
   // Share of the capacity of links on agent chains' paths kept free of elephant flows.
   double chain_headroom = 0.1;
   McfClassPolicies elephant_policies;  // what each priority class optimizes
+  // How long one plan's protection rounds may take (BuildPlan's ProtectionStop).
+  std::chrono::milliseconds protection_budget = kDefaultProtectionBudget;
 };
 
 class Planner {

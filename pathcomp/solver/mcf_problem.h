@@ -5,6 +5,7 @@
 // dense indices, Gbps, microseconds.
 // Pure: no I/O, no clock, no threads. Plain values; thread-compatible.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -128,6 +129,10 @@ struct McfProtection {
   std::vector<McfFailure> failures;
   // Per priority class (kMinMaxUtilization or kMinLatency only): its rows.
   std::map<uint32_t, std::vector<McfFailureLimit>> limits;
+  // Asked before every pricing round of a class with limits; true stops the
+  // allocation where it is (McfSolveStats::stopped): its flows fit the
+  // links, the limits perhaps not. The caller's clock or budget; empty: never.
+  std::function<bool()> stop;
   bool empty() const { return limits.empty(); }
 };
 

@@ -153,9 +153,10 @@ class ClassSequence {
 
  private:
   // Both return the outcome of the class's last phase, whose flows are final.
+  // `enough`: a U at which to stop unproven (PhaseSpec::utilization_enough).
   absl::StatusOr<PhaseOutcome> MinMaxUtilization(SolverState::Class& cls,
                                                      const std::vector<FlowGroup*>& groups,
-                                                     McfClassResult& result) {
+                                                     McfClassResult& result, double enough = 0) {
     const internal::Graph& graph = state_.graph;
     PhaseSpec spec;
     spec.phase = internal::kUtilizationPhase;
@@ -170,6 +171,7 @@ class ClassSequence {
     spec.group_upper.resize(groups.size());
     for (size_t i = 0; i < groups.size(); ++i) spec.group_upper[i] = groups[i]->demand;
     spec.group_lower = spec.group_upper;
+    spec.utilization_enough = enough;
     spec.protection_rows = protection_rows_;
     spec.failure_loads = &failure_loads_;
     absl::StatusOr<PhaseOutcome> outcome = Run(spec, groups, cls.bases[internal::kUtilizationPhase]);
@@ -191,13 +193,16 @@ class ClassSequence {
   // First the least MLU U*, then the least latency with every link at or
   // below the cap (LatencyUtilizationCap of U*). The MLU phase's flows meet
   // the cap, so the latency phase starts from them, every group frozen, and
-  // frees only the groups that a shorter path can improve.
+  // frees only the groups that a shorter path can improve. The MLU phase
+  // stops once its U shows the cap is the target: U* itself is not needed.
   absl::StatusOr<PhaseOutcome> MinLatency(SolverState::Class& cls, const std::vector<FlowGroup*>& groups,
                                           McfClassResult& result) {
-    absl::StatusOr<PhaseOutcome> optimum = MinMaxUtilization(cls, groups, result);
+    const McfClassPolicy& policy = state_.problem.PolicyOf(cls.priority);
+    absl::StatusOr<PhaseOutcome> optimum =
+        MinMaxUtilization(cls, groups, result, policy.utilization_target / (1 + policy.mlu_slack));
     if (!optimum.ok()) return optimum.status();
     const internal::Graph& graph = state_.graph;
-    result.utilization_cap = LatencyUtilizationCap(state_.problem.PolicyOf(cls.priority), optimum->objective);
+    result.utilization_cap = LatencyUtilizationCap(policy, optimum->objective);
     PhaseSpec spec;
     spec.phase = internal::kLatencyPhase;
     spec.freeze_routed_groups = true;
@@ -326,11 +331,13 @@ class ClassSequence {
         {.relative_gap = config_.relative_gap,
          .max_pricing_rounds = config_.max_pricing_rounds,
          .max_new_paths_per_round = spec.phase == internal::kLatencyPhase ? config_.max_new_paths_per_latency_round
-                                                                       : config_.max_new_paths_per_round});
+                                                                       : config_.max_new_paths_per_round,
+         .stop = state_.problem.protection.stop ? &state_.problem.protection.stop : nullptr});
     if (outcome.ok()) {
       stats_.pricing_rounds += outcome->pricing_rounds;
       stats_.lp_solves += outcome->lp_solves;
       stats_.absorbed_phases += outcome->absorbed;
+      stats_.stopped |= outcome->stopped;
     }
     return outcome;
   }

@@ -167,6 +167,9 @@ struct McfSolveStats {
   // last link prices prove without the failed arcs).
   int absorbed_phases = 0;
   int columns = 0;          // paths held at the end
+  // McfProtection::stop ended a protected class's phase: the failure limits
+  // may not hold, and failure_limit_excess_gbps proves nothing.
+  bool stopped = false;
 };
 
 struct McfAllocation {

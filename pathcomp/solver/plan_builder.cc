@@ -72,7 +72,7 @@ bool SameRepair(const McfFailure& a, const McfFailure& b) {
 // limit are kept in `built` and `elephants`; when none does within
 // kMaxProtectionRounds, the first (unprotected) ones, with the reason.
 void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator, const ChainPlan& chains,
-             int threads, absl::StatusOr<ElephantPlan>& elephants, BuiltPlan& built) {
+             int threads, const ProtectionStop& stop, absl::StatusOr<ElephantPlan>& elephants, BuiltPlan& built) {
   const ProtectionChecker checker(snapshot, allocator.policies());
   if (checker.empty()) return;
   std::map<uint32_t, double> unprotected_mlu;
@@ -90,7 +90,24 @@ void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator
   std::string impossible, proven_before;
   std::pair<std::string, int> proven_at, proven_before_at;
   std::vector<std::string> round_problems;  // of the plan the last round built
-  for (int round = 0; round < kMaxProtectionRounds && !safe(checks); ++round) {
+  // A facility whose own traffic a failure leaves too little room for: no
+  // allocation helps, so no round is tried.
+  std::string cut_proof;
+  if (!safe(checks)) {
+    for (const FacilityCut& cut : checker.TightestFacilityCuts()) {
+      if (!cut.shortfall()) continue;
+      cut_proof = absl::StrCat("no allocation protects class ", cut.priority, ": ",
+                               cut.Describe(snapshot, checker.failures()));
+      break;
+    }
+  }
+  int rounds = 0;
+  bool stopped = false;  // by `stop`, before or during a round
+  for (; cut_proof.empty() && rounds < kMaxProtectionRounds && !safe(checks); ++rounds) {
+    if (stop && stop()) {
+      stopped = true;
+      break;
+    }
     if (!unprotected) unprotected.emplace(*elephants, built.plan, checks);
     std::set<int> failures;
     for (const ClassProtectionCheck& check : checks) {
@@ -115,6 +132,7 @@ void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator
     }
     McfProtection protection;
     protection.failures = models;
+    protection.stop = stop;
     for (const auto& [priority, held] : limits) {
       const double limit = allocator.policies().Of(priority).protection_limit;
       for (const auto& [failure, link] : held) {
@@ -129,6 +147,10 @@ void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator
     auto next = allocator.Allocate(snapshot, chains, &protection);
     if (!next.ok()) {
       impossible = absl::StrCat("the allocation with failure limits failed: ", next.status().message());
+      break;
+    }
+    if (next->allocation.stats.stopped) {
+      stopped = true;  // mid-allocation: its flows may not hold the limits, and prove nothing
       break;
     }
     for (const McfClassResult& result : next->allocation.classes) {
@@ -153,21 +175,28 @@ void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator
     proven_before_at = std::exchange(proven_at, {});
   }
   std::string problem;
-  if (!safe(checks) && unprotected) {
+  if (!safe(checks)) {
     for (const ClassProtectionCheck& check : checks) {
       if (check.failure_safe()) continue;
-      const std::string& proof = !impossible.empty() ? impossible : proven_before;  // the last round's
-      problem = !proof.empty()
-                    ? proof
+      const std::string& proof = !cut_proof.empty()    ? cut_proof
+                                 : !impossible.empty() ? impossible
+                                                       : proven_before;  // the last round's
+      problem = !proof.empty() ? proof
+                : stopped
+                    ? absl::StrFormat("protection stopped by its budget in round %d of failure limits; in the last "
+                                      "plan checked %s puts %s at %.3f of its capacity",
+                                      rounds + 1, check.worst_failure, check.worst_link, check.worst_utilization)
                     : absl::StrFormat("after %d rounds of failure limits, %s still puts %s at %.3f of its capacity",
                                       kMaxProtectionRounds, check.worst_failure, check.worst_link,
                                       check.worst_utilization);
       break;
     }
-    auto& [first_elephants, first_plan, first_checks] = *unprotected;
-    elephants = std::move(first_elephants);
-    built.plan = std::move(first_plan);
-    checks = std::move(first_checks);
+    if (unprotected) {
+      auto& [first_elephants, first_plan, first_checks] = *unprotected;
+      elephants = std::move(first_elephants);
+      built.plan = std::move(first_plan);
+      checks = std::move(first_checks);
+    }
     built.problems.push_back(absl::StrCat("protected classes not failure-safe, the plan is the unprotected one: ", problem));
   } else if (unprotected) {
     // The protected plan is kept: what its own weights ran into, not the first's.
@@ -191,7 +220,7 @@ void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator
 
 BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
                     const v1::Plan* previous, ChainPlanCache* chain_cache,
-                    const PlanPhaseObserver& phase_ended, int threads) {
+                    const PlanPhaseObserver& phase_ended, int threads, const ProtectionStop& protection_stop) {
   auto ended = [&](PlanPhase phase) {
     if (phase_ended) phase_ended(phase);
   };
@@ -228,7 +257,7 @@ BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAl
   ended(PlanPhase::kWcmp);
   built.plan = RoutesFor(snapshot, stamp, weights, threads);
   ended(PlanPhase::kRoutes);
-  if (elephants.ok()) Protect(snapshot, stamp, allocator, built.chains, threads, elephants, built);
+  if (elephants.ok()) Protect(snapshot, stamp, allocator, built.chains, threads, protection_stop, elephants, built);
   ended(PlanPhase::kProtection);
   if (chain_writer.joinable()) {
     chain_writer.join();

@@ -8,13 +8,15 @@
 // their kind with the plan's own backups; while some failure overloads a
 // link, what it overloads is added to the allocation as a failure limit and
 // the elephants and routes are made again (at most kMaxProtectionRounds
-// times). A plan that cannot be made failure-safe is published unprotected,
-// with the reason in the class's protection_problem and in `problems`. Shared by the
+// times, and while the caller's ProtectionStop lets them). A plan that cannot
+// be made failure-safe is published unprotected, with the reason in the
+// class's protection_problem and in `problems`. Shared by the
 // planner, what-if and the drill simulator, so all three plan alike.
 // Pure: no I/O, no clock; no threads unless asked: with `threads` > 1 the
 // sites' routes are shared out to that many threads, and one more writes
 // the chains' wire form while the elephants are allocated and the routes
 // computed. The plan is the same whatever the count.
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -65,6 +67,16 @@ enum class PlanPhase {
 // Told as each phase ends, on the build's thread, so that a caller (a
 // benchmark) can time them: the builder itself reads no clock.
 using PlanPhaseObserver = std::function<void(PlanPhase)>;
+// Asked, on the build's thread, before each round of failure limits and
+// before every pricing round of its allocation (McfProtection::stop); true
+// ends the rounds: the plan is the unprotected one, its class's
+// protection_problem says protection was stopped and what still breaks.
+// The caller's clock or budget (pathcomp: protection_budget_ms); empty: the
+// rounds run until the plan is failure-safe, proven impossible, or
+// kMaxProtectionRounds.
+using ProtectionStop = std::function<bool()>;
+// pathcomp's default for protection_budget_ms: the time one plan's rounds may take.
+inline constexpr std::chrono::milliseconds kDefaultProtectionBudget{30'000};
 
 // `allocator` keeps its warm state between calls; `previous` and `chain_cache`
 // may be null (then chains are planned from scratch). With a cache, the chain
@@ -76,6 +88,7 @@ using PlanPhaseObserver = std::function<void(PlanPhase)>;
 // the chains' wire form; all are joined before returning.
 BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
                     const v1::Plan* previous, ChainPlanCache* chain_cache = nullptr,
-                    const PlanPhaseObserver& phase_ended = {}, int threads = 1);
+                    const PlanPhaseObserver& phase_ended = {}, int threads = 1,
+                    const ProtectionStop& protection_stop = {});
 
 }  // namespace geodesic::pathcomp

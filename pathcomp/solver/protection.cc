@@ -1,8 +1,10 @@
 #include "pathcomp/solver/protection.h"
 
 #include <algorithm>
+#include <span>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "site_plan/site_plan_reader.h"
 
 namespace geodesic::pathcomp {
@@ -142,6 +144,103 @@ std::vector<ClassProtectionCheck> ProtectionChecker::Check(const v1::Plan& plan)
     }
   }
   return checks;
+}
+
+bool FacilityCut::shortfall() const { return failure >= 0 && gbps > room_gbps * (1 + kLimitTolerance); }
+
+std::string FacilityCut::Describe(const Snapshot& snapshot, const std::vector<ProtectionFailure>& failures) const {
+  if (failure < 0) return "no failure constrains a facility";
+  return absl::StrFormat("after %s, facility %s %s %.1f Gbps of class %u and the classes before it, and its other "
+                         "links carry %.1f Gbps at the limit",
+                         failures[failure].name, snapshot.facility_id(facility), sending ? "sends" : "receives", gbps,
+                         priority, room_gbps);
+}
+
+std::vector<FacilityCut> ProtectionChecker::TightestFacilityCuts() const {
+  const int facilities = snapshot_.facility_count();
+  std::vector<std::vector<int>> in_links(facilities);
+  for (int link = 0; link < snapshot_.link_count(); ++link) in_links[snapshot_.link_dst(link)].push_back(link);
+  // Reachable from `from` (forward, or backward to it) without `down` links
+  // and lost facilities.
+  std::vector<char> down(snapshot_.link_count(), 0), reached(facilities, 0), lost(facilities, 0);
+  std::vector<int> stack;
+  auto reach = [&](int from, bool forward) {
+    std::fill(reached.begin(), reached.end(), 0);
+    stack.assign(1, from);
+    reached[from] = 1;
+    while (!stack.empty()) {
+      const int at = stack.back();
+      stack.pop_back();
+      const std::span<const int> links =
+          forward ? snapshot_.out_links(at) : std::span<const int>(in_links[at].data(), in_links[at].size());
+      for (int link : links) {
+        if (down[link] || !snapshot_.link_state(link).usable) continue;
+        const int next = forward ? snapshot_.link_dst(link) : snapshot_.link_src(link);
+        if (reached[next] || lost[next]) continue;
+        reached[next] = 1;
+        stack.push_back(next);
+      }
+    }
+  };
+  std::vector<FacilityCut> cuts;
+  for (const ProtectedClass& cls : classes_) {
+    FacilityCut& tightest = cuts.emplace_back();
+    tightest.priority = cls.priority;
+    double worst = 0;
+    // Per facility, the demands it sends and receives that the check forwards.
+    std::vector<std::vector<const Demand*>> sent(facilities), received(facilities);
+    for (const Demand& demand : snapshot_.demands()) {
+      if (demand.priority > cls.priority || demand.src == demand.dst ||
+          snapshot_.facility_prefixes(demand.dst).empty()) {
+        continue;
+      }
+      sent[demand.src].push_back(&demand);
+      received[demand.dst].push_back(&demand);
+    }
+    for (int f : cls.failures) {
+      const ProtectionFailure& failure = failures_[f];
+      for (int link : failure.links) down[link] = 1;
+      for (int facility : lost_facilities_[f]) lost[facility] = 1;
+      // Only the facilities whose links the failure takes lose room.
+      std::set<int> touched;
+      for (int link : failure.links) {
+        for (int end : {snapshot_.link_src(link), snapshot_.link_dst(link)}) {
+          if (!lost[end]) touched.insert(end);
+        }
+      }
+      for (int facility : touched) {
+        for (bool sending : {true, false}) {
+          double room = 0;
+          for (int link : sending ? snapshot_.out_links(facility) : std::span<const int>(in_links[facility])) {
+            if (!down[link] && snapshot_.link_state(link).usable) room += snapshot_.link_capacity_gbps(link);
+          }
+          room *= cls.limit;
+          if (room <= 0) continue;  // cut off: its traffic is dropped, not carried
+          const std::vector<const Demand*>& own = sending ? sent[facility] : received[facility];
+          auto traffic = [&](bool reachable_only) {
+            double gbps = 0;
+            for (const Demand* demand : own) {
+              const int there = sending ? demand->dst : demand->src;
+              if (!lost[there] && (!reachable_only || reached[there])) gbps += demand->gbps;
+            }
+            return gbps;
+          };
+          // What it could reach bounds the rest: the search only for a cut that may be the tightest.
+          double gbps = traffic(false);
+          if (gbps / room <= worst) continue;
+          reach(facility, sending);
+          gbps = traffic(true);
+          if (gbps / room > worst) {
+            worst = gbps / room;
+            tightest = {cls.priority, f, facility, sending, gbps, room};
+          }
+        }
+      }
+      for (int link : failure.links) down[link] = 0;
+      for (int facility : lost_facilities_[f]) lost[facility] = 0;
+    }
+  }
+  return cuts;
 }
 
 std::vector<McfFailure> ProtectionChecker::RepairModel(const v1::Plan& plan, const std::vector<int>& failures) const {

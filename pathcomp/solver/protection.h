@@ -60,6 +60,24 @@ struct ClassProtectionCheck {
   bool failure_safe() const { return broken.empty(); }
 };
 
+// The tightest facility cut of one protected class: after `failure`, the
+// traffic `facility` sends (or receives) of the class and the classes before
+// it, toward (from) the facilities it still reaches, against what its
+// remaining links carry at the class's limit. Over room, no allocation and
+// no repair protects the class against that failure: every unit of it must
+// cross those links.
+struct FacilityCut {
+  uint32_t priority = 0;
+  int failure = -1;  // index into ProtectionChecker::failures(); -1: none constrains
+  int facility = -1;
+  bool sending = true;
+  double gbps = 0;
+  double room_gbps = 0;  // limit x the capacity of its links the failure leaves
+  bool shortfall() const;
+  // "after link a-b, facility a sends 120.0 Gbps of class 0 and its other links carry 100.0 at the limit".
+  std::string Describe(const Snapshot& snapshot, const std::vector<ProtectionFailure>& failures) const;
+};
+
 class ProtectionChecker {
  public:
   // The snapshot's protected classes (those with demand) and their failures.
@@ -71,6 +89,10 @@ class ProtectionChecker {
 
   // Checks `plan` (built from the snapshot), class by class, priority order.
   std::vector<ClassProtectionCheck> Check(const v1::Plan& plan) const;
+
+  // Per protected class, its facility cut with the least room for its
+  // traffic (the largest gbps / room_gbps) over every failure of its kind.
+  std::vector<FacilityCut> TightestFacilityCuts() const;
 
   // The linear model of `plan`'s repair for `failures` (indices into
   // failures()), as McfProblem::protection failures in that order.

@@ -4,6 +4,7 @@
 // and a warm re-solve after a failure keeps all of that.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,9 @@ TEST(McfLatencyTest, MluSpreadsButLatencyKeepsTheDirectLinkWhileItHasRoom) {
   EXPECT_NEAR(latency->arc_load_gbps[1], 0, 1e-6);
   EXPECT_NEAR(latency->max_utilization, 0.25, 1e-6);
   EXPECT_NEAR(latency->classes[0].utilization_cap, 0.8, 1e-12);
-  EXPECT_NEAR(latency->classes[0].utilization_lower_bound, 200.0 / 1200, 1e-6);
+  // The MLU phase stops once a U proves the cap is the target: its bound
+  // is what it proved by then, still a bound.
+  EXPECT_LE(latency->classes[0].utilization_lower_bound, 200.0 / 1200 + 1e-6);
   const StretchReport stretch = MeasureLatencyStretch(problem, *latency);
   EXPECT_NEAR(stretch.all.mean, 1, 1e-9);
   EXPECT_NEAR(stretch.all.p95, 1, 1e-9);
@@ -136,6 +139,32 @@ TEST(McfLatencyTest, MatchesTheEdgeLpOnSharedNetworks) {
         EXPECT_DOUBLE_EQ(cap, 0.8) << where;
         EXPECT_LE(MeasureLatencyStretch(scaled, *allocation).all.mean, 1.05) << where;
       }
+    }
+  }
+}
+
+// The cap is max(target, (1 + slack) x U*) on both sides of the point where
+// the slack takes over, although the MLU phase stops unproven once a U
+// shows the cap is the target.
+TEST(McfLatencyTest, TheCapIsTheTargetUntilTheSlackOverTheOptimumExceedsIt) {
+  for (const char* network : {"Abilene", "Geant2009"}) {
+    absl::StatusOr<McfProblem> problem = LoadRepetitaProblem(network);
+    ASSERT_TRUE(problem.ok()) << problem.status();
+    absl::StatusOr<EdgeLpResult> optimum = SolveEdgeLp(*problem, McfObjective::kMinMaxUtilization);
+    ASSERT_TRUE(optimum.ok()) << optimum.status();
+    problem->policies.default_policy.objective = McfObjective::kMinLatency;
+    const McfClassPolicy& policy = problem->policies.default_policy;
+    const double turn = policy.utilization_target / (1 + policy.mlu_slack);  // U* where the slack takes over
+    for (const double load : {0.3, turn * 0.999, turn * 1.001, 0.85, 1.2}) {
+      McfProblem scaled = *problem;
+      for (McfCommodity& commodity : scaled.commodities) commodity.demand_gbps *= load / optimum->max_utilization;
+      absl::StatusOr<McfAllocation> allocation = McfSolver().Solve(scaled);
+      ASSERT_TRUE(allocation.ok()) << allocation.status();
+      const std::string where = absl::StrCat(network, " with the MLU optimum at ", load);
+      const double cap = allocation->classes[0].utilization_cap;
+      EXPECT_NEAR(cap, std::max(policy.utilization_target, (1 + policy.mlu_slack) * load), 2e-5 * cap) << where;  // U* within the solver's gap
+      EXPECT_LE(allocation->classes[0].utilization_lower_bound, load * (1 + 1e-6)) << where;
+      EXPECT_EQ(OverCap(scaled, *allocation, cap), "") << where;
     }
   }
 }

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "pathcomp/solver/internal/failure_loads.h"
 #include "pathcomp/solver/mcf_problem.h"
 #include "pathcomp/solver/mcf_solver.h"
 #include "tests/pathcomp/mcf_testing.h"
@@ -243,6 +244,78 @@ TEST(McfProtectionTest, LatencyClassesHoldTheLimitsToo) {
     EXPECT_LE(LoadAfter(problem, *allocation, limit.failure, limit.arc), limit.limit_gbps + 1e-6)
         << problem.protection.failures[limit.failure].name << ", arc " << limit.arc;
   }
+}
+
+// What pricing charges a path on the rows (ProtectionIndex::PricedLoad,
+// visiting only the failures with a priced row) is its coefficients times
+// the prices, whichever rows are priced; the diverted arc weights add
+// nothing for a failure whose rows are all unpriced.
+TEST(McfProtectionTest, PricedLoadsAreTheCoefficientsAtThePrices) {
+  const McfProblem problem = Detour();
+  internal::Graph graph;
+  graph.node_count = problem.node_count;
+  for (const McfArc& arc : problem.arcs) {
+    graph.arc_src.push_back(arc.src);
+    graph.arc_dst.push_back(arc.dst);
+    graph.arc_capacity.push_back(arc.capacity_gbps);
+    graph.arc_cost_us.push_back(arc.cost_us);
+  }
+  graph.Index();
+  std::vector<internal::FailureLoads> loads;
+  for (const McfFailure& failure : problem.protection.failures) loads.emplace_back(graph, failure);
+  internal::PhaseSpec spec;
+  spec.failure_loads = &loads;
+  for (const McfFailureLimit& limit : problem.protection.limits.at(0)) {
+    spec.protection_rows.push_back({.failure = limit.failure, .arc = limit.arc, .upper = limit.limit_gbps});
+  }
+  const int arcs = static_cast<int>(problem.arcs.size());
+  const internal::ProtectionIndex index(spec, arcs);
+  const int s_a = ArcOf(problem, 0, 1), a_t = ArcOf(problem, 1, 4), s_b = ArcOf(problem, 0, 2);
+  const int b_t = ArcOf(problem, 2, 4), a_c = ArcOf(problem, 1, 3), c_t = ArcOf(problem, 3, 4);
+  const std::vector<internal::PathColumn> paths = {internal::PathColumn({s_a, a_t}), internal::PathColumn({s_b, b_t}),
+                                                   internal::PathColumn({s_a, a_c, c_t})};
+  std::mt19937_64 random(5);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<double> price(index.rows());
+    for (double& p : price) p = random() % 3 == 0 ? 0.0 : static_cast<double>(random() % 100) / 10;
+    const std::vector<char> priced = index.PricedFailures(price);
+    for (const internal::PathColumn& path : paths) {
+      double expected = 0;
+      for (const auto& [row, load] : index.Of(path, 4)) expected += price[row] * load;
+      EXPECT_NEAR(index.PricedLoad(internal::PathColumn(path.arcs), 4, price, priced), expected, 1e-12)
+          << "trial " << trial;
+    }
+    std::vector<double> with_unpriced(arcs, 0), without(arcs, 0);
+    index.AddDivertedPrices(4, price, std::vector<char>(priced.size(), 1), with_unpriced);
+    index.AddDivertedPrices(4, price, priced, without);
+    for (int a = 0; a < arcs; ++a) EXPECT_NEAR(with_unpriced[a], without[a], 1e-12) << "arc " << a;
+  }
+}
+
+// The caller's stop ends a protected allocation where it is: the flows
+// still route every demand within the links, the stop is reported, and a
+// stop that never says so changes nothing.
+TEST(McfProtectionTest, TheCallersStopEndsTheAllocationWhereItIs) {
+  McfProblem problem = Detour();
+  absl::StatusOr<McfAllocation> whole = McfSolver().Solve(problem);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  int asked = 0;
+  problem.protection.stop = [&asked] {
+    ++asked;
+    return false;
+  };
+  absl::StatusOr<McfAllocation> never = McfSolver().Solve(problem);
+  ASSERT_TRUE(never.ok()) << never.status();
+  EXPECT_GT(asked, 0) << "the stop is asked";
+  EXPECT_FALSE(never->stats.stopped);
+  EXPECT_DOUBLE_EQ(never->max_utilization, whole->max_utilization);
+
+  problem.protection.stop = [] { return true; };
+  absl::StatusOr<McfAllocation> stopped = McfSolver().Solve(problem);
+  ASSERT_TRUE(stopped.ok()) << stopped.status();
+  EXPECT_TRUE(stopped->stats.stopped);
+  EXPECT_EQ(FlowProblem(problem, *stopped), "");
+  EXPECT_EQ(UnroutedDemand(problem, *stopped), "");
 }
 
 TEST(McfProtectionTest, LimitsNoAllocationHoldsAreReportedNotHidden) {

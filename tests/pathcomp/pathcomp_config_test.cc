@@ -1,5 +1,6 @@
 #include "pathcomp/service/pathcomp_config.h"
 
+#include "absl/strings/str_cat.h"
 #include "config/shared_keys.h"
 
 #include <gmock/gmock.h>
@@ -126,7 +127,24 @@ TEST(PathcompConfigTest, ProtectedClasses) {
   EXPECT_EQ(policies.Of(1).protection, ProtectionKind::kFacilities);
   EXPECT_DOUBLE_EQ(policies.Of(1).protection_limit, 0.9);
   EXPECT_EQ(policies.Of(7).protection, ProtectionKind::kSrlgs);
+  EXPECT_EQ(config->protection_budget, kDefaultProtectionBudget);
   std::remove(path.c_str());
+
+  path = WriteTemp(
+      "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\nprotection_budget_ms: 2500\n"
+      "tls: {ca: ca.crt, cert: c.crt, key: c.key}\n");
+  config = LoadPathcompConfig(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->protection_budget.count(), 2500);
+  std::remove(path.c_str());
+  for (const char* bad : {"0", "99", "3600001", "soon", "-5"}) {
+    path = WriteTemp(absl::StrCat("replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n",
+                                  "protection_budget_ms: ", bad, "\ntls: {ca: ca.crt, cert: c.crt, key: c.key}\n"));
+    config = LoadPathcompConfig(path);
+    ASSERT_FALSE(config.ok()) << bad;
+    EXPECT_THAT(std::string(config.status().message()), HasSubstr(path + ":5: protection_budget_ms")) << bad;
+    std::remove(path.c_str());
+  }
 
   path = WriteTemp(
       "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"

@@ -1,6 +1,7 @@
 #include "pathcomp/solver/internal/failure_loads.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <queue>
 
@@ -49,8 +50,15 @@ const FailureLoads::ArcLoads& FailureLoads::Around(int node, int dst) const {
   return it->second;
 }
 
+namespace {
+std::atomic<uint64_t> next_protection_index_id{1};  // 0: no index (PathColumn)
+}  // namespace
+
 ProtectionIndex::ProtectionIndex(const PhaseSpec& spec, int arcs)
-    : loads_(spec.failure_loads), rows_on_arc_(arcs), down_slots_of_arc_(arcs) {
+    : id_(next_protection_index_id.fetch_add(1, std::memory_order_relaxed)),
+      loads_(spec.failure_loads),
+      rows_on_arc_(arcs),
+      down_slots_of_arc_(arcs) {
   std::vector<int> slot_of_failure;
   for (size_t r = 0; r < spec.protection_rows.size(); ++r) {
     const ProtectionRow& row = spec.protection_rows[r];
@@ -58,10 +66,11 @@ ProtectionIndex::ProtectionIndex(const PhaseSpec& spec, int arcs)
     int& slot = slot_of_failure[row.failure];
     if (slot < 0) {
       slot = static_cast<int>(failures_.size());
-      failures_.push_back({row.failure, std::vector<int>(arcs, -1)});
+      failures_.push_back({row.failure, std::vector<int>(arcs, -1), {}});
       for (int down : (*loads_)[row.failure].arcs()) down_slots_of_arc_[down].push_back(slot);
     }
     failures_[slot].row_of_arc[row.arc] = static_cast<int>(r);
+    failures_[slot].rows.push_back(static_cast<int>(r));
     rows_on_arc_[row.arc].push_back({slot, static_cast<int>(r)});
   }
   value_.assign(spec.protection_rows.size(), 0);
@@ -69,9 +78,51 @@ ProtectionIndex::ProtectionIndex(const PhaseSpec& spec, int arcs)
   first_down_.assign(failures_.size(), -1);
 }
 
-void ProtectionIndex::AddDivertedPrices(int dst, const std::vector<double>& row_price,
+std::vector<char> ProtectionIndex::PricedFailures(const std::vector<double>& row_price) const {
+  std::vector<char> priced(failures_.size(), 0);
+  for (size_t slot = 0; slot < failures_.size(); ++slot) {
+    const std::vector<int>& rows = failures_[slot].rows;
+    priced[slot] = std::any_of(rows.begin(), rows.end(), [&](int row) { return row_price[row] != 0; });
+  }
+  return priced;
+}
+
+double ProtectionIndex::PricedLoad(const PathColumn& path, int dst, const std::vector<double>& row_price,
+                                   const std::vector<char>& priced) const {
+  // Compute() restricted to the priced failures, summed at the prices.
+  crossed_.clear();
+  const int length = static_cast<int>(path.arcs.size());
+  for (int i = 0; i < length; ++i) {
+    for (int slot : down_slots_of_arc_[path.arcs[i]]) {
+      if (!priced[slot] || first_down_[slot] >= 0) continue;
+      first_down_[slot] = i;
+      crossed_.push_back(slot);
+    }
+  }
+  double cost = 0;
+  for (int i = 0; i < length; ++i) {
+    for (const RowOnArc& on : rows_on_arc_[path.arcs[i]]) {
+      if (!priced[on.slot]) continue;
+      if (const int down = first_down_[on.slot]; down < 0 || i < down) cost += row_price[on.row];
+    }
+  }
+  for (int slot : crossed_) {
+    const FailureRows& failure = failures_[slot];
+    const FailureLoads& loads = (*loads_)[failure.failure];
+    const int tail = loads.graph().arc_src[path.arcs[first_down_[slot]]];
+    for (const auto& [to, load] : loads.DivertedAt(tail, dst)) {
+      if (const int row = failure.row_of_arc[to]; row >= 0) cost += row_price[row] * load;
+    }
+    first_down_[slot] = -1;
+  }
+  return cost;
+}
+
+void ProtectionIndex::AddDivertedPrices(int dst, const std::vector<double>& row_price, const std::vector<char>& priced,
                                         std::vector<double>& weight) const {
-  for (const FailureRows& failure : failures_) {
+  for (size_t slot = 0; slot < failures_.size(); ++slot) {
+    if (!priced[slot]) continue;
+    const FailureRows& failure = failures_[slot];
     const FailureLoads& loads = (*loads_)[failure.failure];
     for (int arc : loads.arcs()) {
       double price = 0;
@@ -83,7 +134,15 @@ void ProtectionIndex::AddDivertedPrices(int dst, const std::vector<double>& row_
   }
 }
 
-void ProtectionIndex::Of(const PathColumn& path, int dst, Coefficients& out) const {
+const ProtectionIndex::Coefficients& ProtectionIndex::Of(const PathColumn& path, int dst) const {
+  if (path.protection_index != id_) {
+    Compute(path, dst, path.protection_loads);
+    path.protection_index = id_;
+  }
+  return path.protection_loads;
+}
+
+void ProtectionIndex::Compute(const PathColumn& path, int dst, Coefficients& out) const {
   out.clear();
   auto add = [&](int row, double load) {
     if (!seen_[row]) {

@@ -78,21 +78,41 @@ class ProtectionIndex {
   size_t rows() const { return value_.size(); }
 
   // What one unit of flow on `path` toward `dst` puts on each row's arc
-  // after the row's failure.
-  void Of(const PathColumn& path, int dst, Coefficients& out) const;
+  // after the row's failure. Computed once per path and index: kept in the
+  // path (PathColumn::protection_loads), which must not change group.
+  const Coefficients& Of(const PathColumn& path, int dst) const;
+  // Whether Of() has `path`'s coefficients already.
+  bool Kept(const PathColumn& path) const { return path.protection_index == id_; }
+
+  // Per failure (in the index's order): whether any of its rows has a
+  // price in `row_price`. What a path costs at those prices involves only
+  // them, and few rows bind.
+  std::vector<char> PricedFailures(const std::vector<double>& row_price) const;
+
+  // What one unit on `path` toward `dst` costs on the rows at `row_price`:
+  // Of()'s loads times the prices, visiting only the `priced` failures and
+  // keeping nothing (for the paths pricing finds, most never used).
+  double PricedLoad(const PathColumn& path, int dst, const std::vector<double>& row_price,
+                    const std::vector<char>& priced) const;
 
   // Adds to `weight`, on each down arc of a failure with rows, what a unit
   // toward `dst` diverted there puts on the rows at `row_price`: arc weights
   // under which a search toward dst sees what crossing a failed arc costs
   // after the failure (a row's price on its own arc alone shows only what a
   // path that no failure diverts pays).
-  void AddDivertedPrices(int dst, const std::vector<double>& row_price, std::vector<double>& weight) const;
+  // Only the `priced` failures (PricedFailures) add anything.
+  void AddDivertedPrices(int dst, const std::vector<double>& row_price, const std::vector<char>& priced,
+                         std::vector<double>& weight) const;
 
  private:
   struct FailureRows {
     int failure;
     std::vector<int> row_of_arc;
+    std::vector<int> rows;
   };
+  void Compute(const PathColumn& path, int dst, Coefficients& out) const;
+
+  uint64_t id_;  // tells the paths' kept coefficients of this index from another's
   struct RowOnArc {
     int slot;  // index into failures_
     int row;

@@ -153,21 +153,23 @@ class Master {
   // arc, what a unit diverted there puts on the rows at their prices.
   void DivertedWeights(int dst, std::vector<double>& out) const {
     out = pricing_weights_;
-    protection_.AddDivertedPrices(dst, protection_price_, out);
+    protection_.AddDivertedPrices(dst, protection_price_, priced_failures_, out);
   }
   // The same without the rows' prices on their own arcs: what a path pays
   // when every failure diverts it before it reaches a limited link.
   void DivertedOnlyWeights(int dst, std::vector<double>& out) const {
     out = basis_.arc_weights;
-    protection_.AddDivertedPrices(dst, protection_price_, out);
+    protection_.AddDivertedPrices(dst, protection_price_, priced_failures_, out);
   }
   // A path's dual length: its links' prices and what it puts on the
   // protection rows after their failures at their prices.
   double Length(int g, const PathColumn& path) const {
     double length = path_lengths_.Of(path);
     if (!protection_priced_) return length;
-    protection_.Of(path, groups_[g]->dst, scratch_);
-    for (const auto& [row, load] : scratch_) length += protection_price_[row] * load;
+    if (!protection_.Kept(path)) {
+      return length + protection_.PricedLoad(path, groups_[g]->dst, protection_price_, priced_failures_);
+    }
+    for (const auto& [row, load] : protection_.Of(path, groups_[g]->dst)) length += protection_price_[row] * load;
     return length;
   }
   // Per protection row: the excess the last solve left (solver units).
@@ -318,9 +320,9 @@ class Master {
     const PathColumn& key = group.paths[open[0]];
     key_path_[g] = open[0];
     for (int arc : key.arcs) lp.SetRowUpper(arc, lp.row_upper(arc) - demand);
-    ProtectionIndex::Coefficients key_protection;
+    static const ProtectionIndex::Coefficients kNone;
+    const ProtectionIndex::Coefficients& key_protection = protection_.empty() ? kNone : protection_.Of(key, group.dst);
     if (!protection_.empty()) {
-      protection_.Of(key, group.dst, key_protection);
       for (const auto& [row, load] : key_protection) {
         const int lp_row = protection_first_row_ + row;
         lp.SetRowUpper(lp_row, lp.row_upper(lp_row) - demand * load);
@@ -355,12 +357,12 @@ class Master {
   // less the key's.
   void AddProtectionDifference(ColumnWiseLp& lp, const PathColumn& path, int dst,
                                const ProtectionIndex::Coefficients& key) {
-    protection_.Of(path, dst, scratch_);
+    const ProtectionIndex::Coefficients& loads = protection_.Of(path, dst);
     size_t k = 0;
     auto add = [&](int row, double value) {
       if (std::abs(value) > kLoadRounding) lp.Add(protection_first_row_ + row, value);
     };
-    for (const auto& [row, load] : scratch_) {
+    for (const auto& [row, load] : loads) {
       for (; k < key.size() && key[k].first < row; ++k) add(key[k].first, -key[k].second);
       if (k < key.size() && key[k].first == row) {
         add(row, load - key[k++].second);
@@ -437,6 +439,7 @@ class Master {
         basis_.protection_rows[protection_.rows() + r] = model_.getColumnStatus(column);
         protection_excess_[r] = x[column] > kBoundTolerance ? x[column] : 0;
       }
+      priced_failures_ = protection_.PricedFailures(protection_price_);
     }
 
     threshold_.assign(groups_.size(), kInfinity);
@@ -524,6 +527,7 @@ class Master {
   const std::vector<int>& free_groups_;
   const std::vector<double>& frozen_load_;
   const ProtectionIndex& protection_;
+  std::vector<char> priced_failures_;  // ProtectionIndex::PricedFailures of protection_price_
   const std::vector<double>& frozen_protection_load_;
   MasterBasis& basis_;
   const OpenArcs open_arcs_;
@@ -531,7 +535,6 @@ class Master {
   int protection_first_row_ = 0, excess_first_column_ = 0;
   std::vector<double> protection_price_, protection_excess_, pricing_weights_;
   bool protection_priced_ = false;  // some protection row has a price
-  mutable ProtectionIndex::Coefficients scratch_;
   PathLengths path_lengths_{basis_.arc_weights};  // under the last solve's prices
   std::vector<ColumnRef> columns_;
   std::vector<int> group_row_, key_path_, send_row_, receive_row_;
@@ -653,14 +656,12 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
   std::vector<double> frozen_load(arcs, 0);
   const ProtectionIndex protection(spec, arcs);
   std::vector<double> frozen_protection_load(protection.rows(), 0);
-  ProtectionIndex::Coefficients coefficients;
   // What a group's flows put on the protection rows, times `sign`.
   auto add_protection_load = [&](const FlowGroup& group, double sign) {
     if (protection.empty()) return;
     for (const PathColumn& path : group.paths) {
       if (path.flow <= 0) continue;
-      protection.Of(path, group.dst, coefficients);
-      for (const auto& [row, load] : coefficients) frozen_protection_load[row] += sign * path.flow * load;
+      for (const auto& [row, load] : protection.Of(path, group.dst)) frozen_protection_load[row] += sign * path.flow * load;
     }
   };
   std::vector<char> without_open_path(groups.size(), 0);
@@ -744,12 +745,18 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
       if (absl::Status solved = master.Solve(outcome.lp_solves == 0); !solved.ok()) return solved;
       ++outcome.lp_solves;
       outcome.objective = master.objective();
-      if (mlu && outcome.objective - outcome.lower_bound <= limits.relative_gap * outcome.objective &&
+      if (mlu &&
+          (outcome.objective - outcome.lower_bound <= limits.relative_gap * outcome.objective ||
+           outcome.objective <= spec.utilization_enough) &&
           master.protection_holds()) {
         break;
       }
     }
     if (outcome.pricing_rounds >= limits.max_pricing_rounds) break;
+    if (protected_phase && limits.stop != nullptr && (*limits.stop)()) {
+      outcome.stopped = true;
+      break;
+    }
     ++outcome.pricing_rounds;
 
     // Price: the cheapest path of every group under the link duals.

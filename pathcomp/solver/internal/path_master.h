@@ -12,6 +12,7 @@
 //
 // Internal to pathcomp/solver. Pure; thread-compatible.
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <span>
 #include <utility>
@@ -56,6 +57,11 @@ struct PathColumn {
   double flow = 0;                                   // after the last phase that ran
   int idle_rounds = 0;                               // rounds unused and overpriced
   uint8_t status[kPhaseCount] = {kNoStatus, kNoStatus, kNoStatus};  // last basis status per phase
+  // What a unit on it puts on the protection rows of the ProtectionIndex
+  // numbered protection_index (failure_loads.h; 0: none yet): kept, as the
+  // master is rebuilt and the path priced many times in one run.
+  mutable std::vector<std::pair<int, double>> protection_loads;
+  mutable uint64_t protection_index = 0;
 };
 
 // Which arcs paths may use (a PhaseSpec's arc_open, or the usable arcs).
@@ -123,6 +129,11 @@ struct PhaseSpec {
   // arc_scale 0, are closed).
   std::vector<char> arc_open;
   double utilization_floor = 0;
+  // Utilization phase: stop as soon as the master's U is at or below this
+  // (and its protection rows hold), optimal or not. A latency class needs U*
+  // only for its cap, max(target, (1 + slack) x U*): once a feasible U is
+  // below target / (1 + slack), the cap is the target whatever U* is.
+  double utilization_enough = 0;
   std::vector<double> group_lower, group_upper;  // per group given to Run
   std::vector<double> send_limit, receive_limit;  // per node; empty or kInfinity = no row
   // Utilization phase only: keep the flows of every group already routed
@@ -178,6 +189,9 @@ struct PhaseOutcome {
   int pricing_rounds = 0;
   int lp_solves = 0;
   bool absorbed = false;  // routed around a failure at a proven bound, no LP
+  // ColumnGenerationLimits::stop ended it: its flows hold the arc rows, the
+  // protection rows perhaps not, and protection_excess proves nothing.
+  bool stopped = false;
   std::vector<int> unroutable;  // positions in `groups` with no open path (left out)
   // Per arc: what the groups' flows put on it at the end (solver units).
   std::vector<double> arc_load;
@@ -190,6 +204,9 @@ struct ColumnGenerationLimits {
   double relative_gap = 0;
   int max_pricing_rounds = 0;
   int max_new_paths_per_round = 0;
+  // Asked before every pricing round of a phase with protection rows; true
+  // ends the phase where it is (PhaseOutcome::stopped). May be null.
+  const std::function<bool()>* stop = nullptr;
 };
 
 // Runs column generation over `groups` (paths, flows and statuses are
