@@ -150,8 +150,8 @@ bool FacilityCut::shortfall() const { return failure >= 0 && gbps > room_gbps * 
 
 std::string FacilityCut::Describe(const Snapshot& snapshot, const std::vector<ProtectionFailure>& failures) const {
   if (failure < 0) return "no failure constrains a facility";
-  return absl::StrFormat("after %s, facility %s %s %.1f Gbps of class %u and the classes before it, and its other "
-                         "links carry %.1f Gbps at the limit",
+  return absl::StrFormat("after %s, facility %s %s %.4g Gbps of class %u and the classes before it, and its other "
+                         "links carry %.4g Gbps at the limit",
                          failures[failure].name, snapshot.facility_id(facility), sending ? "sends" : "receives", gbps,
                          priority, room_gbps);
 }

@@ -74,7 +74,8 @@ struct FacilityCut {
   double gbps = 0;
   double room_gbps = 0;  // limit x the capacity of its links the failure leaves
   bool shortfall() const;
-  // "after link a-b, facility a sends 120.0 Gbps of class 0 and its other links carry 100.0 at the limit".
+  // "after link a-b, facility a sends 120 Gbps of class 0 and the classes before it, and its other
+  // links carry 100 Gbps at the limit".
   std::string Describe(const Snapshot& snapshot, const std::vector<ProtectionFailure>& failures) const;
 };
 
