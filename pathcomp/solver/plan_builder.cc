@@ -69,8 +69,10 @@ bool SameRepair(const McfFailure& a, const McfFailure& b) {
 // kind; while some break, adds what they break as failure limits (with the
 // repair model of the plan just built, beside those of the plans before it)
 // and allocates and routes again. The plan and allocation that hold every
-// limit are kept in `built` and `elephants`; when none does within
-// kMaxProtectionRounds, the first (unprotected) ones, with the reason.
+// limit are kept in `built` and `elephants`; when none does — a facility cut
+// proves it impossible before any round, a round's solver proves it, the
+// rounds run out (kMaxProtectionRounds) or `stop` ends them — the first
+// (unprotected) ones, with the reason.
 void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator, const ChainPlan& chains,
              int threads, const ProtectionStop& stop, absl::StatusOr<ElephantPlan>& elephants, BuiltPlan& built) {
   const ProtectionChecker checker(snapshot, allocator.policies());

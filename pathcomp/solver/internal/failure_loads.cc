@@ -51,7 +51,7 @@ const FailureLoads::ArcLoads& FailureLoads::Around(int node, int dst) const {
 }
 
 namespace {
-std::atomic<uint64_t> next_protection_index_id{1};  // 0: no index (PathColumn)
+std::atomic<uint64_t> next_protection_index_id{1};
 }  // namespace
 
 ProtectionIndex::ProtectionIndex(const PhaseSpec& spec, int arcs)
@@ -135,11 +135,10 @@ void ProtectionIndex::AddDivertedPrices(int dst, const std::vector<double>& row_
 }
 
 const ProtectionIndex::Coefficients& ProtectionIndex::Of(const PathColumn& path, int dst) const {
-  if (path.protection_index != id_) {
-    Compute(path, dst, path.protection_loads);
-    path.protection_index = id_;
-  }
-  return path.protection_loads;
+  if (Kept(path)) return path.protection_loads.get()->loads;
+  KeptProtectionLoads::Loads& kept = path.protection_loads.Reset(id_);
+  Compute(path, dst, kept.loads);
+  return kept.loads;
 }
 
 void ProtectionIndex::Compute(const PathColumn& path, int dst, Coefficients& out) const {

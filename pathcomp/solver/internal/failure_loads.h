@@ -82,7 +82,10 @@ class ProtectionIndex {
   // path (PathColumn::protection_loads), which must not change group.
   const Coefficients& Of(const PathColumn& path, int dst) const;
   // Whether Of() has `path`'s coefficients already.
-  bool Kept(const PathColumn& path) const { return path.protection_index == id_; }
+  bool Kept(const PathColumn& path) const {
+    const KeptProtectionLoads::Loads* kept = path.protection_loads.get();
+    return kept != nullptr && kept->index == id_;
+  }
 
   // Per failure (in the index's order): whether any of its rows has a
   // price in `row_price`. What a path costs at those prices involves only
@@ -112,11 +115,11 @@ class ProtectionIndex {
   };
   void Compute(const PathColumn& path, int dst, Coefficients& out) const;
 
-  uint64_t id_;  // tells the paths' kept coefficients of this index from another's
   struct RowOnArc {
     int slot;  // index into failures_
     int row;
   };
+  uint64_t id_;  // tells the paths' kept coefficients of this index from another's
   const std::vector<FailureLoads>* loads_;
   std::vector<FailureRows> failures_;
   // By arc: the rows on it, and the failures (slots) that take it down. A

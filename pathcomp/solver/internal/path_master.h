@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -48,6 +49,36 @@ struct Graph {
 // which keeps the scans over every path of a re-solve cheap.
 inline uint64_t ArcBit(int arc) { return uint64_t{1} << (arc & 63); }
 
+// A path's loads on the protection rows of one ProtectionIndex
+// (failure_loads.h), kept with the path by the index that computed them.
+// A cache: a copy starts empty, and an unprotected path pays 8 bytes for it.
+class KeptProtectionLoads {
+ public:
+  struct Loads {
+    uint64_t index = 0;  // the ProtectionIndex's id
+    std::vector<std::pair<int, double>> loads;
+  };
+  KeptProtectionLoads() = default;
+  KeptProtectionLoads(const KeptProtectionLoads&) {}
+  KeptProtectionLoads& operator=(const KeptProtectionLoads&) {
+    kept_.reset();
+    return *this;
+  }
+  KeptProtectionLoads(KeptProtectionLoads&&) = default;
+  KeptProtectionLoads& operator=(KeptProtectionLoads&&) = default;
+
+  const Loads* get() const { return kept_.get(); }
+  Loads& Reset(uint64_t index) const {
+    if (!kept_) kept_ = std::make_unique<Loads>();
+    kept_->index = index;
+    kept_->loads.clear();
+    return *kept_;
+  }
+
+ private:
+  mutable std::unique_ptr<Loads> kept_;
+};
+
 struct PathColumn {
   explicit PathColumn(std::vector<int> path_arcs) : arcs(std::move(path_arcs)) {
     for (int arc : arcs) arc_bits |= ArcBit(arc);
@@ -57,11 +88,9 @@ struct PathColumn {
   double flow = 0;                                   // after the last phase that ran
   int idle_rounds = 0;                               // rounds unused and overpriced
   uint8_t status[kPhaseCount] = {kNoStatus, kNoStatus, kNoStatus};  // last basis status per phase
-  // What a unit on it puts on the protection rows of the ProtectionIndex
-  // numbered protection_index (failure_loads.h; 0: none yet): kept, as the
-  // master is rebuilt and the path priced many times in one run.
-  mutable std::vector<std::pair<int, double>> protection_loads;
-  mutable uint64_t protection_index = 0;
+  // What a unit on it puts on a ProtectionIndex's rows: kept, as the master
+  // is rebuilt and the path priced many times in one run.
+  KeptProtectionLoads protection_loads;
 };
 
 // Which arcs paths may use (a PhaseSpec's arc_open, or the usable arcs).
