@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/command_spec.h"
 #include "cli/commands.h"
+#include "cli/elephant_text.h"
 #include "cli/entity_text.h"
 #include "cli/operator_client.h"
 #include "cli/output.h"
@@ -306,6 +307,9 @@ int GetPlan(const Options& options, ModelSource& source) {
     std::vector<std::string> first(plan.unreachable().begin(), plan.unreachable().begin() + kListedPairs);
     std::cout << "unreachable: " << plan.unreachable_size() << " pairs: " << absl::StrJoin(first, ", ")
               << ", ... (-o wide lists all)\n";
+  }
+  if (const std::string elephants = ElephantAllocationText(plan.elephants()); !elephants.empty()) {
+    std::cout << "\n" << elephants;
   }
   std::vector<std::string> header = {"SITE", "PREFIX", "TO", "VIA", "PATH", "LATENCY_US", "BACKUPS"};
   text::Table routes(header);

@@ -1,6 +1,6 @@
 #pragma once
 // Wall-clock time for timestamps that leave the process (reports, plans, events).
-// Durations and deadlines use std::chrono::steady_clock instead.
+// Durations and deadlines use std::chrono::steady_clock instead (StopAfter).
 #include <chrono>
 #include <cstdint>
 #include <functional>

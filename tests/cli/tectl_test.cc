@@ -207,6 +207,7 @@ TEST_F(TectlTest, GetAndDescribeEveryKindInEveryFormat) {
   const TectlRun plan = Online({"get", "plan", "iad"});
   ASSERT_EQ(plan.exit_code, 0) << plan;
   ASSERT_THAT(plan.out, HasSubstr("10.3.0.0/16"));
+  EXPECT_THAT(plan.out, HasSubstr("CLASS  OBJECTIVE"));  // the elephant classes, each with its protection
 
   struct Case {
     std::string kind, singular, id, list_field, id_field, header;
