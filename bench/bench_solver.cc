@@ -63,7 +63,8 @@
 //   protected_links_*_<net>   as above, only with GEODESIC_BENCH_PROTECT_GENERATED=1
 //                             (minutes each: on wan1000 the unprotected plan
 //                             alone takes 140 s and the check of 1,840 cuts 70 s;
-//                             wan500's rounds stop at the 30 s budget).
+//                             wan500's rounds stop at the 30 s budget; wan2000's
+//                             plan outgrew 24 GB).
 //
 // No result is asserted: machines are shared and noisy. Prints one line per
 // result:
