@@ -96,16 +96,21 @@ int RunPlan(const Options& options, v1::Operator::StubInterface& stub) {
       std::cerr << "No plan yet.\n";
       return 0;
     }
-    text::Table table({"GENERATION", "EPOCH", "TIME", "ROUTES", "MLU", "STRETCH", "MOVED", "OVER_BUDGET",
-                       "DEPENDENCIES", "REASON"});
+    text::Table table({"GENERATION", "EPOCH", "TIME", "ROUTES", "MLU", "STRETCH", "FAILURE_SAFE", "MOVED",
+                       "OVER_BUDGET", "DEPENDENCIES", "REASON"});
     for (const auto& plan : history->plans()) {
       // The elephants' latency stretch, mean/p95 (plans from before it was kept show none).
       const std::string stretch =
           plan.mean_stretch() > 0
               ? absl::StrCat(absl::StrFormat("%.3f", plan.mean_stretch()), "/", absl::StrFormat("%.3f", plan.p95_stretch()))
               : "-";
+      // Protected classes kept failure-safe, of those protected ("1/2"); "-" without any.
+      const std::string failure_safe =
+          plan.protected_classes() == 0
+              ? "-"
+              : absl::StrCat(plan.failure_safe_classes(), "/", plan.protected_classes());
       table.Add({absl::StrCat(plan.generation()), absl::StrCat(plan.epoch()), FormatUnixMs(plan.computed_at_unix_ms()),
-                 absl::StrCat(plan.routes()), FormatNumber(plan.max_utilization()), stretch,
+                 absl::StrCat(plan.routes()), FormatNumber(plan.max_utilization()), stretch, failure_safe,
                  absl::StrCat(plan.moved_workload_ids_size()), absl::StrCat(plan.chains_over_budget()),
                  absl::StrCat(plan.single_facility_dependencies()), plan.reason()});
     }

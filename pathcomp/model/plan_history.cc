@@ -28,6 +28,11 @@ v1::PlanSummary SummaryOf(const v1::Plan& plan) {
   summary.set_demand_gbps(plan.elephants().demand_gbps());
   summary.set_mean_stretch(plan.elephants().mean_stretch());
   summary.set_p95_stretch(plan.elephants().p95_stretch());
+  for (const v1::ElephantClass& cls : plan.elephants().classes()) {
+    if (cls.protection().empty() || cls.protection() == "none") continue;
+    summary.set_protected_classes(summary.protected_classes() + 1);
+    if (cls.failure_safe()) summary.set_failure_safe_classes(summary.failure_safe_classes() + 1);
+  }
   uint32_t routes = 0;
   for (const auto& site : plan.sites()) routes += static_cast<uint32_t>(site.routes_size());
   summary.set_routes(routes);

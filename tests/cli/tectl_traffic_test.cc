@@ -457,6 +457,7 @@ TEST_F(TectlTrafficTest, PlanHistoryDiffAndEvents) {
   run = Online({"plan", "history", "--limit", "5"}, "viewer");
   ASSERT_EQ(run.exit_code, 0) << run;
   EXPECT_THAT(run.out, HasSubstr("intent drain-link-chi-den by ops"));
+  EXPECT_THAT(run.out, HasSubstr("FAILURE_SAFE"));  // "-": the lab's classes are not protected
   run = Online({"plan", "diff", std::to_string(before), std::to_string(after)}, "viewer");
   ASSERT_EQ(run.exit_code, 0) << run;
   EXPECT_THAT(run.out, StartsWith(absl::StrCat("plan ", before, " -> ", after, ": ")));

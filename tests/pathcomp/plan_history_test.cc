@@ -47,6 +47,27 @@ TEST(PlanHistoryTest, KeepsEveryCommittedPlanNewestFirst) {
   EXPECT_EQ(second->reason(), "reason 2");
 }
 
+// A summary counts the protected elephant classes and those the plan keeps
+// failure-safe (tectl plan history's FAILURE_SAFE).
+TEST(PlanHistoryTest, SummariesCountTheProtectedClassesAndTheFailureSafeOnes) {
+  state::StorePtr store = state::NewMemoryStore();
+  PlanHistory plans(*store);
+  ASSERT_TRUE(plans.Load().ok());
+  auto plan = std::make_shared<v1::Plan>(*Plan(1));
+  for (const auto& [protection, safe] : {std::pair{"links", true}, {"srlgs", false}, {"none", false}, {"", false}}) {
+    v1::ElephantClass& cls = *plan->mutable_elephants()->add_classes();
+    cls.set_protection(protection);
+    cls.set_failure_safe(safe);
+  }
+  ASSERT_TRUE(plans.Commit(plan).ok());
+  const auto summaries = plans.Summaries(1);
+  ASSERT_EQ(summaries.size(), 1u);
+  EXPECT_EQ(summaries[0].protected_classes(), 2u);
+  EXPECT_EQ(summaries[0].failure_safe_classes(), 1u);
+  ASSERT_TRUE(plans.Commit(Plan(2)).ok());
+  EXPECT_EQ(plans.Summaries(1)[0].protected_classes(), 0u);
+}
+
 TEST(PlanHistoryTest, DropsTheOldestBeyondItsDepthAndSaysWhatItKeeps) {
   state::StorePtr store = state::NewMemoryStore();
   PlanHistory plans(*store);
