@@ -7,17 +7,19 @@
 namespace geodesic::cli {
 namespace {
 
+bool IsProtected(const v1::ElephantClass& cls) { return !cls.protection().empty() && cls.protection() != "none"; }
+
 // "yes (245 failures, 17 limits)", "NO (52 failures, 0 limits)", "-" for an
 // unprotected class.
 std::string FailureSafeText(const v1::ElephantClass& cls) {
-  if (cls.protection().empty() || cls.protection() == "none") return "-";
+  if (!IsProtected(cls)) return "-";
   return absl::StrCat(cls.failure_safe() ? "yes" : "NO", " (", cls.failures_checked(), " failures, ",
                       cls.failure_limits(), " limits)");
 }
 
 // "0.995 (link iad-dfw: chi-dfw)", "-" for an unprotected class.
 std::string WorstAfterFailureText(const v1::ElephantClass& cls) {
-  if (cls.protection().empty() || cls.protection() == "none" || cls.failures_checked() == 0) return "-";
+  if (!IsProtected(cls) || cls.failures_checked() == 0) return "-";
   return absl::StrFormat("%.3f (%s: %s)", cls.max_utilization_after_failure(), cls.worst_failure(),
                          cls.worst_failure_link());
 }
@@ -34,7 +36,7 @@ std::string ElephantAllocationText(const v1::ElephantAllocation& elephants) {
                      "WORST_AFTER_FAILURE", "UNPROTECTED_MLU"});
   std::string problems;
   for (const v1::ElephantClass& cls : elephants.classes()) {
-    const bool is_protected = !cls.protection().empty() && cls.protection() != "none";
+    const bool is_protected = IsProtected(cls);
     table.Add({absl::StrCat(cls.priority()), cls.objective(), absl::StrFormat("%.1f", cls.demand_gbps()),
                absl::StrFormat("%.1f", cls.carried_gbps()), absl::StrFormat("%.3f", cls.max_utilization()),
                cls.objective() == "latency" ? absl::StrFormat("%.2f", cls.utilization_cap()) : "-",

@@ -89,32 +89,8 @@ std::vector<char> ProtectionIndex::PricedFailures(const std::vector<double>& row
 
 double ProtectionIndex::PricedLoad(const PathColumn& path, int dst, const std::vector<double>& row_price,
                                    const std::vector<char>& priced) const {
-  // Compute() restricted to the priced failures, summed at the prices.
-  crossed_.clear();
-  const int length = static_cast<int>(path.arcs.size());
-  for (int i = 0; i < length; ++i) {
-    for (int slot : down_slots_of_arc_[path.arcs[i]]) {
-      if (!priced[slot] || first_down_[slot] >= 0) continue;
-      first_down_[slot] = i;
-      crossed_.push_back(slot);
-    }
-  }
   double cost = 0;
-  for (int i = 0; i < length; ++i) {
-    for (const RowOnArc& on : rows_on_arc_[path.arcs[i]]) {
-      if (!priced[on.slot]) continue;
-      if (const int down = first_down_[on.slot]; down < 0 || i < down) cost += row_price[on.row];
-    }
-  }
-  for (int slot : crossed_) {
-    const FailureRows& failure = failures_[slot];
-    const FailureLoads& loads = (*loads_)[failure.failure];
-    const int tail = loads.graph().arc_src[path.arcs[first_down_[slot]]];
-    for (const auto& [to, load] : loads.DivertedAt(tail, dst)) {
-      if (const int row = failure.row_of_arc[to]; row >= 0) cost += row_price[row] * load;
-    }
-    first_down_[slot] = -1;
-  }
+  ForEachRowLoad(path, dst, &priced, [&](int row, double load) { cost += row_price[row] * load; });
   return cost;
 }
 
@@ -143,38 +119,13 @@ const ProtectionIndex::Coefficients& ProtectionIndex::Of(const PathColumn& path,
 
 void ProtectionIndex::Compute(const PathColumn& path, int dst, Coefficients& out) const {
   out.clear();
-  auto add = [&](int row, double load) {
+  ForEachRowLoad(path, dst, nullptr, [&](int row, double load) {
     if (!seen_[row]) {
       seen_[row] = 1;
       out.push_back({row, 0});
     }
     value_[row] += load;
-  };
-  // FailureLoads::ForEach for every failure at once: the path's own arcs up
-  // to each failure's first down arc on it, then that failure's diversion.
-  crossed_.clear();
-  const int length = static_cast<int>(path.arcs.size());
-  for (int i = 0; i < length; ++i) {
-    for (int slot : down_slots_of_arc_[path.arcs[i]]) {
-      if (first_down_[slot] >= 0) continue;
-      first_down_[slot] = i;
-      crossed_.push_back(slot);
-    }
-  }
-  for (int i = 0; i < length; ++i) {
-    for (const RowOnArc& on : rows_on_arc_[path.arcs[i]]) {
-      if (const int down = first_down_[on.slot]; down < 0 || i < down) add(on.row, 1.0);
-    }
-  }
-  for (int slot : crossed_) {
-    const FailureRows& failure = failures_[slot];
-    const FailureLoads& loads = (*loads_)[failure.failure];
-    const int tail = loads.graph().arc_src[path.arcs[first_down_[slot]]];
-    for (const auto& [to, load] : loads.DivertedAt(tail, dst)) {
-      if (const int row = failure.row_of_arc[to]; row >= 0) add(row, load);
-    }
-    first_down_[slot] = -1;
-  }
+  });
   std::sort(out.begin(), out.end());
   for (auto& [row, value] : out) {
     value = value_[row];

@@ -115,6 +115,40 @@ class ProtectionIndex {
   };
   void Compute(const PathColumn& path, int dst, Coefficients& out) const;
 
+  // FailureLoads::ForEach for every failure with rows at once (only the
+  // `priced` ones when not null): calls add(row, load) for what a unit on
+  // `path` puts on each row after its failure — the path's own arcs up to
+  // the failure's first down arc on it, then that failure's diversion (a
+  // row may come more than once).
+  template <typename Add>
+  void ForEachRowLoad(const PathColumn& path, int dst, const std::vector<char>* priced, Add&& add) const {
+    auto counts = [&](int slot) { return priced == nullptr || (*priced)[slot]; };
+    crossed_.clear();
+    const int length = static_cast<int>(path.arcs.size());
+    for (int i = 0; i < length; ++i) {
+      for (int slot : down_slots_of_arc_[path.arcs[i]]) {
+        if (!counts(slot) || first_down_[slot] >= 0) continue;
+        first_down_[slot] = i;
+        crossed_.push_back(slot);
+      }
+    }
+    for (int i = 0; i < length; ++i) {
+      for (const RowOnArc& on : rows_on_arc_[path.arcs[i]]) {
+        if (!counts(on.slot)) continue;
+        if (const int down = first_down_[on.slot]; down < 0 || i < down) add(on.row, 1.0);
+      }
+    }
+    for (int slot : crossed_) {
+      const FailureRows& failure = failures_[slot];
+      const FailureLoads& loads = (*loads_)[failure.failure];
+      const int tail = loads.graph().arc_src[path.arcs[first_down_[slot]]];
+      for (const auto& [to, load] : loads.DivertedAt(tail, dst)) {
+        if (const int row = failure.row_of_arc[to]; row >= 0) add(row, load);
+      }
+      first_down_[slot] = -1;
+    }
+  }
+
   struct RowOnArc {
     int slot;  // index into failures_
     int row;
