@@ -55,7 +55,8 @@ LinkJudge::LinkJudge(VerdictThresholds thresholds) : thresholds_(std::move(thres
 void LinkJudge::SetLinks(const std::vector<v1::Link>& links) {
   std::map<std::pair<std::string, std::string>, std::string> by_nodes;
   for (const v1::Link& link : links) by_nodes[{link.src_node_id(), link.dst_node_id()}] = link.id();
-  std::map<std::string, LinkRecord> next;
+  absl::flat_hash_map<std::string, LinkRecord> next;
+  next.reserve(links.size());
   link_facility_.clear();
   for (const v1::Link& link : links) {
     auto kept = links_.find(link.id());
@@ -69,42 +70,47 @@ void LinkJudge::SetLinks(const std::vector<v1::Link>& links) {
 }
 
 v1::LinkVerdict LinkJudge::NearVerdict(const LinkRecord& record, int64_t now_unix_ms, std::string* detail) const {
+  auto say = [detail](auto&&... parts) {
+    if (detail != nullptr) *detail = absl::StrCat(parts...);
+  };
   if (!record.reported || record.last.state() == v1::OPER_STATE_UNKNOWN) {
-    *detail = record.reported ? "state unknown" : "not reported yet";
+    say(record.reported ? "state unknown" : "not reported yet");
     return v1::LINK_VERDICT_UNKNOWN;
   }
   const auto changes = std::count_if(record.state_changes_ms.begin(), record.state_changes_ms.end(),
                                      [&](int64_t at) { return now_unix_ms - at <= thresholds_.flap_window_ms; });
   if (changes >= thresholds_.flap_changes) {
-    *detail = absl::StrCat(changes, " state changes in ", thresholds_.flap_window_ms / 1000, " s");
+    say(changes, " state changes in ", thresholds_.flap_window_ms / 1000, " s");
     return v1::LINK_VERDICT_FLAPPING;
   }
   const v1::LinkHealth& health = record.last;
   if (health.state() == v1::OPER_STATE_DOWN) {
     // Down is not gray: the plan already avoids it, and its loss says nothing more.
-    *detail = "down";
+    say("down");
     return v1::LINK_VERDICT_HEALTHY;
   }
   if (health.loss_ratio() >= thresholds_.lossy_ratio) {
-    *detail = absl::StrFormat("loss %.1f%% (threshold %.1f%%)", health.loss_ratio() * 100,
-                              thresholds_.lossy_ratio * 100);
+    say(absl::StrFormat("loss %.1f%% (threshold %.1f%%)", health.loss_ratio() * 100, thresholds_.lossy_ratio * 100));
     return v1::LINK_VERDICT_LOSSY;
   }
   if (auto stats = record.baseline.Stats(now_unix_ms); stats && health.rtt_us() > 0) {
     const double limit = std::max({stats->median_rtt_us * thresholds_.slow_factor,
                                    static_cast<double>(stats->median_rtt_us + thresholds_.slow_floor_us),
                                    stats->median_rtt_us + thresholds_.slow_mad_multiplier * stats->mad_us});
-    const std::string against = absl::StrCat("baseline ", Ms(stats->median_rtt_us), " (MAD ", Ms(stats->mad_us), ", ",
-                                             stats->minutes, " min)");
-    if (static_cast<double>(health.rtt_us()) > limit) {
-      *detail = absl::StrCat("rtt ", Ms(health.rtt_us()), " over ", Ms(static_cast<uint64_t>(limit)), ", ", against);
-      return v1::LINK_VERDICT_SLOW;
+    const bool slow = static_cast<double>(health.rtt_us()) > limit;
+    if (detail != nullptr) {
+      const std::string against = absl::StrCat("baseline ", Ms(stats->median_rtt_us), " (MAD ", Ms(stats->mad_us),
+                                               ", ", stats->minutes, " min)");
+      *detail = slow ? absl::StrCat("rtt ", Ms(health.rtt_us()), " over ", Ms(static_cast<uint64_t>(limit)), ", ", against)
+                     : absl::StrCat("rtt ", Ms(health.rtt_us()), ", ", against);
     }
-    *detail = absl::StrCat("rtt ", Ms(health.rtt_us()), ", ", against);
+    if (slow) return v1::LINK_VERDICT_SLOW;
   } else {
-    *detail = absl::StrCat("rtt ", Ms(health.rtt_us()), ", no baseline yet");
+    say("rtt ", Ms(health.rtt_us()), ", no baseline yet");
   }
-  if (health.loss_ratio() > 0) absl::StrAppend(detail, absl::StrFormat(", loss %.2f%%", health.loss_ratio() * 100));
+  if (detail != nullptr && health.loss_ratio() > 0) {
+    absl::StrAppend(detail, absl::StrFormat(", loss %.2f%%", health.loss_ratio() * 100));
+  }
   return v1::LINK_VERDICT_HEALTHY;
 }
 
@@ -122,8 +128,7 @@ void LinkJudge::Observe(const std::string& link_id, const v1::LinkHealth& health
   record.reported = true;
   record.last = health;
   record.last_at_ms = now_unix_ms;
-  std::string detail;
-  const v1::LinkVerdict verdict = NearVerdict(record, now_unix_ms, &detail);
+  const v1::LinkVerdict verdict = NearVerdict(record, now_unix_ms, /*detail=*/nullptr);
   if (verdict != record.near) {
     record.near = verdict;
     record.near_since_ms = now_unix_ms;
@@ -277,9 +282,13 @@ v1::LinkAssessment LinkJudge::AssessRecord(const std::string& link_id, const Lin
 
 std::vector<v1::LinkAssessment> LinkJudge::Assess(int64_t now_unix_ms) const {
   const auto blamed = BlamedByPaths(now_unix_ms);
+  std::vector<const std::pair<const std::string, LinkRecord>*> by_id;
+  by_id.reserve(links_.size());
+  for (const auto& entry : links_) by_id.push_back(&entry);
+  std::sort(by_id.begin(), by_id.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
   std::vector<v1::LinkAssessment> assessments;
-  assessments.reserve(links_.size());
-  for (const auto& [id, record] : links_) assessments.push_back(AssessRecord(id, record, blamed, now_unix_ms));
+  assessments.reserve(by_id.size());
+  for (const auto* entry : by_id) assessments.push_back(AssessRecord(entry->first, entry->second, blamed, now_unix_ms));
   return assessments;
 }
 
@@ -294,6 +303,8 @@ std::vector<v1::RttBaseline> LinkJudge::TakeChangedBaselines() {
   for (auto& [id, record] : links_) {
     if (record.baseline.TakeChanged()) changed.push_back(record.baseline.ToProto(id));
   }
+  std::sort(changed.begin(), changed.end(),
+            [](const v1::RttBaseline& a, const v1::RttBaseline& b) { return a.link_id() < b.link_id(); });
   return changed;
 }
 

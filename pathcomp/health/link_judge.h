@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "geodesic/v1/health.pb.h"
 #include "geodesic/v1/model.pb.h"
@@ -112,7 +113,8 @@ class LinkJudge {
     v1::LinkVerdict near = v1::LINK_VERDICT_UNKNOWN;
     int64_t near_since_ms = 0;
   };
-  // The near end's verdict of `record` from its last report, with its detail.
+  // The near end's verdict of `record` from its last report, with its detail
+  // when `detail` is not null (Observe, on every report, needs none).
   v1::LinkVerdict NearVerdict(const LinkRecord& record, int64_t now_unix_ms, std::string* detail) const;
   // Links blamed by paths, with the paths that blame each.
   std::map<std::string, std::vector<std::string>> BlamedByPaths(int64_t now_unix_ms) const;
@@ -130,7 +132,8 @@ class LinkJudge {
   v1::LinkVerdict PlaneVerdict(const PlaneRecord& record, int64_t now_unix_ms, uint32_t* changes) const;
 
   VerdictThresholds thresholds_;
-  std::map<std::string, LinkRecord> links_;
+  // Hashed: every link of every report is looked up here (sorted where listed).
+  absl::flat_hash_map<std::string, LinkRecord> links_;
   std::map<std::pair<std::string, uint32_t>, PlaneRecord> planes_;
   std::map<std::string, std::string> link_facility_;  // link -> its source facility (the observer)
   std::map<std::string, PathObservation> paths_;
