@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "daemon/log.h"
+#include "google/protobuf/arena.h"
 
 namespace geodesic::site_agent {
 namespace {
@@ -18,6 +19,19 @@ uint64_t SeqOf(const std::shared_ptr<const v1::AgentMessage>& entry) {
     case v1::AgentMessage::kSync: return message.sync().seq();
     default: return 0;
   }
+}
+
+// An empty message whose parts will live in one arena, freed with it: an
+// outbox turns over thousands of deltas a second, each with a report per
+// link, and allocating and freeing those one by one was a third of an
+// agent's CPU. The first block is sized for `parts` reports.
+std::pair<std::shared_ptr<google::protobuf::Arena>, v1::AgentMessage*> NewArenaMessage(size_t parts) {
+  constexpr size_t kBytesPerPart = 256;  // a link report with its health, id and bookkeeping
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 1024 + parts * kBytesPerPart;
+  options.max_block_size = options.start_block_size;
+  auto arena = std::make_shared<google::protobuf::Arena>(options);
+  return {arena, google::protobuf::Arena::CreateMessage<v1::AgentMessage>(arena.get())};
 }
 
 }  // namespace
@@ -134,13 +148,16 @@ uint64_t ReportStream::Publish(const std::vector<v1::LinkReport>& links,
       needs_snapshot_ = true;
       if (live_context_ != nullptr) live_context_->TryCancel();
     } else {
-      v1::AgentMessage message;
+      auto [arena, message] = NewArenaMessage(links.size() + planes.size() + service_reports.size());
       seq = next_seq_++;
-      message.mutable_delta()->set_seq(seq);
-      for (const auto& link : links) *message.mutable_delta()->add_links() = link;
-      for (const auto& plane : planes) *message.mutable_delta()->add_planes() = plane;
-      for (const auto& report : service_reports) *message.mutable_delta()->add_service_reports() = report;
-      outbox_.push_back(std::make_shared<const v1::AgentMessage>(std::move(message)));
+      v1::Update& delta = *message->mutable_delta();
+      delta.set_seq(seq);
+      delta.mutable_links()->Reserve(static_cast<int>(links.size()));
+      for (const auto& link : links) *delta.add_links() = link;
+      for (const auto& plane : planes) *delta.add_planes() = plane;
+      for (const auto& report : service_reports) *delta.add_service_reports() = report;
+      // Shares the arena's ownership: the message goes when the arena does.
+      outbox_.push_back(std::shared_ptr<const v1::AgentMessage>(std::move(arena), message));
     }
   }
   cv_.notify_all();
