@@ -49,10 +49,11 @@ absl::Status Model::Load() {
   // Telemetry writes a link's health apart from its inventory record.
   auto health = store_->ListRaw(Kind::kLinkHealth);
   if (!health.ok()) return health.status();
+  IndexLinksLocked();
   for (const auto& [id, bytes] : *health) {
-    auto link = entities_.links.find(id);
-    if (link == entities_.links.end()) continue;
-    if (!link->second.mutable_health()->ParseFromString(bytes)) {
+    v1::Link* link = FindLinkLocked(id);
+    if (link == nullptr) continue;
+    if (!link->mutable_health()->ParseFromString(bytes)) {
       return absl::DataLossError(absl::StrCat("link_health/", id, " does not parse"));
     }
   }
@@ -81,17 +82,19 @@ uint64_t Model::Revision() const {
   return revision_;
 }
 
+void Model::IndexLinksLocked() {
+  link_index_.clear();
+  link_index_.reserve(entities_.links.size());
+  for (auto& [id, link] : entities_.links) link_index_.emplace(id, &link);
+}
+
 std::shared_ptr<const Snapshot> Model::CurrentSnapshot(uint64_t* revision) {
   std::lock_guard lock(mu_);
   if (revision != nullptr) *revision = revision_;
   if (snapshot_ && !pending_health_.empty()) {
     std::vector<std::pair<std::string, v1::LinkHealth>> health;
     health.reserve(pending_health_.size());
-    for (const std::string& id : pending_health_) {
-      auto link = entities_.links.find(id);
-      // Every pending link is in entities_ (an import clears pending_health_).
-      if (link != entities_.links.end()) health.emplace_back(id, link->second.health());
-    }
+    for (const v1::Link* link : pending_health_) health.emplace_back(link->id(), link->health());
     auto updated = snapshot_->WithLinkHealth(health);
     // Every pending link is in entities_ (the model validated it) and so in the
     // snapshot; should that ever not hold, a rebuild is the safe answer.

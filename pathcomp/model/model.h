@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -254,6 +255,13 @@ class Model {
       const std::vector<std::pair<std::string, std::string>>& meta);
   // Also a new revision: whatever called it changed what the solver sees.
   void InvalidateSnapshot() { snapshot_.reset(); pending_health_.clear(); ++revision_; }
+  // Rebuilds link_index_ from entities_.links. Requires mu_.
+  void IndexLinksLocked();
+  // The link of entities_ with this id, or null. Requires mu_.
+  v1::Link* FindLinkLocked(std::string_view id) const {
+    auto it = link_index_.find(id);
+    return it != link_index_.end() ? it->second : nullptr;
+  }
   // Telemetry (model_telemetry.cc): reports waiting to be committed together.
   struct PendingReport;
   struct PreparedReport;
@@ -275,7 +283,8 @@ class Model {
   struct UnwrittenMeasurements {
     std::string reporter;    // of the latest report, for the journal
     uint64_t first_seq = 0;  // the session's first applied seq not yet written
-    absl::flat_hash_set<std::string> link_ids;
+    // Links of entities_ (an import moves them to its new entities).
+    absl::flat_hash_set<const v1::Link*> links;
   };
   // Names in `cause` the reports of session `key` applied and not yet
   // written, up to and excluding `before_seq` (0: its last applied).
@@ -320,8 +329,12 @@ class Model {
   Entities entities_;
   std::map<std::string, v1::AgentSession> sessions_;  // key: facility/agent
   std::shared_ptr<const Snapshot> snapshot_;  // null: rebuild on next use
-  // Links whose health changed since snapshot_ (their health is in entities_).
-  absl::flat_hash_set<std::string> pending_health_;
+  // Links whose health changed since snapshot_ (links of entities_: an
+  // import invalidates the snapshot, and so clears these).
+  absl::flat_hash_set<const v1::Link*> pending_health_;
+  // entities_.links by id, hashed: every link of every report is looked up
+  // (rebuilt by IndexLinksLocked wherever entities_.links is replaced).
+  absl::flat_hash_map<std::string_view, v1::Link*> link_index_;
   absl::flat_hash_map<std::string, UnwrittenMeasurements> unwritten_;  // by session key
   ServiceReportBook service_reports_;  // perishable: never written to the store
   uint64_t revision_ = 0;  // see Revision(); guarded by mu_

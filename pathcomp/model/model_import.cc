@@ -138,7 +138,21 @@ absl::StatusOr<ImportResult> Model::ImportInventoryLocked(
   auto committed = store_->Commit(changes);
   if (!committed.ok()) return committed.status();
   result.journal_seq = *committed;
+  // Unwritten measurements follow their links into the new entities (those
+  // of a removed link go: there is no record left to write them to).
+  std::vector<std::pair<UnwrittenMeasurements*, std::vector<std::string>>> unwritten_ids;
+  for (auto& [key, unwritten] : unwritten_) {
+    std::vector<std::string>& ids = unwritten_ids.emplace_back(&unwritten, std::vector<std::string>()).second;
+    for (const v1::Link* link : unwritten.links) ids.push_back(link->id());
+    unwritten.links.clear();
+  }
   entities_ = std::move(next);
+  IndexLinksLocked();
+  for (auto& [unwritten, ids] : unwritten_ids) {
+    for (const std::string& id : ids) {
+      if (const v1::Link* link = FindLinkLocked(id)) unwritten->links.insert(link);
+    }
+  }
   sessions_ = std::move(sessions);
   InvalidateSnapshot();
   return result;

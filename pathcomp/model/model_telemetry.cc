@@ -127,7 +127,7 @@ absl::StatusOr<ReportResult> Model::ApplyReport(const std::string& facility_id, 
       UnwrittenMeasurements& unwritten = unwritten_[prepared->session_key];
       if (unwritten.first_seq == 0) unwritten.first_seq = prepared->seq;
       if (unwritten.reporter != reporter) unwritten.reporter = reporter;
-      for (const auto& [link, health] : prepared->updated) unwritten.link_ids.insert(link->id());
+      for (const auto& [link, health] : prepared->updated) unwritten.links.insert(link);
       ReportResult result = ApplyPreparedLocked(facility_id, *prepared);
       result.perishable = true;
       return result;
@@ -261,7 +261,7 @@ ReportResult Model::ApplyPreparedLocked(const std::string& facility_id, Prepared
     if (!result.plane_changes.empty()) InvalidateSnapshot();
   }
   for (auto& [link, health] : report.updated) {
-    if (snapshot_) pending_health_.insert(link->id());
+    if (snapshot_) pending_health_.insert(link);
     v1::LinkHealth& current = *link->mutable_health();
     if (current.state() != health.state()) {
       result.changes.push_back({link->id(), current.state(), health.state()});
@@ -291,11 +291,9 @@ size_t Model::PutUnwrittenLocked(const std::string& key, bool with_session, cons
   auto session = sessions_.find(key);
   if (unwritten == unwritten_.end() || session == sessions_.end()) return 0;
   size_t links = 0;
-  for (const std::string& id : unwritten->second.link_ids) {
-    auto link = entities_.links.find(id);
-    // A link an import removed since, or one the caller writes itself.
-    if (link == entities_.links.end() || skip.count(&link->second)) continue;
-    changes.Put(Kind::kLinkHealth, id, link->second.health());
+  for (const v1::Link* link : unwritten->second.links) {
+    if (skip.count(link)) continue;  // the caller writes it itself
+    changes.Put(Kind::kLinkHealth, link->id(), link->health());
     ++links;
   }
   if (with_session) changes.Put(Kind::kAgentSession, key, session->second);
@@ -356,12 +354,7 @@ Model::TakenMeasurements Model::TakeUnwrittenLocked() {
     auto session = sessions_.find(key);
     // Only sessions an import reset name nothing: their entries go too.
     if (!taken.cause.empty() && session != sessions_.end()) {
-      for (const std::string& id : unwritten->second.link_ids) {
-        // A link an import removed since is not written back.
-        if (auto link = entities_.links.find(id); link != entities_.links.end()) {
-          taken.links.emplace_back(id, link->second.health());
-        }
-      }
+      for (const v1::Link* link : unwritten->second.links) taken.links.emplace_back(link->id(), link->health());
       taken.sessions.emplace_back(key, session->second);
     }
     taken.entries.emplace(key, std::move(unwritten->second));
@@ -379,7 +372,7 @@ void Model::RestoreUnwrittenLocked(absl::flat_hash_map<std::string, UnwrittenMea
     // Reports applied while the write failed: the older seqs go first.
     UnwrittenMeasurements& now = it->second;
     now.first_seq = std::min(now.first_seq, taken.first_seq);
-    now.link_ids.insert(taken.link_ids.begin(), taken.link_ids.end());
+    now.links.insert(taken.links.begin(), taken.links.end());
   }
 }
 
@@ -430,17 +423,17 @@ absl::StatusOr<Model::PreparedReport> Model::PrepareReportLocked(const PendingRe
     }
     updated.reserve(update->links_size());
     for (const auto& report : update->links()) {
-      auto link_it = entities_.links.find(report.link_id());
-      if (link_it == entities_.links.end()) {
+      v1::Link* link = FindLinkLocked(report.link_id());
+      if (link == nullptr) {
         return absl::InvalidArgumentError(absl::StrCat("unknown link \"", report.link_id(), "\""));
       }
-      if (link_it->second.src_facility_id() != facility_id) {
+      if (link->src_facility_id() != facility_id) {
         return absl::PermissionDeniedError(absl::StrCat("agent of ", facility_id, " may not report link ",
                                                         report.link_id(), " of facility ",
-                                                        link_it->second.src_facility_id()));
+                                                        link->src_facility_id()));
       }
       if (auto status = ValidateHealth(report); !status.ok()) return status;
-      updated.emplace_back(&link_it->second, report.health());
+      updated.emplace_back(link, report.health());
     }
     std::vector<const v1::Link*> reported;
     reported.reserve(updated.size());
