@@ -203,6 +203,10 @@ class Agent {
   // window allows when 0), then waits (bounded) for the last acks.
   void Drive(Clock::time_point deadline, std::chrono::milliseconds period) {
     uint64_t rtt = 1000;
+    // An agent keeps its links' reports and updates their measurements (the
+    // ids are its configuration, not made anew per report).
+    std::vector<v1::LinkReport> delta;
+    for (int k = 0; k < kLinksPerAgent; ++k) delta.push_back(Report(index_, k, rtt));
     // Agents' report clocks are not aligned: each starts at its own offset.
     auto next = Clock::now() + period * index_ / kAgents;
     while (Clock::now() < deadline) {
@@ -210,12 +214,13 @@ class Agent {
         std::this_thread::sleep_until(next);
         next += period;
       }
-      std::vector<v1::LinkReport> delta;
       ++rtt;
       const int64_t measured_at_unix_ms = daemon::UnixNowMs();
       for (int k = 0; k < kLinksPerAgent; ++k) {
-        delta.push_back(Report(index_, k, rtt + k));
-        delta.back().mutable_health()->set_measured_at_unix_ms(measured_at_unix_ms);
+        v1::LinkHealth& health = *delta[k].mutable_health();
+        health.set_rtt_us(rtt + k);
+        health.set_jitter_us((rtt + k) / 50);
+        health.set_measured_at_unix_ms(measured_at_unix_ms);
       }
       std::unique_lock lock(mu_);
       cv_.wait_until(lock, deadline, [this] { return in_flight_.size() < kWindow; });
@@ -384,7 +389,14 @@ void Run() {
                  .max_ms = Percentile(latencies, 1.0),
                  .links = links};
   };
+  // To profile this phase alone: perf record -D -1 --control fifo:CTL,ACK
+  // with GEODESIC_BENCH_PERF_CONTROL=CTL (perf starts and stops sampling here).
+  auto perf_control = [](const char* command) {
+    if (const char* fifo = std::getenv("GEODESIC_BENCH_PERF_CONTROL")) std::ofstream(fifo) << command << "\n";
+  };
+  perf_control("enable");
   const Phase throughput = run(std::chrono::milliseconds(0));
+  perf_control("disable");
   const double ours = throughput.updates_per_s;
   // Phase 2, latency: every agent reports every kReportPeriod, as a busy
   // deployment would (at saturation the latency is only the queue).
