@@ -69,8 +69,10 @@ void LinkJudge::SetLinks(const std::vector<v1::Link>& links) {
   links_ = std::move(next);
 }
 
-v1::LinkVerdict LinkJudge::NearVerdict(const LinkRecord& record, int64_t now_unix_ms, std::string* detail) const {
-  auto say = [detail](auto&&... parts) {
+v1::LinkVerdict LinkJudge::NearVerdict(const LinkRecord& record, const std::optional<BaselineStats>& stats,
+                                       int64_t now_unix_ms, std::string* detail) const {
+  // Only literals and numbers: what is formatted is written where `detail` is checked.
+  auto say = [detail](const auto&... parts) {
     if (detail != nullptr) *detail = absl::StrCat(parts...);
   };
   if (!record.reported || record.last.state() == v1::OPER_STATE_UNKNOWN) {
@@ -90,10 +92,13 @@ v1::LinkVerdict LinkJudge::NearVerdict(const LinkRecord& record, int64_t now_uni
     return v1::LINK_VERDICT_HEALTHY;
   }
   if (health.loss_ratio() >= thresholds_.lossy_ratio) {
-    say(absl::StrFormat("loss %.1f%% (threshold %.1f%%)", health.loss_ratio() * 100, thresholds_.lossy_ratio * 100));
+    if (detail != nullptr) {
+      *detail = absl::StrFormat("loss %.1f%% (threshold %.1f%%)", health.loss_ratio() * 100,
+                                thresholds_.lossy_ratio * 100);
+    }
     return v1::LINK_VERDICT_LOSSY;
   }
-  if (auto stats = record.baseline.Stats(now_unix_ms); stats && health.rtt_us() > 0) {
+  if (stats && health.rtt_us() > 0) {
     const double limit = std::max({stats->median_rtt_us * thresholds_.slow_factor,
                                    static_cast<double>(stats->median_rtt_us + thresholds_.slow_floor_us),
                                    stats->median_rtt_us + thresholds_.slow_mad_multiplier * stats->mad_us});
@@ -105,8 +110,8 @@ v1::LinkVerdict LinkJudge::NearVerdict(const LinkRecord& record, int64_t now_uni
                      : absl::StrCat("rtt ", Ms(health.rtt_us()), ", ", against);
     }
     if (slow) return v1::LINK_VERDICT_SLOW;
-  } else {
-    say("rtt ", Ms(health.rtt_us()), ", no baseline yet");
+  } else if (detail != nullptr) {
+    *detail = absl::StrCat("rtt ", Ms(health.rtt_us()), ", no baseline yet");
   }
   if (detail != nullptr && health.loss_ratio() > 0) {
     absl::StrAppend(detail, absl::StrFormat(", loss %.2f%%", health.loss_ratio() * 100));
@@ -128,7 +133,8 @@ void LinkJudge::Observe(const std::string& link_id, const v1::LinkHealth& health
   record.reported = true;
   record.last = health;
   record.last_at_ms = now_unix_ms;
-  const v1::LinkVerdict verdict = NearVerdict(record, now_unix_ms, /*detail=*/nullptr);
+  const v1::LinkVerdict verdict =
+      NearVerdict(record, record.baseline.CurrentStats(now_unix_ms), now_unix_ms, /*detail=*/nullptr);
   if (verdict != record.near) {
     record.near = verdict;
     record.near_since_ms = now_unix_ms;

@@ -113,9 +113,14 @@ class LinkJudge {
     v1::LinkVerdict near = v1::LINK_VERDICT_UNKNOWN;
     int64_t near_since_ms = 0;
   };
-  // The near end's verdict of `record` from its last report, with its detail
-  // when `detail` is not null (Observe, on every report, needs none).
-  v1::LinkVerdict NearVerdict(const LinkRecord& record, int64_t now_unix_ms, std::string* detail) const;
+  // The near end's verdict of `record` from its last report and its
+  // baseline's `stats` at `now_unix_ms`, with its detail when `detail` is not
+  // null (Observe, on every report, needs none).
+  v1::LinkVerdict NearVerdict(const LinkRecord& record, const std::optional<BaselineStats>& stats,
+                              int64_t now_unix_ms, std::string* detail) const;
+  v1::LinkVerdict NearVerdict(const LinkRecord& record, int64_t now_unix_ms, std::string* detail) const {
+    return NearVerdict(record, record.baseline.Stats(now_unix_ms), now_unix_ms, detail);
+  }
   // Links blamed by paths, with the paths that blame each.
   std::map<std::string, std::vector<std::string>> BlamedByPaths(int64_t now_unix_ms) const;
   v1::LinkAssessment AssessRecord(const std::string& link_id, const LinkRecord& record,

@@ -28,12 +28,14 @@ void RttBaseline::Advance(int64_t minute) {
     closed_.push_back(closed);
     open_samples_.clear();
     changed_ = true;
+    cached_ = false;
   }
   if (minute > open_minute_) open_minute_ = minute;
   const int64_t oldest = minute - options_.window_minutes;
   while (!closed_.empty() && closed_.front().unix_minute() < oldest) {
     closed_.pop_front();
     changed_ = true;
+    cached_ = false;
   }
 }
 
@@ -41,7 +43,21 @@ void RttBaseline::Add(int64_t at_unix_ms, uint64_t rtt_us) {
   const int64_t minute = MinuteOf(at_unix_ms);
   if (minute < 0 || minute < open_minute_) return;
   Advance(minute);
-  if (open_samples_.size() < options_.max_samples_per_minute) open_samples_.push_back(rtt_us);
+  if (open_samples_.size() < options_.max_samples_per_minute) {
+    open_samples_.push_back(rtt_us);
+    // The open minute counts in the stats of a later minute only.
+    if (open_minute_ < cached_minute_) cached_ = false;
+  }
+}
+
+std::optional<BaselineStats> RttBaseline::CurrentStats(int64_t now_unix_ms) {
+  const int64_t now_minute = MinuteOf(now_unix_ms);
+  if (!cached_ || cached_minute_ != now_minute) {
+    cached_stats_ = Stats(now_unix_ms);
+    cached_minute_ = now_minute;
+    cached_ = true;
+  }
+  return cached_stats_;
 }
 
 std::optional<BaselineStats> RttBaseline::Stats(int64_t now_unix_ms) const {
@@ -87,6 +103,7 @@ void RttBaseline::Restore(const v1::RttBaseline& stored) {
   while (closed_.size() > options_.window_minutes) closed_.pop_front();
   if (!closed_.empty()) open_minute_ = std::max(open_minute_, closed_.back().unix_minute());
   changed_ = false;
+  cached_ = false;
 }
 
 }  // namespace geodesic::pathcomp::health

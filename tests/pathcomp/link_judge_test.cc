@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "pathcomp/health/rtt_baseline.h"
 
 namespace geodesic::pathcomp::health {
@@ -82,6 +84,42 @@ TEST(RttBaselineTest, SurvivesAStoreRoundTrip) {
   ASSERT_TRUE(restored.Stats(kStart + 3 * kMinute).has_value());
   EXPECT_EQ(restored.Stats(kStart + 3 * kMinute)->median_rtt_us, 10'001u);
   EXPECT_EQ(restored.ToProto("l").minutes_size(), 3);
+}
+
+// The cached stats are the stats, whatever the order of samples and asks:
+// samples measured a minute before they are received, gaps that close
+// minutes and empty the window, asks within a minute and across it.
+TEST(RttBaselineTest, CurrentStatsAreTheStatsAtEveryAsk) {
+  RttBaseline cached(BaselineOptions{.window_minutes = 6, .min_minutes = 2, .max_samples_per_minute = 5});
+  RttBaseline reference = cached;
+  std::mt19937 random(7);
+  int64_t now = kStart;
+  for (int step = 0; step < 20'000; ++step) {
+    switch (random() % 8) {
+      case 0: now += kMinute * (random() % 9); break;  // a gap
+      case 1: now += random() % kMinute; break;
+      default: now += random() % 5'000;
+    }
+    if (random() % 3 != 0) {
+      // Measured up to a minute and a half before it is received.
+      const int64_t at = now - static_cast<int64_t>(random() % (3 * kMinute / 2));
+      const uint64_t rtt = 10'000 + random() % 5'000;
+      cached.Add(at, rtt);
+      reference.Add(at, rtt);
+    }
+    if (random() % 500 == 0) {
+      const v1::RttBaseline stored = reference.ToProto("l");
+      cached.Restore(stored);
+      reference.Restore(stored);
+    }
+    const auto expected = reference.Stats(now);
+    const auto got = cached.CurrentStats(now);
+    ASSERT_EQ(got.has_value(), expected.has_value()) << "step " << step;
+    if (!expected) continue;
+    ASSERT_EQ(got->median_rtt_us, expected->median_rtt_us) << "step " << step;
+    ASSERT_EQ(got->mad_us, expected->mad_us) << "step " << step;
+    ASSERT_EQ(got->minutes, expected->minutes) << "step " << step;
+  }
 }
 
 TEST(LinkJudgeTest, HealthyLinksStayHealthyAndLearnABaseline) {
