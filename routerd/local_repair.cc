@@ -32,11 +32,11 @@ std::optional<v1::ForwardingRoute> Survivors(const v1::SitePlan& plan, const v1:
   const v1::NextHop& heaviest = *std::max_element(
       hops->begin(), hops->end(), [](const v1::NextHop& a, const v1::NextHop& b) { return a.weight() < b.weight(); });
   for (int b = 0; b < site_plan::BackupCount(route); ++b) {
-    const v1::PlanPath& path = plan.paths(static_cast<int>(site_plan::BackupAt(route, b).path));
+    const uint32_t path = site_plan::BackupAt(route, b).path;
     std::vector<std::string> ids = site_plan::PathIds(plan, path);
     if (ids.size() < 2 || ids[1] != heaviest.peer_facility_id()) continue;
     repaired.mutable_path_facility_ids()->Assign(ids.begin(), ids.end());
-    repaired.set_path_latency_us(path.latency_us());
+    repaired.set_path_latency_us(site_plan::PathLatencyUs(plan, path));
     return repaired;
   }
   repaired.clear_path_facility_ids();

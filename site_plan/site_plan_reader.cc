@@ -29,8 +29,25 @@ absl::Status ValidateIndices(const v1::SitePlan& plan) {
   for (int p = 0; p < plan.ports_size(); ++p) {
     if (plan.ports(p).link_id().empty()) return absl::InvalidArgumentError(absl::StrCat("port ", p, ": no link id"));
   }
-  for (int p = 0; p < plan.paths_size(); ++p) {
-    for (uint32_t facility : plan.paths(p).facilities()) {
+  if (plan.path_latencies_us_size() != plan.path_ends_size()) {
+    return absl::InvalidArgumentError(absl::StrCat("path table: ", plan.path_ends_size(), " path ends but ",
+                                                   plan.path_latencies_us_size(), " latencies"));
+  }
+  uint32_t begin = 0;
+  for (int p = 0; p < plan.path_ends_size(); ++p) {
+    const uint32_t end = plan.path_ends(p);
+    if (end < begin || end > static_cast<uint32_t>(plan.path_facilities_size())) {
+      return absl::InvalidArgumentError(absl::StrCat("path ", p, ": ends at ", end, ", not within [", begin, ", ",
+                                                     plan.path_facilities_size(), "]"));
+    }
+    begin = end;
+  }
+  if (begin != static_cast<uint32_t>(plan.path_facilities_size())) {
+    return absl::InvalidArgumentError(absl::StrCat("path table: the last path ends at ", begin, " of ",
+                                                   plan.path_facilities_size(), " facilities"));
+  }
+  for (int p = 0; p < plan.path_ends_size(); ++p) {
+    for (uint32_t facility : PathFacilities(plan, static_cast<uint32_t>(p))) {
       if (facility >= static_cast<uint32_t>(plan.facility_ids_size())) {
         return OutOfRange(absl::StrCat("path ", p), "facility", facility, plan.facility_ids_size());
       }
@@ -44,8 +61,8 @@ absl::Status ValidateIndices(const v1::SitePlan& plan) {
     if (route.next_hops() >= static_cast<uint32_t>(plan.groups_size())) {
       return OutOfRange(where, "next-hop group", route.next_hops(), plan.groups_size());
     }
-    if (route.path() >= static_cast<uint32_t>(plan.paths_size())) {
-      return OutOfRange(where, "path", route.path(), plan.paths_size());
+    if (route.path() >= static_cast<uint32_t>(PathCount(plan))) {
+      return OutOfRange(where, "path", route.path(), PathCount(plan));
     }
     if (route.backups_size() % 3 != 0) {
       return absl::InvalidArgumentError(
@@ -59,8 +76,8 @@ absl::Status ValidateIndices(const v1::SitePlan& plan) {
       if (backup.group >= static_cast<uint32_t>(plan.groups_size())) {
         return OutOfRange(absl::StrCat(where, " backup ", b), "next-hop group", backup.group, plan.groups_size());
       }
-      if (backup.path >= static_cast<uint32_t>(plan.paths_size())) {
-        return OutOfRange(absl::StrCat(where, " backup ", b), "path", backup.path, plan.paths_size());
+      if (backup.path >= static_cast<uint32_t>(PathCount(plan))) {
+        return OutOfRange(absl::StrCat(where, " backup ", b), "path", backup.path, PathCount(plan));
       }
     }
   }
@@ -82,8 +99,16 @@ const v1::NextHopGroup& PrimaryGroup(const v1::SitePlan& plan, const v1::Route& 
   return plan.groups(static_cast<int>(route.next_hops()));
 }
 
-const v1::PlanPath& PrimaryPath(const v1::SitePlan& plan, const v1::Route& route) {
-  return plan.paths(static_cast<int>(route.path()));
+int PathCount(const v1::SitePlan& plan) { return plan.path_ends_size(); }
+
+std::span<const uint32_t> PathFacilities(const v1::SitePlan& plan, uint32_t path) {
+  const uint32_t begin = path == 0 ? 0 : plan.path_ends(static_cast<int>(path) - 1);
+  const uint32_t end = plan.path_ends(static_cast<int>(path));
+  return {plan.path_facilities().data() + begin, end - begin};
+}
+
+uint64_t PathLatencyUs(const v1::SitePlan& plan, uint32_t path) {
+  return plan.path_latencies_us(static_cast<int>(path));
 }
 
 const v1::FailureScope& BackupFailure(const v1::SitePlan& plan, const v1::Route& route, int backup) {
@@ -114,12 +139,10 @@ v1::ForwardingRoute Resolve(const v1::SitePlan& plan, const v1::Route& route, ui
   resolved.set_prefix(route.prefix());
   resolved.set_destination_facility_id(DestinationId(plan, route));
   ResolveNextHops(plan, plan.groups(static_cast<int>(group)), *resolved.mutable_next_hops());
-  const v1::PlanPath& along = plan.paths(static_cast<int>(path));
-  resolved.mutable_path_facility_ids()->Reserve(along.facilities_size());
-  for (uint32_t facility : along.facilities()) {
-    resolved.add_path_facility_ids(plan.facility_ids(static_cast<int>(facility)));
-  }
-  resolved.set_path_latency_us(along.latency_us());
+  const std::span<const uint32_t> along = PathFacilities(plan, path);
+  resolved.mutable_path_facility_ids()->Reserve(static_cast<int>(along.size()));
+  for (uint32_t facility : along) resolved.add_path_facility_ids(plan.facility_ids(static_cast<int>(facility)));
+  resolved.set_path_latency_us(PathLatencyUs(plan, path));
   return resolved;
 }
 
@@ -131,10 +154,11 @@ std::vector<v1::NextHop> NextHops(const v1::SitePlan& plan, const v1::NextHopGro
   return {hops.begin(), hops.end()};
 }
 
-std::vector<std::string> PathIds(const v1::SitePlan& plan, const v1::PlanPath& path) {
+std::vector<std::string> PathIds(const v1::SitePlan& plan, uint32_t path) {
+  const std::span<const uint32_t> facilities = PathFacilities(plan, path);
   std::vector<std::string> ids;
-  ids.reserve(static_cast<size_t>(path.facilities_size()));
-  for (uint32_t facility : path.facilities()) ids.push_back(plan.facility_ids(static_cast<int>(facility)));
+  ids.reserve(facilities.size());
+  for (uint32_t facility : facilities) ids.push_back(plan.facility_ids(static_cast<int>(facility)));
   return ids;
 }
 

@@ -10,6 +10,7 @@
 // Pure: no I/O. Thread-compatible: any number of threads may read one const
 // plan at once.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@ namespace geodesic::site_plan {
 // OK when every index in `plan` is in range: each route's destination,
 // next-hop group, path and backups (failure, group, path; a whole number of
 // triples), each group's ports (as many weights as ports, every weight at
-// least 1) and each path's facilities. InvalidArgument naming the first
+// least 1), the path table's shape (path_ends) and each path's facilities. InvalidArgument naming the first
 // offending route or table entry otherwise.
 [[nodiscard]] absl::Status ValidateIndices(const v1::SitePlan& plan);
 
@@ -37,7 +38,12 @@ BackupRef BackupAt(const v1::Route& route, int backup);  // 0 <= backup < Backup
 
 const std::string& DestinationId(const v1::SitePlan& plan, const v1::Route& route);
 const v1::NextHopGroup& PrimaryGroup(const v1::SitePlan& plan, const v1::Route& route);
-const v1::PlanPath& PrimaryPath(const v1::SitePlan& plan, const v1::Route& route);
+
+// The plan's paths (SitePlan.path_ends): how many, and path `path`'s
+// facilities (indices into facility_ids, from this site) and latency.
+int PathCount(const v1::SitePlan& plan);
+std::span<const uint32_t> PathFacilities(const v1::SitePlan& plan, uint32_t path);
+uint64_t PathLatencyUs(const v1::SitePlan& plan, uint32_t path);
 const v1::FailureScope& BackupFailure(const v1::SitePlan& plan, const v1::Route& route, int backup);
 
 // The link id of a group's i-th next hop.
@@ -45,8 +51,8 @@ const std::string& LinkId(const v1::SitePlan& plan, const v1::NextHopGroup& grou
 
 // A group's next hops with their ids and weights, in the group's order.
 std::vector<v1::NextHop> NextHops(const v1::SitePlan& plan, const v1::NextHopGroup& group);
-// A path's facility ids, from this site.
-std::vector<std::string> PathIds(const v1::SitePlan& plan, const v1::PlanPath& path);
+// Path `path`'s facility ids, from this site.
+std::vector<std::string> PathIds(const v1::SitePlan& plan, uint32_t path);
 
 // The route as the routers get it without a failure: prefix, destination,
 // primary next hops, path and latency.

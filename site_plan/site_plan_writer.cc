@@ -15,7 +15,7 @@ SitePlanWriter::SitePlanWriter(v1::SitePlan* plan)
   for (int i = 0; i < plan_->facility_ids_size(); ++i) facilities_.try_emplace(plan_->facility_ids(i), i);
   // Repeated entries: the first stays the one found.
   for (int i = 0; i < plan_->groups_size(); ++i) groups_.insert(static_cast<uint32_t>(i));
-  for (int i = 0; i < plan_->paths_size(); ++i) paths_.insert(static_cast<uint32_t>(i));
+  for (int i = 0; i < plan_->path_ends_size(); ++i) paths_.insert(static_cast<uint32_t>(i));
   for (int i = 0; i < plan_->failures_size(); ++i) {
     const v1::FailureScope& failure = plan_->failures(i);
     failures_.try_emplace(std::make_tuple(static_cast<int>(failure.kind()), failure.id(), failure.plane()), i);
@@ -38,9 +38,10 @@ SitePlanWriter::GroupView SitePlanWriter::GroupAt(uint32_t index) const {
 }
 
 SitePlanWriter::PathView SitePlanWriter::PathAt(uint32_t index) const {
-  const v1::PlanPath& path = plan_->paths(static_cast<int>(index));
-  return PathView{.facilities = {path.facilities().data(), static_cast<size_t>(path.facilities_size())},
-                  .latency_us = path.latency_us()};
+  const uint32_t begin = index == 0 ? 0 : plan_->path_ends(static_cast<int>(index) - 1);
+  const uint32_t end = plan_->path_ends(static_cast<int>(index));
+  return PathView{.facilities = {plan_->path_facilities().data() + begin, end - begin},
+                  .latency_us = plan_->path_latencies_us(static_cast<int>(index))};
 }
 
 bool SitePlanWriter::GroupIndexEq::operator()(const GroupView& a, uint32_t b) const {
@@ -87,10 +88,10 @@ uint32_t SitePlanWriter::Path(std::span<const uint32_t> facilities, uint64_t lat
   if (auto it = paths_.find(PathView{.facilities = facilities, .latency_us = latency_us}); it != paths_.end()) {
     return *it;
   }
-  const auto index = static_cast<uint32_t>(plan_->paths_size());
-  v1::PlanPath& path = *plan_->add_paths();
-  path.mutable_facilities()->Add(facilities.begin(), facilities.end());
-  path.set_latency_us(latency_us);
+  const auto index = static_cast<uint32_t>(plan_->path_ends_size());
+  plan_->mutable_path_facilities()->Add(facilities.begin(), facilities.end());
+  plan_->add_path_ends(static_cast<uint32_t>(plan_->path_facilities_size()));
+  plan_->add_path_latencies_us(latency_us);
   paths_.insert(index);
   return index;
 }

@@ -147,7 +147,7 @@ std::vector<std::string> PlannedPath(const v1::Plan& plan, const std::string& sr
   for (const auto& site : plan.sites()) {
     if (site.facility_id() != src) continue;
     if (const v1::Route* route = site_plan::FindRouteTo(site, dst)) {
-      return site_plan::PathIds(site, site_plan::PrimaryPath(site, *route));
+      return site_plan::PathIds(site, route->path());
     }
   }
   return {};

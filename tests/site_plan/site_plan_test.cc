@@ -62,7 +62,7 @@ TEST(SitePlanTest, SharedGroupsPathsAndFailuresAreListedOnce) {
   EXPECT_EQ(plan.ports_size(), 3);          // iad-chi, iad-atl, iad-nyc
   EXPECT_EQ(plan.facility_ids_size(), 5);   // dfw, iad, chi, atl, nyc
   EXPECT_EQ(plan.groups_size(), 4);         // chi+atl, atl, nyc, none
-  EXPECT_EQ(plan.paths_size(), 4);          // iad>chi>dfw, iad>atl>dfw, iad>nyc, none
+  EXPECT_EQ(PathCount(plan), 4);            // iad>chi>dfw, iad>atl>dfw, iad>nyc, none
   EXPECT_EQ(plan.failures_size(), 3);
   EXPECT_EQ(plan.routes(0).next_hops(), plan.routes(1).next_hops());
   EXPECT_THAT(plan.routes(1).backups(), ElementsAreArray(plan.routes(0).backups()));
@@ -103,12 +103,12 @@ TEST(SitePlanTest, ResolvesARouteAndItsBackupsIntoIds) {
 
 TEST(SitePlanTest, AWriterOnAnExistingPlanReusesItsTables) {
   v1::SitePlan plan = IadPlan();
-  const int groups = plan.groups_size(), paths = plan.paths_size(), ports = plan.ports_size();
+  const int groups = plan.groups_size(), paths = PathCount(plan), ports = plan.ports_size();
   SitePlanWriter writer(&plan);
   writer.AddRoute("10.5.0.0/16", "dfw", {Hop("iad-chi", "chi", 2), Hop("iad-atl", "atl", 1)}, {"iad", "chi", "dfw"},
                   3000);
   EXPECT_EQ(plan.groups_size(), groups);
-  EXPECT_EQ(plan.paths_size(), paths);
+  EXPECT_EQ(PathCount(plan), paths);
   EXPECT_EQ(plan.routes(3).next_hops(), plan.routes(0).next_hops());
   // The same links with other weights are another group; a new link is a new port.
   writer.AddRoute("10.6.0.0/16", "dfw", {Hop("iad-chi", "chi", 1), Hop("iad-sea", "sea", 1)}, {"iad", "chi", "dfw"},
@@ -142,8 +142,17 @@ TEST(SitePlanTest, ValidateIndicesNamesWhatIsOutOfRange) {
               HasSubstr("next-hop group 0: 2 ports but 3 weights"));
   EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.mutable_groups(0)->set_weights(1, 0); }),
               HasSubstr("next-hop group 0: weight 0"));
-  EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.mutable_paths(2)->add_facilities(5); }),
+  EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.set_path_facilities(static_cast<int>(plan.path_ends(1)), 5); }),
               HasSubstr("path 2: facility index 5"));
+  // The flat path table's shape: ends in order and within the facilities, a latency per path.
+  EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.set_path_ends(1, plan.path_ends(0) - 1); }),
+              HasSubstr("path 1: ends at"));
+  EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.set_path_ends(3, plan.path_facilities_size() + 1); }),
+              HasSubstr("path 3: ends at"));
+  EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.add_path_facilities(0); }),
+              HasSubstr("path table: the last path ends at"));
+  EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.mutable_path_latencies_us()->RemoveLast(); }),
+              HasSubstr("path table: 4 path ends but 3 latencies"));
   EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.mutable_ports(0)->clear_link_id(); }),
               HasSubstr("port 0: no link id"));
 }
