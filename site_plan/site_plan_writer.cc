@@ -4,6 +4,7 @@
 
 #include "absl/hash/hash.h"
 #include "absl/types/span.h"
+#include "site_plan/site_plan_reader.h"
 
 namespace geodesic::site_plan {
 
@@ -38,10 +39,7 @@ SitePlanWriter::GroupView SitePlanWriter::GroupAt(uint32_t index) const {
 }
 
 SitePlanWriter::PathView SitePlanWriter::PathAt(uint32_t index) const {
-  const uint32_t begin = index == 0 ? 0 : plan_->path_ends(static_cast<int>(index) - 1);
-  const uint32_t end = plan_->path_ends(static_cast<int>(index));
-  return PathView{.facilities = {plan_->path_facilities().data() + begin, end - begin},
-                  .latency_us = plan_->path_latencies_us(static_cast<int>(index))};
+  return PathView{.facilities = PathFacilities(*plan_, index), .latency_us = PathLatencyUs(*plan_, index)};
 }
 
 bool SitePlanWriter::GroupIndexEq::operator()(const GroupView& a, uint32_t b) const {

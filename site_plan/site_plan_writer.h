@@ -5,9 +5,10 @@
 // and backups share them. The plan it writes always passes
 // site_plan::ValidateIndices.
 //
-// `plan` must outlive the writer and must not be changed other than through
-// it while it lives (its header fields excepted). What its tables already
-// hold is reused (the first entry of each, when repeated). Thread-compatible.
+// `plan` must outlive the writer, pass ValidateIndices (an empty plan does)
+// and not be changed other than through it while it lives (its header fields
+// excepted). What its tables already hold is reused (the first entry of each,
+// when repeated). Thread-compatible.
 #include <cstdint>
 #include <span>
 #include <string>
