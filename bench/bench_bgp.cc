@@ -163,8 +163,11 @@ v1::SitePlan RepairPlan(int prefixes) {
     failure.set_id(link);
     return failure;
   };
+  // Each route wholly on primary-a: routerd keeps a route's surviving next
+  // hops and takes the backup only when none survives, which is what this
+  // measures.
   for (int i = 0; i < prefixes; ++i) {
-    v1::Route& route = writer.AddRoute(Prefix24(i), "elsewhere", {hop("primary-a"), hop("primary-b")}, {}, 0);
+    v1::Route& route = writer.AddRoute(Prefix24(i), "elsewhere", {hop("primary-a")}, {}, 0);
     writer.AddBackup(route, link_failure("primary-a"), {hop("backup")}, {}, 0);
   }
   // The reference: one prefix alone on its link.
@@ -228,7 +231,7 @@ void BenchLocalRepair(const std::string& dir) {
   std::vector<std::string> sample;
   for (int i = 0; i < kRepairPrefixes; i += kRepairPrefixes / 20) sample.push_back(Prefix24(i));
   sample.push_back(Prefix24(kRepairPrefixes - 1));
-  const std::set<std::string> primaries = {"10.255.0.1", "10.255.0.2"}, backup = {"10.255.0.3"};
+  const std::set<std::string> primaries = {"10.255.0.1"}, backup = {"10.255.0.3"};
 
   const Timing install = timed([&] { return Check(installer->Offer(RepairPlan(kRepairPrefixes)), "install the plan") ==
                              routerd::PlanVerdict::kInstalled
