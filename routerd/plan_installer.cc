@@ -64,6 +64,8 @@ absl::StatusOr<std::optional<v1::SitePlan>> ReadStoredPlan(const std::filesystem
                                                       stored.facility_id(), "\", not ", facility_id,
                                                       " (is state_dir shared with another routerd?)"));
   }
+  // Installed by an older routerd (paths a message each): its routes stand, without their paths.
+  site_plan::DetachLegacyPaths(stored);
   if (auto status = ValidatePlan(stored, facility_id); !status.ok()) {
     return absl::DataLossError(absl::StrCat(path.string(), ": not a valid installed plan of ", facility_id,
                                             ": ", status.message()));

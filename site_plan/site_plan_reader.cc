@@ -91,6 +91,21 @@ BackupRef BackupAt(const v1::Route& route, int backup) {
           .path = route.backups(3 * backup + 2)};
 }
 
+bool DetachLegacyPaths(v1::SitePlan& plan) {
+  // A plan written now has a path for every route: an empty table with routes is the old form.
+  if (plan.routes_size() == 0 || plan.path_ends_size() > 0 || plan.path_latencies_us_size() > 0 ||
+      plan.path_facilities_size() > 0) {
+    return false;
+  }
+  plan.add_path_ends(0);
+  plan.add_path_latencies_us(0);
+  for (v1::Route& route : *plan.mutable_routes()) {
+    route.set_path(0);
+    for (int i = 2; i < route.backups_size(); i += 3) route.set_backups(i, 0);
+  }
+  return true;
+}
+
 const std::string& DestinationId(const v1::SitePlan& plan, const v1::Route& route) {
   return plan.facility_ids(static_cast<int>(route.destination()));
 }

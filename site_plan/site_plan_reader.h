@@ -26,6 +26,13 @@ namespace geodesic::site_plan {
 // offending route or table entry otherwise.
 [[nodiscard]] absl::Status ValidateIndices(const v1::SitePlan& plan);
 
+// A SitePlan stored before its paths were one flat table (plan.proto's field
+// 11, now reserved) refers to paths its table does not have. Puts every route
+// and backup of such a plan on one empty path (next hops, failures and
+// backups stay), so that it validates and resolves; true when it did. A
+// plan with a path table, or without routes, is left as it is.
+bool DetachLegacyPaths(v1::SitePlan& plan);
+
 // One precomputed backup of a route: indices into the plan's failures,
 // groups and paths.
 struct BackupRef {

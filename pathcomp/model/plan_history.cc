@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "pathcomp/model/entity_key.h"
+#include "site_plan/site_plan_reader.h"
 #include "state/change_set.h"
 #include "state/typed_access.h"
 
@@ -14,6 +15,13 @@ namespace {
 using state::Kind;
 
 constexpr std::string_view kCurrentPlanId = "current";
+
+// A plan stored before SitePlan's paths were a flat table: its routes stand,
+// without their paths (site_plan::DetachLegacyPaths), so that what reads it
+// resolves it safely until the next plan.
+void DetachLegacyPaths(v1::Plan& plan) {
+  for (v1::SitePlan& site : *plan.mutable_sites()) site_plan::DetachLegacyPaths(site);
+}
 
 v1::PlanSummary SummaryOf(const v1::Plan& plan) {
   v1::PlanSummary summary;
@@ -50,6 +58,7 @@ absl::Status PlanHistory::Load() {
   std::lock_guard lock(mu_);
   auto plan = state::Get<v1::Plan>(store_, Kind::kPlan, kCurrentPlanId);
   if (plan.ok()) {
+    DetachLegacyPaths(*plan);
     current_ = std::make_shared<const v1::Plan>(*std::move(plan));
   } else if (!absl::IsNotFound(plan.status())) {
     return plan.status();
@@ -128,7 +137,9 @@ absl::StatusOr<v1::Plan> PlanHistory::At(uint64_t generation) const {
           kept_.empty() ? ")" : absl::StrCat(": ", kept_.begin()->first, "..", kept_.rbegin()->first, ")")));
     }
   }
-  return state::Get<v1::Plan>(store_, Kind::kPlanHistory, PaddedId(generation));
+  auto plan = state::Get<v1::Plan>(store_, Kind::kPlanHistory, PaddedId(generation));
+  if (plan.ok()) DetachLegacyPaths(*plan);
+  return plan;
 }
 
 }  // namespace geodesic::pathcomp

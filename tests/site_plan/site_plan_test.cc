@@ -118,6 +118,31 @@ TEST(SitePlanTest, AWriterOnAnExistingPlanReusesItsTables) {
   EXPECT_TRUE(ValidateIndices(plan).ok());
 }
 
+// A plan stored before the paths were a flat table parses with none: its
+// routes keep their next hops and backups, on one empty path.
+TEST(SitePlanTest, APlanOfTheOldPathFormatKeepsItsRoutesWithoutPaths) {
+  v1::SitePlan plan = IadPlan();
+  EXPECT_FALSE(DetachLegacyPaths(plan));  // a plan of this form is left as it is
+  plan.clear_path_facilities();
+  plan.clear_path_ends();
+  plan.clear_path_latencies_us();
+  ASSERT_FALSE(ValidateIndices(plan).ok());
+  const v1::SitePlan before = plan;
+  ASSERT_TRUE(DetachLegacyPaths(plan));
+  ASSERT_TRUE(ValidateIndices(plan).ok()) << ValidateIndices(plan);
+  ASSERT_EQ(plan.routes_size(), before.routes_size());
+  for (int r = 0; r < plan.routes_size(); ++r) {
+    const v1::ForwardingRoute primary = Primary(plan, plan.routes(r));
+    EXPECT_EQ(primary.next_hops_size(), Primary(IadPlan(), IadPlan().routes(r)).next_hops_size());
+    EXPECT_EQ(primary.path_facility_ids_size(), 0);
+    ASSERT_EQ(BackupCount(plan.routes(r)), BackupCount(before.routes(r)));
+    for (int b = 0; b < BackupCount(plan.routes(r)); ++b) {
+      EXPECT_EQ(BackupAt(plan.routes(r), b).group, BackupAt(before.routes(r), b).group);
+      EXPECT_EQ(BackupAt(plan.routes(r), b).failure, BackupAt(before.routes(r), b).failure);
+    }
+  }
+}
+
 TEST(SitePlanTest, ValidateIndicesNamesWhatIsOutOfRange) {
   const auto refused = [](const std::function<void(v1::SitePlan&)>& damage) {
     v1::SitePlan plan = IadPlan();
