@@ -13,6 +13,13 @@
 #include "tls/peer_identity.h"
 
 namespace geodesic::pathcomp {
+namespace {
+
+// The arena block each stream parses its reports into (a larger report, a
+// snapshot batch, takes more blocks of this size until the next report).
+constexpr size_t kReportArenaBlock = 64 << 10;
+
+}  // namespace
 
 TelemetryService::TelemetryService(Model& model, Planner& planner, EventBus& events,
                                    std::string replica_id, TelemetryMetrics& metrics,

@@ -40,9 +40,6 @@ struct TelemetryCounters {
 
 // One agent message may not exceed this (a 500-link snapshot batch is ~40 KB).
 inline constexpr size_t kMaxReportBytes = 1 << 20;
-// The arena block each stream parses its reports into (a larger report, a
-// snapshot batch, takes more blocks of this size until the next report).
-inline constexpr size_t kReportArenaBlock = 64 << 10;
 
 // How often the measurements applied and not yet written (perishable reports,
 // Model::ApplyReport) are written to the store: pathcomp's config
