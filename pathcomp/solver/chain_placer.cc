@@ -61,8 +61,10 @@ struct LayerCall {
   uint64_t service_time_us = 0;
   int count = 0;  // replica positions
   int service = -1;
-  // The primary's hop: where it runs, where it is called from, its paths.
+  // The primary's hop: where it runs, where it is called from, its paths
+  // and their round trip.
   int replica = -1, from = -1, path_there = 0, path_back = 0;
+  uint64_t rtt_us = 0;
 };
 struct LayerChain {
   static constexpr uint32_t kNone = ~uint32_t{0};
@@ -71,8 +73,14 @@ struct LayerChain {
   int calls = 0;
   uint32_t calls_at = kNone;  // its LayerCalls from here (kNone: not kept)
   uint32_t entries_at = 0;    // its LayerEntries from here
+  uint32_t entry_count = 0;
   bool pinned = false;        // pinned replicas or an allowed set
   bool primary_within_budget = false;
+  // The least unfailed sum of a placement other than the primary (one
+  // through an entry the primary does not take; kUnreachable: none). No
+  // failure makes another placement cheaper than this, so a failure that
+  // leaves the primary's replicas a sum below it keeps them, alone best.
+  uint64_t runner_up_us = kUnreachable;
 };
 
 // What placing a chain reads of it, from wherever it is kept.
@@ -423,6 +431,10 @@ class FailureIds {
   int facilities_, links_, srlgs_ = 0;
 };
 
+// How many chains ahead of the one placed PlanAll asks the memory for a
+// chain's head, and for its layers (which the head locates).
+constexpr size_t kHeadsAhead = 8, kLayersAhead = 4;
+
 }  // namespace
 
 // What the plans share between chains: shortest paths per pin mask, the
@@ -491,7 +503,8 @@ class ChainPlacer::Shared {
                               .replica = primary.replica,
                               .from = primary.from,
                               .path_there = primary.path_there,
-                              .path_back = primary.path_back});
+                              .path_back = primary.path_back,
+                              .rtt_us = plan.primary[c].hops[call].network_rtt_us});
       const size_t at = layer_entries_.size();
       for (int facility : replicas.facilities) layer_entries_.push_back({.facility = facility});
       for (size_t i = scratch_.begin[call + 1]; i < scratch_.begin[call + 2]; ++i) {
@@ -500,6 +513,7 @@ class ChainPlacer::Shared {
         layer_entries_[at + entry.position].from = scratch_.entries[scratch_.begin[call] + entry.from].position;
       }
     }
+    head.entry_count = static_cast<uint32_t>(layer_entries_.size() - head.entries_at);
     // What is left to go from each entry, last call first (the rows
     // SolveLayers read are still the unfailed ones).
     for (size_t i = scratch_.begin[chain.calls]; i < scratch_.begin[chain.calls + 1]; ++i) {
@@ -525,6 +539,30 @@ class ChainPlacer::Shared {
         ToGo(head, call, entry.position) = best;
       }
     }
+    // The primary's entry per layer, back from the best last one as
+    // SolveLayers chose it; the best placement through any other entry.
+    primary_position_.assign(chain.calls + 1, 0);
+    size_t at = scratch_.begin[chain.calls];
+    for (size_t i = at + 1; i < scratch_.begin[chain.calls + 1]; ++i) {
+      if (scratch_.entries[i].total_us < scratch_.entries[at].total_us) at = i;
+    }
+    for (int layer = chain.calls; layer > 0; --layer) {
+      primary_position_[layer] = scratch_.entries[at].position;
+      at = scratch_.begin[layer - 1] + scratch_.entries[at].from;
+    }
+    head.runner_up_us = kUnreachable;
+    size_t k = head.entries_at + 1;
+    for (int call = 0; call < chain.calls; ++call) {
+      const int count = layer_calls_[head.calls_at + call].count;
+      for (int position = 0; position < count; ++position, ++k) {
+        const LayerEntry& entry = layer_entries_[k];
+        if (position == primary_position_[call + 1] || entry.total_us == kUnreachable ||
+            entry.to_go_us == kUnreachable) {
+          continue;
+        }
+        head.runner_up_us = std::min(head.runner_up_us, entry.total_us + entry.to_go_us);
+      }
+    }
   }
 
   // The to_go_us of chain `head`'s entry at `position` in layer `layer` (0:
@@ -537,6 +575,22 @@ class ChainPlacer::Shared {
 
   // The failure the next PlaceBackup calls are for.
   void BeginFailure(const ChainFailure& failure) { failure_ = failure; }
+
+  // Asks the memory for what PlaceBackup(c) reads of chain `c` ahead of
+  // it: a failure's backups read chains all over the plan, and waiting for
+  // each chain's layers in turn was most of their time.
+  void PrefetchHead(int c) const { __builtin_prefetch(&heads_[c]); }
+  void PrefetchLayers(int c) const {
+    const LayerChain& chain = heads_[c];
+    if (chain.calls_at == LayerChain::kNone) return;
+    auto lines = [](const void* begin, size_t bytes) {
+      const char* at = static_cast<const char*>(begin);
+      for (size_t offset = 0; offset < bytes; offset += 64) __builtin_prefetch(at + offset);
+      __builtin_prefetch(at + bytes - 1);
+    };
+    lines(&layer_calls_[chain.calls_at], chain.calls * sizeof(LayerCall));
+    lines(&layer_entries_[chain.entries_at], chain.entry_count * sizeof(LayerEntry));
+  }
 
   // The backup of chain `c` (whose primary `plan` has) under the current
   // failure (BeginFailure), written at plan.backups[slot], or appended
@@ -557,21 +611,45 @@ class ChainPlacer::Shared {
     backup.failure = failure_;
     backup.chain = c;
     const LayerCall* was = &layer_calls_[chain.calls_at];
-    // The primary's hops under the failure, if it survives: a bound.
+    // The primary's hops under the failure, if it survives: a bound. A hop
+    // whose paths the failure is not on keeps its round trip.
+    scratch_.rtt_us.resize(chain.calls);
     uint64_t bound_us = 0;
     for (int call = 0; call < chain.calls && bound_us != kUnreachable; ++call) {
       const int from = was[call].from, replica = was[call].replica;
+      uint64_t& rtt = scratch_.rtt_us[call];
+      rtt = 0;
       if (replica == exclusion.facility || from == exclusion.facility) {
         bound_us = kUnreachable;
-      } else if (from != replica) {
-        const uint64_t there = paths.Row(from)[replica], back = paths.Row(replica)[from];
-        bound_us = there == kUnreachable || back == kUnreachable ? kUnreachable : bound_us + there + back;
+        break;
       }
-      if (bound_us != kUnreachable) bound_us += was[call].service_time_us;
+      if (from != replica) {
+        if (call < 32 && ((on_path >> call) & 1) == 0) {
+          rtt = was[call].rtt_us;
+        } else {
+          const uint64_t there = paths.Row(from)[replica], back = paths.Row(replica)[from];
+          if (there == kUnreachable || back == kUnreachable) {
+            bound_us = kUnreachable;
+            break;
+          }
+          rtt = there + back;
+        }
+      }
+      bound_us += rtt + was[call].service_time_us;
     }
-    if (!SolveLayersAfter(snapshot_, chain, was, &layer_entries_[chain.entries_at],
-                          chain.pinned ? &snapshot_.chains()[c] : nullptr, exclusion.facility, bound_us, paths,
-                          scratch_, unplaced_)) {
+    if (bound_us < chain.runner_up_us) {
+      // Every other placement takes at least the runner-up's sum: the
+      // primary's replicas stay, alone best (no tie to break).
+      scratch_.replica.resize(chain.calls);
+      scratch_.from.resize(chain.calls);
+      for (int call = 0; call < chain.calls; ++call) {
+        scratch_.replica[call] = was[call].replica;
+        scratch_.from[call] = was[call].from;
+      }
+      scratch_.total_us = bound_us;
+    } else if (!SolveLayersAfter(snapshot_, chain, was, &layer_entries_[chain.entries_at],
+                                 chain.pinned ? &snapshot_.chains()[c] : nullptr, exclusion.facility, bound_us,
+                                 paths, scratch_, unplaced_)) {
       backup.failed_call = static_cast<int16_t>(unplaced_.failed_call);
       backup.why = unplaced_.why;
       backup.first = static_cast<uint32_t>(plan.unreached_from.size());
@@ -676,6 +754,7 @@ class ChainPlacer::Shared {
   uint32_t stamp_ = 0;
   std::vector<int> position_;  // per failure id marked: its place in touched_
   std::vector<TouchedFailure> touched_;
+  std::vector<int> primary_position_;  // KeepLayers' scratch: per layer
   ChainFailure failure_{ChainFailure::Kind::kFacility, -1};  // the current one
   // The chains, flat: services of chain c at services_[service_begin_[c] ..).
   std::vector<int> services_;
@@ -752,7 +831,11 @@ ChainPlan ChainPlacer::PlanAll() {
   for (int id = 0; id < static_cast<int>(touched.size()); ++id) {
     if (touched[id].empty()) continue;
     shared.BeginFailure(shared.ids().At(id));
-    for (const auto& [c, on_path] : touched[id]) {
+    const auto& chains_touched = touched[id];
+    for (size_t i = 0; i < chains_touched.size(); ++i) {
+      if (i + kHeadsAhead < chains_touched.size()) shared.PrefetchHead(chains_touched[i + kHeadsAhead].first);
+      if (i + kLayersAhead < chains_touched.size()) shared.PrefetchLayers(chains_touched[i + kLayersAhead].first);
+      const auto& [c, on_path] = chains_touched[i];
       shared.PlaceBackup(c, plan, on_path);
       AddChainDependency(snapshot_, plan, plan.backups.back(), shared.primary_within_budget(c), plan.dependencies);
     }
