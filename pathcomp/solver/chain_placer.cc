@@ -826,7 +826,7 @@ ChainPlan ChainPlacer::PlanAll() {
     if (placed) shared.KeepLayers(c, plan, true);
   }
   // One failure at a time, in ChainFailure order.
-  plan.backups.reserve(backups);
+  plan.backups.reserve(backups + ChainPlan::BackupRoom(backups));
   plan.changed.reserve(2 * backups);
   for (int id = 0; id < static_cast<int>(touched.size()); ++id) {
     if (touched[id].empty()) continue;
@@ -882,6 +882,10 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
   // primaries touch get new ones.
   std::vector<std::vector<std::pair<int, uint32_t>>> touched(shared.ids().size());  // (chain, on_path)
   std::vector<char> again(chain_count, 0);
+  // The dropped backups' places, which the new ones take (in order, so that
+  // a chain's stay in failure order) before any is appended: the plan's
+  // storage does not grow (and move) for a chain placed anew.
+  std::vector<uint32_t> free_slots;
   for (int c = 0; c < chain_count; ++c) {
     bool redo = !plan.primary[c].placed;
     for (uint32_t k = plan.call_begin[c]; !redo && k < plan.call_begin[c + 1]; ++k) {
@@ -889,6 +893,7 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
     }
     if (!redo) continue;
     again[c] = 1;
+    for (int i = 0; i < plan.backup_count(c); ++i) free_slots.push_back(plan.backup_position(c, i));
     plan.DropBackups(c);
     ChainPlacement primary = shared.PlacePrimary(c);
     const bool placed = primary.placed;
@@ -964,11 +969,15 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
       }
     }
   }
+  std::sort(free_slots.begin(), free_slots.end());
+  size_t next_free = 0;
   for (int id = 0; id < static_cast<int>(touched.size()); ++id) {
     if (redo[id].empty() && touched[id].empty()) continue;
     shared.BeginFailure(shared.ids().At(id));
     for (uint32_t position : redo[id]) shared.PlaceBackup(plan.backups[position].chain, plan, ~uint32_t{0}, position);
-    for (const auto& [c, on_path] : touched[id]) shared.PlaceBackup(c, plan, on_path);
+    for (const auto& [c, on_path] : touched[id]) {
+      shared.PlaceBackup(c, plan, on_path, next_free < free_slots.size() ? free_slots[next_free++] : Shared::kAppend);
+    }
   }
   plan.Finish();
   // The audit, from the new placements.

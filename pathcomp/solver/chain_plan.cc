@@ -219,14 +219,15 @@ void ChainPlan::Finish() {
   }
   // Dropped and replaced backups stay in storage until they are as many as
   // the live ones: then the live ones are copied out, chain by chain.
-  if (backups.size() > 2 * live || changed.size() > 2 * live_changed) CompactStorage();
+  if (backups.size() > 2 * live || changed.size() > 2 * live_changed) CompactStorage(live_changed);
 }
 
-void ChainPlan::CompactStorage() {
+void ChainPlan::CompactStorage(size_t live_changed) {
   std::vector<CompactBackup> kept_backups;
   std::vector<ChangedHop> kept_changed;
   std::vector<int> kept_from;
-  kept_backups.reserve(backup_index_.size());
+  kept_backups.reserve(backup_index_.size() + BackupRoom(backup_index_.size()));
+  kept_changed.reserve(2 * live_changed);
   for (uint32_t position : backup_index_) {
     CompactBackup backup = backups[position];
     if (backup.placed) {

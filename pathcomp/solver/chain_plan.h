@@ -174,8 +174,9 @@ class ChainPlan {
   std::vector<FacilityDependency> dependencies;  // chains and elephant flows, DependencyBefore
   ChainPathTable paths;                          // of every backup and primary
   // Every backup, in no particular order (PlanAll writes them failure by
-  // failure; a re-plan places some again where they are, and appends those
-  // of chains placed anew); a chain's, by failure, through backup_count()
+  // failure; a re-plan places some again where they are, and those of
+  // chains placed anew where dropped ones were, in order, then appended);
+  // a chain's, by failure, through backup_count()
   // and compact_backup() / backup(). chain < 0: dropped, no longer listed.
   std::vector<CompactBackup> backups;
   std::vector<ChangedHop> changed;
@@ -199,6 +200,12 @@ class ChainPlan {
   // (AddBackup from a whole placement, or written directly); DropBackups
   // drops a chain's; then Finish(), which lists them by chain (and
   // compacts the storage when much of it was dropped or replaced).
+  // Storage keeps room to grow (address space, not memory, until written),
+  // so that a re-plan does not move the plan's: the changed hops up to
+  // twice what is live, the backups by BackupRoom() (a re-plan writes those
+  // of the chains it places anew over the dropped ones first; a chain's
+  // detour can touch more failures than its primary did).
+  static size_t BackupRoom(size_t backups) { return backups / 16 + 64; }
   void AddPrimary(const Chain& chain, ChainPlacement placement);
   void SetPrimary(int c, ChainPlacement placement);
   void AddBackup(int chain, ChainFailure failure, const ChainPlacement& placement);
@@ -210,7 +217,7 @@ class ChainPlan {
 
  private:
   void SetCalls(int c, const ChainPlacement& placement);
-  void CompactStorage();
+  void CompactStorage(size_t live_changed);
 
   std::vector<uint32_t> backup_begin_ = {0}, backup_index_;  // per chain, into backups
 };
