@@ -2,18 +2,21 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
 namespace geodesic::pathcomp {
 namespace {
 
-void AddPath(const Snapshot& snapshot, const std::vector<int>& links,
+void AddPath(const Snapshot& snapshot, std::span<const int> links,
              google::protobuf::RepeatedPtrField<std::string>* facilities) {
   if (links.empty()) return;
-  facilities->Add(std::string(snapshot.facility_id(snapshot.link_src(links.front()))));
-  for (int link : links) facilities->Add(std::string(snapshot.facility_id(snapshot.link_dst(link))));
+  facilities->Reserve(static_cast<int>(links.size()) + 1);
+  facilities->Add()->assign(snapshot.facility_id(snapshot.link_src(links.front())));
+  for (int link : links) facilities->Add()->assign(snapshot.facility_id(snapshot.link_dst(link)));
 }
 
 void SetHop(const Snapshot& snapshot, const ChainHop& hop, v1::ChainHop& out) {
@@ -37,17 +40,28 @@ v1::ChainAssignment WithoutHops(const Snapshot& snapshot, const Chain& chain, co
   return assignment;
 }
 
-// A backup of `chain` on the wire (`expanded` is `backup` with the
-// primary's hops filled in): its changed hops only.
-v1::ChainAssignment BackupToProto(const Snapshot& snapshot, const Chain& chain, const ChainPlan& plan,
-                                  const ChainPlan::CompactBackup& backup, const ChainPlacement& expanded) {
-  v1::ChainAssignment assignment = WithoutHops(snapshot, chain, expanded);
-  if (!backup.placed) return assignment;
+// Backup i of chain `c` on the wire: its changed hops only, each the
+// primary's hop with the backup's replica, paths and round trip (what
+// ChainPlan::backup() expands, without expanding the rest).
+v1::ChainAssignment BackupToProto(const Snapshot& snapshot, const Chain& chain, const ChainPlan& plan, int c,
+                                  int i) {
+  const ChainPlan::CompactBackup& backup = plan.compact_backup(c, i);
+  if (!backup.placed) return WithoutHops(snapshot, chain, plan.backup(c, i).placement);
+  v1::ChainAssignment assignment;
+  assignment.set_placed(true);
+  assignment.set_total_latency_us(backup.total_us);
+  assignment.set_within_budget(backup.within_budget);
   for (uint32_t k = backup.first; k < backup.first + backup.count; ++k) {
-    const int call = plan.changed[k].call;
+    const ChainPlan::ChangedHop& change = plan.changed[k];
+    const ChainHop& primary = plan.primary[c].hops[change.call];
     v1::ChainHop& out = *assignment.add_hops();
-    SetHop(snapshot, expanded.hops[call], out);
-    out.set_call(static_cast<uint32_t>(call));
+    out.set_service_id(snapshot.service_id(primary.service));
+    out.set_replica_facility_id(snapshot.facility_id(change.replica));
+    AddPath(snapshot, plan.paths.Links(change.path_there), out.mutable_path_there_facility_ids());
+    AddPath(snapshot, plan.paths.Links(change.path_back), out.mutable_path_back_facility_ids());
+    out.set_network_rtt_us(change.network_rtt_us);
+    out.set_service_time_us(primary.service_time_us);
+    out.set_call(static_cast<uint32_t>(change.call));
   }
   return assignment;
 }
@@ -59,8 +73,7 @@ v1::ChainAssignment ToProto(const Snapshot& snapshot, const Chain& chain, const 
   return assignment;
 }
 
-v1::FailureScope ToProto(const Snapshot& snapshot, const ChainFailure& failure) {
-  v1::FailureScope scope;
+void SetScope(const Snapshot& snapshot, const ChainFailure& failure, v1::FailureScope& scope) {
   switch (failure.kind) {
     case ChainFailure::Kind::kFacility:
       scope.set_kind(v1::FAILURE_KIND_FACILITY);
@@ -75,12 +88,12 @@ v1::FailureScope ToProto(const Snapshot& snapshot, const ChainFailure& failure) 
       scope.set_id(snapshot.srlg_name(failure.index));
       break;
   }
-  return scope;
 }
 
-// The bytes that tell compact backups of one chain apart (all but the failure).
-std::string CompactKey(const ChainPlan& plan, const ChainPlan::CompactBackup& backup) {
-  std::string key;
+// The bytes that tell compact backups of one chain apart (all but the
+// failure), in `key`.
+void CompactKey(const ChainPlan& plan, const ChainPlan::CompactBackup& backup, std::string& key) {
+  key.clear();
   auto put = [&key](const auto& value) { key.append(reinterpret_cast<const char*>(&value), sizeof(value)); };
   put(backup.placed);
   put(backup.total_us);
@@ -100,7 +113,6 @@ std::string CompactKey(const ChainPlan& plan, const ChainPlan::CompactBackup& ba
     put(hop.path_back);
     put(hop.network_rtt_us);
   }
-  return key;
 }
 
 }  // namespace
@@ -112,6 +124,11 @@ void AddChainPlan(const Snapshot& snapshot, const ChainPlan& chains, v1::Plan& p
   std::sort(order.begin(), order.end(), [&](int a, int b) {
     return snapshot.workload_id(specs[a].workload) < snapshot.workload_id(specs[b].workload);
   });
+  // Per chain, reused: its entries by serialized assignment and by
+  // CompactKey (index in its backups), and the keys' scratch.
+  absl::flat_hash_map<std::string, int> entry_of, entry_of_compact;
+  std::string key, wire;
+  plan.mutable_chains()->Reserve(static_cast<int>(order.size()));
   for (int c : order) {
     v1::ChainPlan& out = *plan.add_chains();
     out.set_workload_id(snapshot.workload_id(specs[c].workload));
@@ -121,24 +138,24 @@ void AddChainPlan(const Snapshot& snapshot, const ChainPlan& chains, v1::Plan& p
     // backups that are equal are the same answer (made and compared on
     // the wire once); different ones can still look alike there (parallel
     // links), so entries are told apart by their wire form.
-    std::map<std::string, int> entry_of;     // serialized assignment -> index in backups
-    std::map<std::string, int> entry_of_compact;  // CompactKey -> index in backups
+    entry_of.clear();
+    entry_of_compact.clear();
     for (int i = 0; i < chains.backup_count(c); ++i) {
       const ChainPlan::CompactBackup& compact = chains.compact_backup(c, i);
-      std::string key = CompactKey(chains, compact);
+      CompactKey(chains, compact, key);
       auto known = entry_of_compact.find(key);
       int entry;
       if (known != entry_of_compact.end()) {
         entry = known->second;
       } else {
-        v1::ChainAssignment assignment =
-            BackupToProto(snapshot, specs[c], chains, compact, chains.backup(c, i).placement);
-        auto [it, inserted] = entry_of.emplace(assignment.SerializeAsString(), out.backups_size());
+        v1::ChainAssignment assignment = BackupToProto(snapshot, specs[c], chains, c, i);
+        assignment.SerializeToString(&wire);
+        auto [it, inserted] = entry_of.try_emplace(wire, out.backups_size());
         if (inserted) *out.add_backups()->mutable_assignment() = std::move(assignment);
         entry = it->second;
-        entry_of_compact.emplace(std::move(key), entry);
+        entry_of_compact.try_emplace(key, entry);
       }
-      *out.mutable_backups(entry)->add_protects() = ToProto(snapshot, compact.failure);
+      SetScope(snapshot, compact.failure, *out.mutable_backups(entry)->add_protects());
     }
   }
   for (const FacilityDependency& dependency : chains.dependencies) {
