@@ -4,6 +4,7 @@
 #include <map>
 
 #include "pathcomp/solver/failure_distances.h"
+#include "pathcomp/solver/internal/huge_pages.h"
 #include "pathcomp/solver/transit_audit.h"
 
 namespace geodesic::pathcomp {
@@ -452,13 +453,19 @@ class ChainPlacer::Shared {
     service_begin_.reserve(chains.size() + 1);
     service_begin_.push_back(0);
     heads_.reserve(chains.size());
+    size_t entries = 0;
     for (const Chain& chain : chains) {
       services_.insert(services_.end(), chain.services.begin(), chain.services.end());
       service_begin_.push_back(static_cast<uint32_t>(services_.size()));
       heads_.push_back({.budget_us = chain.budget_us, .origin = chain.origin,
                         .calls = static_cast<int>(chain.services.size()),
                         .pinned = !chain.pinned_replicas.empty() || !chain.allowed.empty()});
+      entries += 1;
+      for (int service : chain.services) entries += snapshot.service(service).facilities.size();
     }
+    // Every chain's layers, if all are kept: read all over by every failure.
+    internal::ReserveInHugePages(layer_calls_, services_.size());
+    internal::ReserveInHugePages(layer_entries_, entries);
   }
 
   const FailureIds& ids() const { return ids_; }
@@ -826,8 +833,8 @@ ChainPlan ChainPlacer::PlanAll() {
     if (placed) shared.KeepLayers(c, plan, true);
   }
   // One failure at a time, in ChainFailure order.
-  plan.backups.reserve(backups + ChainPlan::BackupRoom(backups));
-  plan.changed.reserve(2 * backups);
+  internal::ReserveInHugePages(plan.backups, backups + ChainPlan::BackupRoom(backups));
+  internal::ReserveInHugePages(plan.changed, 2 * backups);
   for (int id = 0; id < static_cast<int>(touched.size()); ++id) {
     if (touched[id].empty()) continue;
     shared.BeginFailure(shared.ids().At(id));
