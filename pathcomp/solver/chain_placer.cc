@@ -957,24 +957,24 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
   // The other chains' backups placed again where they are: those not
   // placed (unless reachability is kept), and those whose changed hops use
   // a changed link (their other hops are the primary's, which does not).
+  // Read in storage order (the backups and their changed hops front to
+  // back: chain by chain, it was a cache miss per backup).
   std::vector<std::vector<uint32_t>> redo(shared.ids().size());
-  for (int c = 0; c < chain_count; ++c) {
-    if (again[c]) continue;
-    const bool masked = !chains[c].allowed.empty();
-    bool layers_kept = false;
-    for (int i = 0; i < plan.backup_count(c); ++i) {
-      const uint32_t position = plan.backup_position(c, i);
-      const ChainPlan::CompactBackup& backup = plan.backups[position];
-      bool place = !backup.placed && (masked || !reachability_kept(shared.ids().Id(backup.failure)));
-      for (uint32_t k = backup.first; backup.placed && !place && k < backup.first + backup.count; ++k) {
-        place = path_worse[plan.changed[k].path_there] || path_worse[plan.changed[k].path_back];
-      }
-      if (place) redo[shared.ids().Id(backup.failure)].push_back(position);
-      if (place && !layers_kept) {
-        shared.KeepLayers(c, plan, false);  // before the failures, which it would interleave with
-        layers_kept = true;
-      }
+  std::vector<char> layers_needed(chain_count, 0);
+  for (uint32_t position = 0; position < plan.backups.size(); ++position) {
+    const ChainPlan::CompactBackup& backup = plan.backups[position];
+    if (backup.chain < 0 || again[backup.chain]) continue;  // dropped
+    const int id = shared.ids().Id(backup.failure);
+    bool place = !backup.placed && (!chains[backup.chain].allowed.empty() || !reachability_kept(id));
+    for (uint32_t k = backup.first; backup.placed && !place && k < backup.first + backup.count; ++k) {
+      place = path_worse[plan.changed[k].path_there] || path_worse[plan.changed[k].path_back];
     }
+    if (!place) continue;
+    redo[id].push_back(position);
+    layers_needed[backup.chain] = 1;
+  }
+  for (int c = 0; c < chain_count; ++c) {
+    if (layers_needed[c]) shared.KeepLayers(c, plan, false);  // before the failures, which it would interleave with
   }
   std::sort(free_slots.begin(), free_slots.end());
   size_t next_free = 0;
