@@ -591,12 +591,13 @@ class ChainPlacer::Shared {
     const LayerChain& chain = heads_[c];
     if (chain.calls_at == LayerChain::kNone) return;
     auto lines = [](const void* begin, size_t bytes) {
+      if (bytes == 0) return;
       const char* at = static_cast<const char*>(begin);
       for (size_t offset = 0; offset < bytes; offset += 64) __builtin_prefetch(at + offset);
       __builtin_prefetch(at + bytes - 1);
     };
-    lines(&layer_calls_[chain.calls_at], chain.calls * sizeof(LayerCall));
-    lines(&layer_entries_[chain.entries_at], chain.entry_count * sizeof(LayerEntry));
+    lines(layer_calls_.data() + chain.calls_at, chain.calls * sizeof(LayerCall));
+    lines(layer_entries_.data() + chain.entries_at, chain.entry_count * sizeof(LayerEntry));
   }
 
   // The backup of chain `c` (whose primary `plan` has) under the current
