@@ -201,10 +201,11 @@ class ChainPlan {
   // drops a chain's; then Finish(), which lists them by chain (and
   // compacts the storage when much of it was dropped or replaced).
   // Storage keeps room to grow (address space, not memory, until written),
-  // so that a re-plan does not move the plan's: the changed hops up to
-  // twice what is live, the backups by BackupRoom() (a re-plan writes those
-  // of the chains it places anew over the dropped ones first; a chain's
-  // detour can touch more failures than its primary did).
+  // so that a re-plan does not move the plan's: the changed hops two per
+  // backup from PlanAll, twice what is live after a compaction; the backups
+  // by BackupRoom() (a re-plan writes those of the chains it places anew
+  // over the dropped ones first; a chain's detour can touch more failures
+  // than its primary did).
   static size_t BackupRoom(size_t backups) { return backups / 16 + 64; }
   void AddPrimary(const Chain& chain, ChainPlacement placement);
   void SetPrimary(int c, ChainPlacement placement);
