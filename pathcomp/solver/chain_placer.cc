@@ -4,368 +4,25 @@
 #include <map>
 
 #include "pathcomp/solver/failure_distances.h"
+#include "pathcomp/solver/internal/chain_layers.h"
 #include "pathcomp/solver/internal/huge_pages.h"
 #include "pathcomp/solver/transit_audit.h"
 
 namespace geodesic::pathcomp {
 namespace {
 
+using internal::ChainView;
+using internal::FullPlacement;
+using internal::LayerCall;
+using internal::LayerChain;
+using internal::LayerEntry;
+using internal::LayerScratch;
+using internal::SearchEntry;
+using internal::SolveLayers;
+using internal::SolveLayersAfter;
+
 bool SameExclusion(const Exclusion& a, const Exclusion& b) {
   return a.link == b.link && a.srlg == b.srlg && a.facility == b.facility && a.allowed == b.allowed;
-}
-
-// One entry of the layered graph: a replica a call can run at, the least
-// latency sum up to and including the call, the entry of the previous layer
-// it is called from (its position there), and the distances from the
-// replica's facility under the failure (a row by destination).
-struct Entry {
-  int facility;
-  int position;  // of the replica in the service's list (the origin: 0)
-  uint64_t total_us;
-  int from;
-  const uint64_t* row;
-};
-
-// The layers of one placement, one after another, and the answer they lead
-// to; reused between placements.
-struct LayerScratch {
-  std::vector<Entry> entries;
-  std::vector<size_t> begin;  // layer i: entries[begin[i] .. begin[i + 1])
-  // When placed, per call: the replica, the facility it is called from, the
-  // round trip between them.
-  std::vector<int> replica, from;
-  std::vector<uint64_t> rtt_us;
-  uint64_t total_us = 0;
-  // SolveLayersAfter's layers, per replica position (after the origin's).
-  std::vector<uint64_t> sum_us;
-  std::vector<int> called_from;
-  std::vector<char> kept;
-};
-
-// A placed chain's unfailed layered graph, kept for its backups
-// (SolveLayersAfter) where they read it together: per chain a LayerChain;
-// per call a LayerCall (with the primary's hop); per replica position, the
-// origin first, then each call's replicas in the service's order, a
-// LayerEntry: its facility, the least sum up to and including the call
-// (kUnreachable: no entry) and the position in the previous layer it is
-// called from.
-struct LayerEntry {
-  uint64_t total_us = kUnreachable;
-  // The least sum of the calls after this one from here (kUnreachable: the
-  // chain cannot be finished from here): total_us + to_go_us is the least
-  // sum of a placement through the entry, and no failure makes it less.
-  uint64_t to_go_us = kUnreachable;
-  int from = -1;
-  int facility = -1;
-};
-struct LayerCall {
-  uint64_t service_time_us = 0;
-  int count = 0;  // replica positions
-  int service = -1;
-  // The primary's hop: where it runs, where it is called from, its paths
-  // and their round trip.
-  int replica = -1, from = -1, path_there = 0, path_back = 0;
-  uint64_t rtt_us = 0;
-};
-struct LayerChain {
-  static constexpr uint32_t kNone = ~uint32_t{0};
-  uint64_t budget_us = 0;
-  int origin = -1;
-  int calls = 0;
-  uint32_t calls_at = kNone;  // its LayerCalls from here (kNone: not kept)
-  uint32_t entries_at = 0;    // its LayerEntries from here
-  uint32_t entry_count = 0;
-  bool pinned = false;        // pinned replicas or an allowed set
-  bool primary_within_budget = false;
-  // The least unfailed sum of a placement other than the primary (one
-  // through an entry the primary does not take; kUnreachable: none). No
-  // failure makes another placement cheaper than this, so a failure that
-  // leaves the primary's replicas a sum below it keeps them, alone best.
-  uint64_t runner_up_us = kUnreachable;
-};
-
-// What placing a chain reads of it, from wherever it is kept.
-struct ChainView {
-  int origin;
-  const int* services;  // in call order
-  int calls;
-  const Chain* pins;  // the chain when it has a pin (pinned replicas or an allowed set), else null
-
-  static ChainView Of(const Chain& chain) {
-    return {chain.origin, chain.services.data(), static_cast<int>(chain.services.size()),
-            chain.pinned_replicas.empty() && chain.allowed.empty() ? nullptr : &chain};
-  }
-};
-
-// Why call `call` (of `service`) of a chain with these pins has no replica
-// left under the failure of `failed_facility` (-1: none), in `unplaced`;
-// true when it is kUnreachable (the caller lists the facilities it could
-// have been called from).
-bool Unplaced(const Snapshot& snapshot, const Chain& pins, int call, int service, int failed_facility,
-              ChainPlacement& unplaced) {
-  const ServiceReplicas& replicas = snapshot.service(service);
-  unplaced.failed_call = call;
-  if (failed_facility >= 0 && !pins.pinned_replicas.empty() && pins.pinned_replicas[call] == failed_facility) {
-    unplaced.why = ChainUnplacedWhy::kPinnedToFailed;
-    unplaced.failed_facility = failed_facility;
-  } else if (!pins.pinned_replicas.empty() || !pins.allowed.empty()) {
-    unplaced.why = ChainUnplacedWhy::kPinBlocks;
-  } else if (replicas.facilities.empty()) {
-    unplaced.why = ChainUnplacedWhy::kNoKnownReplica;
-  } else if (failed_facility >= 0 && std::all_of(replicas.facilities.begin(), replicas.facilities.end(),
-                                                 [&](int f) { return f == failed_facility; })) {
-    unplaced.why = ChainUnplacedWhy::kOneReplica;
-    unplaced.failed_facility = failed_facility;
-  } else {
-    unplaced.why = ChainUnplacedWhy::kUnreachable;
-    return true;
-  }
-  return false;
-}
-
-// The least latency-sum placement of `chain` avoiding `failed_facility`
-// (-1: none), with one-way distances from `row(a)` (distances from a by
-// destination, which must already avoid the failure and keep to the chain's
-// pin mask; a failed facility's entry is never read). Fills `scratch`'s
-// answer and returns true when placed; otherwise fills why it is not in
-// `unplaced`. Shared by Place() and the plans, so both place alike.
-template <typename RowFn>
-bool SolveLayers(const Snapshot& snapshot, const ChainView& chain, int failed_facility, RowFn&& row,
-                 LayerScratch& scratch, ChainPlacement& unplaced) {
-  static const Chain kNoPins{};
-  const Chain& pins = chain.pins != nullptr ? *chain.pins : kNoPins;
-  if (failed_facility == chain.origin) {
-    unplaced.failed_call = 0;
-    unplaced.why = ChainUnplacedWhy::kOriginDown;
-    unplaced.failed_facility = chain.origin;
-    return false;
-  }
-  std::vector<Entry>& entries = scratch.entries;
-  std::vector<size_t>& begin = scratch.begin;
-  entries.clear();
-  begin.clear();
-  begin.push_back(0);
-  entries.push_back(Entry{chain.origin, 0, 0, -1, row(chain.origin)});
-  begin.push_back(1);
-  for (int call = 0; call < chain.calls; ++call) {
-    const int service = chain.services[call];
-    const ServiceReplicas& replicas = snapshot.service(service);
-    const size_t previous = begin[call];
-    const int previous_size = static_cast<int>(begin[call + 1] - previous);
-    for (int position = 0; position < static_cast<int>(replicas.facilities.size()); ++position) {
-      const int replica = replicas.facilities[position];
-      if (replica == failed_facility) continue;
-      if (chain.pins != nullptr) {
-        if (!pins.pinned_replicas.empty() && replica != pins.pinned_replicas[call]) continue;
-        if (!pins.allowed.empty() && !pins.allowed[replica]) continue;
-      }
-      const uint64_t* replica_row = row(replica);
-      Entry best{replica, position, kUnreachable, -1, replica_row};
-      for (int j = 0; j < previous_size; ++j) {
-        const Entry& from = entries[previous + j];
-        uint64_t network = 0;
-        if (from.facility != replica) {
-          const uint64_t there = from.row[replica];
-          const uint64_t back = replica_row[from.facility];
-          if (there == kUnreachable || back == kUnreachable) continue;
-          network = there + back;
-        }
-        const uint64_t total = from.total_us + network;
-        if (total < best.total_us) {  // ties: lowest index
-          best.total_us = total;
-          best.from = j;
-        }
-      }
-      if (best.from < 0) continue;
-      best.total_us += replicas.service_time_us;
-      entries.push_back(best);
-    }
-    if (entries.size() == begin.back()) {
-      if (Unplaced(snapshot, pins, call, service, failed_facility, unplaced)) {
-        for (int j = 0; j < previous_size; ++j) unplaced.unreached_from.push_back(entries[previous + j].facility);
-      }
-      return false;
-    }
-    begin.push_back(entries.size());
-  }
-
-  // The best last entry, then back through the layers.
-  const size_t calls = chain.calls;
-  const size_t last = begin[calls];
-  const int last_size = static_cast<int>(begin[calls + 1] - last);
-  int at = 0;
-  for (int j = 1; j < last_size; ++j) {
-    if (entries[last + j].total_us < entries[last + at].total_us) at = j;
-  }
-  scratch.total_us = entries[last + at].total_us;
-  scratch.replica.resize(calls);
-  scratch.from.resize(calls);
-  scratch.rtt_us.resize(calls);
-  for (size_t call = calls; call-- > 0;) {
-    const Entry& entry = entries[begin[call + 1] + at];
-    const Entry& from = entries[begin[call] + entry.from];
-    scratch.replica[call] = entry.facility;
-    scratch.from[call] = from.facility;
-    scratch.rtt_us[call] =
-        entry.total_us - snapshot.service(chain.services[call]).service_time_us - from.total_us;
-    at = entry.from;
-  }
-  return true;
-}
-
-// SolveLayers for `chain` under the failure `paths` is set to (failing
-// `failed_facility`, -1: none), from `unfailed`, the chain's layered graph
-// with no failure (LayerEntry, on the same paths). Sums only grow under a
-// failure, so an entry keeps its unfailed sum and predecessor when that
-// predecessor kept its sum and the failure cannot change the round trip
-// between them (FailureDistances::MayChange): any other predecessor gives at
-// least as much, and those before it in order gave more. The other entries
-// are solved as SolveLayers does them, so the answer is the same, tie-breaks
-// included.
-// `bound_us`: the sum of a placement that survives the failure (kUnreachable:
-// none known). An entry through which every placement takes more is left
-// out: it cannot be on the best placement, nor tie with an entry of it (that
-// would make a placement through it as good), so the answer stays the same;
-// the entries of the best placement keep their sums and predecessors (their
-// predecessors left out gave more), which is all the answer reads. With no
-// bound nothing is left out, so an unplaced answer is SolveLayers' too.
-bool SolveLayersAfter(const Snapshot& snapshot, const LayerChain& chain, const LayerCall* calls,
-                      const LayerEntry* unfailed, const Chain* pinned, int failed_facility, uint64_t bound_us,
-                      FailureDistances& paths, LayerScratch& scratch, ChainPlacement& unplaced) {
-  static const Chain kNoPins{};
-  const Chain& pins = pinned != nullptr ? *pinned : kNoPins;
-  if (failed_facility == chain.origin) {
-    unplaced.failed_call = 0;
-    unplaced.why = ChainUnplacedWhy::kOriginDown;
-    unplaced.failed_facility = chain.origin;
-    return false;
-  }
-  std::vector<size_t>& begin = scratch.begin;  // layer i's positions from begin[i]
-  begin.clear();
-  begin.push_back(0);
-  size_t positions = 1;
-  for (int call = 0; call < chain.calls; ++call) {
-    begin.push_back(positions);
-    positions += calls[call].count;
-  }
-  scratch.sum_us.resize(positions);
-  scratch.called_from.resize(positions);
-  scratch.kept.resize(positions);
-  uint64_t* sum = scratch.sum_us.data();
-  int* from = scratch.called_from.data();
-  char* kept = scratch.kept.data();
-  sum[0] = 0;
-  from[0] = -1;
-  kept[0] = 1;
-  int previous_count = 1;
-  for (int call = 0; call < chain.calls; ++call) {
-    const int count = calls[call].count;
-    const size_t previous = begin[call], at = begin[call + 1];
-    const LayerEntry* previous_entries = unfailed + previous;
-    bool any = false;
-    for (int position = 0; position < count; ++position) {
-      const size_t k = at + position;
-      const LayerEntry& was = unfailed[k];
-      const int replica = was.facility;
-      if (was.total_us == kUnreachable || replica == failed_facility ||
-          (bound_us != kUnreachable && (was.to_go_us == kUnreachable || was.total_us + was.to_go_us > bound_us))) {
-        sum[k] = kUnreachable;
-        kept[k] = 0;
-        continue;
-      }
-      const int caller = previous_entries[was.from].facility;
-      if (kept[previous + was.from] &&
-          (caller == replica || (!paths.MayChange(caller, replica) && !paths.MayChange(replica, caller)))) {
-        sum[k] = was.total_us;
-        from[k] = was.from;
-        kept[k] = 1;
-        any = true;
-        continue;
-      }
-      const uint64_t* replica_row = paths.Row(replica);
-      uint64_t best = kUnreachable;
-      int best_from = -1;
-      for (int j = 0; j < previous_count; ++j) {
-        const uint64_t before = sum[previous + j];
-        if (before == kUnreachable) continue;
-        const int facility = previous_entries[j].facility;
-        uint64_t network = 0;
-        if (facility != replica) {
-          const uint64_t there = paths.Row(facility)[replica];
-          const uint64_t back = replica_row[facility];
-          if (there == kUnreachable || back == kUnreachable) continue;
-          network = there + back;
-        }
-        if (before + network < best) {  // ties: lowest position
-          best = before + network;
-          best_from = j;
-        }
-      }
-      if (best_from < 0 || (bound_us != kUnreachable && best + calls[call].service_time_us + was.to_go_us > bound_us)) {
-        sum[k] = kUnreachable;
-        kept[k] = 0;
-        continue;
-      }
-      sum[k] = best + calls[call].service_time_us;
-      from[k] = best_from;
-      kept[k] = sum[k] == was.total_us;
-      any = true;
-    }
-    if (!any) {
-      if (Unplaced(snapshot, pins, call, calls[call].service, failed_facility, unplaced)) {
-        for (int j = 0; j < previous_count; ++j) {
-          if (sum[previous + j] != kUnreachable) unplaced.unreached_from.push_back(previous_entries[j].facility);
-        }
-      }
-      return false;
-    }
-    previous_count = count;
-  }
-
-  // The best last entry, then back through the layers.
-  const size_t count = chain.calls;
-  const size_t last = begin[count];
-  int position = -1;
-  for (int j = 0; j < previous_count; ++j) {
-    if (sum[last + j] != kUnreachable && (position < 0 || sum[last + j] < sum[last + position])) position = j;
-  }
-  scratch.total_us = sum[last + position];
-  scratch.replica.resize(count);
-  scratch.from.resize(count);
-  scratch.rtt_us.resize(count);
-  for (size_t call = count; call-- > 0;) {
-    const size_t k = begin[call + 1] + position;
-    const int caller = from[k];
-    scratch.replica[call] = unfailed[k].facility;
-    scratch.from[call] = unfailed[begin[call] + caller].facility;
-    scratch.rtt_us[call] = sum[k] - calls[call].service_time_us - sum[begin[call] + caller];
-    position = caller;
-  }
-  return true;
-}
-
-// The placement SolveLayers found, whole, with paths from `links(a, b)`.
-template <typename LinksFn>
-ChainPlacement FullPlacement(const Snapshot& snapshot, const Chain& chain, const LayerScratch& scratch,
-                             LinksFn&& links) {
-  ChainPlacement result;
-  result.placed = true;
-  result.total_us = scratch.total_us;
-  result.within_budget = result.total_us <= chain.budget_us;
-  result.hops.resize(chain.services.size());
-  for (size_t call = 0; call < chain.services.size(); ++call) {
-    ChainHop& hop = result.hops[call];
-    hop.service = chain.services[call];
-    hop.replica = scratch.replica[call];
-    hop.service_time_us = snapshot.service(hop.service).service_time_us;
-    const int from = scratch.from[call];
-    if (from != hop.replica) {
-      hop.links_there = links(from, hop.replica);
-      hop.links_back = links(hop.replica, from);
-      hop.network_rtt_us = scratch.rtt_us[call];
-    }
-  }
-  return result;
 }
 
 // The single-facility dependency a facility backup reveals, if any: its
@@ -515,7 +172,7 @@ class ChainPlacer::Shared {
       const size_t at = layer_entries_.size();
       for (int facility : replicas.facilities) layer_entries_.push_back({.facility = facility});
       for (size_t i = scratch_.begin[call + 1]; i < scratch_.begin[call + 2]; ++i) {
-        const Entry& entry = scratch_.entries[i];
+        const SearchEntry& entry = scratch_.entries[i];
         layer_entries_[at + entry.position].total_us = entry.total_us;
         layer_entries_[at + entry.position].from = scratch_.entries[scratch_.begin[call] + entry.from].position;
       }
@@ -529,10 +186,10 @@ class ChainPlacer::Shared {
     for (int call = chain.calls; call-- > 0;) {  // the layer of call - 1 (0: the origin) from call's
       const uint64_t service_us = layer_calls_[head.calls_at + call].service_time_us;
       for (size_t i = scratch_.begin[call]; i < scratch_.begin[call + 1]; ++i) {
-        const Entry& entry = scratch_.entries[i];
+        const SearchEntry& entry = scratch_.entries[i];
         uint64_t best = kUnreachable;
         for (size_t j = scratch_.begin[call + 1]; j < scratch_.begin[call + 2]; ++j) {
-          const Entry& next = scratch_.entries[j];
+          const SearchEntry& next = scratch_.entries[j];
           const uint64_t after = ToGo(head, call + 1, next.position);
           if (after == kUnreachable) continue;
           uint64_t network = 0;
