@@ -67,6 +67,17 @@ void HeaviestPath(const Snapshot& snapshot, const Wcmp& wcmp, int source, int ds
   }
 }
 
+// Leaves `field` a copy of itself at its size, and its memory, emptied, in
+// `memory`.
+void KeepAtSize(google::protobuf::RepeatedField<uint32_t>& field, google::protobuf::RepeatedField<uint32_t>& memory) {
+  google::protobuf::RepeatedField<uint32_t> exact;
+  exact.Reserve(field.size());  // an empty field reserves what it is asked
+  exact.Add(field.begin(), field.end());
+  field.Swap(&exact);
+  memory.Swap(&exact);
+  memory.Clear();
+}
+
 // One site's plan tables, filled as routes come (site_plan_writer.h), with
 // the snapshot's dense indices mapped to the table's: each link, facility
 // and failure is turned into strings once per site, not once per use.
@@ -88,7 +99,7 @@ class SiteTables {
   }
 
   // `links` with `weights` (empty: each 1).
-  uint32_t Group(const std::vector<int>& links, const std::vector<uint32_t>& weights) {
+  uint32_t Group(std::span<const int> links, std::span<const uint32_t> weights) {
     ports_scratch_.clear();
     for (const int link : links) {
       uint32_t& index = ports_[static_cast<size_t>(link)];
@@ -115,7 +126,7 @@ class SiteTables {
     return index;
   }
 
-  uint32_t Path(const std::vector<int>& facilities, uint64_t latency_us) {
+  uint32_t Path(std::span<const int> facilities, uint64_t latency_us) {
     facilities_scratch_.clear();
     for (const int facility : facilities) facilities_scratch_.push_back(Facility(facility));
     return writer_.Path(facilities_scratch_, latency_us);
@@ -222,6 +233,17 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
     std::optional<BackupRoom> room;  // with an allocation: its loads
     if (weights != nullptr) room.emplace(snapshot, followed, *weights);
     std::vector<int> first_links, path, path_links, backup_path;
+    // The site's routes as route_of made them in the first pass, for the
+    // second to write: one per reachable destination, in order, each its
+    // parts' ends in the flat arrays beside.
+    struct SavedRoute {
+      uint32_t links_end, weights_end, path_end, failures_end;
+      uint64_t latency_us;
+    };
+    std::vector<SavedRoute> saved;
+    std::vector<int> saved_links, saved_paths;
+    std::vector<uint32_t> saved_weights;  // a route's are none (equal) or one per link
+    std::vector<Exclusion> saved_failures;
     const Exclusion no_failure;
     // The path of the loop-free backup over each link toward the current
     // destination (the same whatever the failure): its table index, or
@@ -231,11 +253,14 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
     std::vector<int> loop_free_links;
     std::vector<uint32_t> weights_of_links;
     std::vector<Exclusion> failures;
+    std::vector<Exclusion> columns;  // of `shares`, for the route's failures
+    std::vector<size_t> column_of;   // per failure
     std::vector<uint32_t> backup_triples;
     // Per site: each (destination, failure)'s backup link in route order
     // (-1: no neighbour is loop-free, a detour); the detours asked, by failure;
     // their answers (path facilities in detour_paths).
     std::vector<int> choices;
+    google::protobuf::RepeatedField<uint32_t> path_facilities_memory;  // empty; its capacity reused
     struct DetourQuestion {
       Exclusion failure;
       int dst = -1;
@@ -294,21 +319,47 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
       // neighbour, or else the lowest-latency path around the failure, which
       // holds once the other routers have the next plan.
       choices.clear();
+      saved.clear();
+      saved_links.clear();
+      saved_paths.clear();
+      saved_weights.clear();
+      saved_failures.clear();
       questions.clear();
       answers.clear();
       detour_paths.clear();
       for (int dst = 0; dst < n; ++dst) {
         if (dst == source || primary.distance_us[dst] == kInfinity) continue;
         route_of(source, dst);
-        bool shares_without_failure = false;  // `shares` began (dst, source, no failure)
+        saved_links.insert(saved_links.end(), first_links.begin(), first_links.end());
+        saved_weights.insert(saved_weights.end(), weights_of_links.begin(), weights_of_links.end());
+        saved_paths.insert(saved_paths.end(), path.begin(), path.end());
+        saved_failures.insert(saved_failures.end(), failures.begin(), failures.end());
+        saved.push_back(SavedRoute{.links_end = static_cast<uint32_t>(saved_links.size()),
+                                   .weights_end = static_cast<uint32_t>(saved_weights.size()),
+                                   .path_end = static_cast<uint32_t>(saved_paths.size()),
+                                   .failures_end = static_cast<uint32_t>(saved_failures.size()),
+                                   .latency_us = latency_us});
+        // The shares' columns: no failure for the failures of source's own
+        // links (FindLoopFreeBackup), each other failure its own.
+        columns.clear();
+        column_of.clear();
+        constexpr size_t kNoColumn = ~size_t{0};
+        size_t no_failure_column = kNoColumn;
         for (const Exclusion& exclusion : failures) {
-          if (exclusion.link < 0) {
-            shares.Begin(dst, source, exclusion);
-            shares_without_failure = false;
-          } else if (!shares_without_failure) {
-            shares.Begin(dst, source, no_failure);
-            shares_without_failure = true;
+          if (exclusion.link >= 0) {
+            if (no_failure_column == kNoColumn) {
+              no_failure_column = columns.size();
+              columns.push_back(no_failure);
+            }
+            column_of.push_back(no_failure_column);
+          } else {
+            column_of.push_back(columns.size());
+            columns.push_back(exclusion);
           }
+        }
+        shares.Begin(dst, source, columns);
+        for (size_t f = 0; f < failures.size(); ++f) {
+          const Exclusion& exclusion = failures[f];
           // What the allocation sends over the first links, when the
           // failure takes them all: otherwise routerd keeps the surviving
           // next hops and this backup carries nothing of this failure.
@@ -322,8 +373,8 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
               moved_gbps += weights->flow_gbps[dst][first];
             }
           }
-          const int link =
-              FindLoopFreeBackup(snapshot, all, shares, source, dst, exclusion, moved_gbps, room ? &*room : nullptr);
+          const int link = FindLoopFreeBackup(snapshot, all, shares, column_of[f], source, dst, exclusion, moved_gbps,
+                                              room ? &*room : nullptr);
           if (link >= 0 && moved_gbps > 0 && room) {
             room->Take({exclusion.link, exclusion.srlg, exclusion.facility}, link, dst, moved_gbps);
           }
@@ -358,56 +409,74 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
       }
 
       // Then the routes, in the same order, into the site's tables.
-      SiteTables tables(snapshot, &site);
-      size_t next_choice = 0;
-      uint32_t next_answer = 0;
-      for (int dst = 0; dst < n; ++dst) {
-        if (dst == source) continue;
-        if (primary.distance_us[dst] == kInfinity) {
-          unreachable[static_cast<size_t>(source)].push_back(site.facility_id() + "->" + snapshot.facility_id(dst));
-          continue;
-        }
-        route_of(source, dst);
-        const uint32_t destination = tables.Facility(dst);
-        const uint32_t group = tables.Group(first_links, weights_of_links);
-        const uint32_t path_index = tables.Path(path, latency_us);
+      // The site's path facilities (most of a large plan's bytes) are
+      // written into memory reused from site to site, then kept at their
+      // size: grown anew by doubling, they faulted in twice their size and
+      // kept a quarter of it unused (a sixth of wan754's routes).
+      site.mutable_path_facilities()->Swap(&path_facilities_memory);
+      {  // the writer lives while the site is written
+        SiteTables tables(snapshot, &site);
+        size_t next_choice = 0;
+        uint32_t next_answer = 0;
+        size_t next_route = 0;
+        for (int dst = 0; dst < n; ++dst) {
+          if (dst == source) continue;
+          if (primary.distance_us[dst] == kInfinity) {
+            unreachable[static_cast<size_t>(source)].push_back(site.facility_id() + "->" + snapshot.facility_id(dst));
+            continue;
+          }
+          const SavedRoute& route = saved[next_route];
+          const SavedRoute begin = next_route == 0 ? SavedRoute{0, 0, 0, 0, 0} : saved[next_route - 1];
+          ++next_route;
+          const std::span<const int> route_links(saved_links.data() + begin.links_end,
+                                                 route.links_end - begin.links_end);
+          const std::span<const uint32_t> route_weights(saved_weights.data() + begin.weights_end,
+                                                        route.weights_end - begin.weights_end);
+          const std::span<const int> route_path(saved_paths.data() + begin.path_end, route.path_end - begin.path_end);
+          const std::span<const Exclusion> failures(saved_failures.data() + begin.failures_end,
+                                                    route.failures_end - begin.failures_end);
+          const uint32_t destination = tables.Facility(dst);
+          const uint32_t group = tables.Group(route_links, route_weights);
+          const uint32_t path_index = tables.Path(route_path, route.latency_us);
 
-        backup_triples.clear();
-        for (const int link : loop_free_links) loop_free_paths[static_cast<size_t>(link)] = kNoPath;
-        loop_free_links.clear();
-        for (const Exclusion& exclusion : failures) {
-          const uint32_t failure = tables.Failure(exclusion);
-          if (const int link = choices[next_choice++]; link >= 0) {
-            uint32_t& loop_free_path = loop_free_paths[static_cast<size_t>(link)];
-            if (loop_free_path == kNoPath) {
-              const int next = snapshot.link_dst(link);
-              backup_path.assign({source, next});
-              const uint64_t backup_latency_us = snapshot.link_state(link).cost_us +
-                                                 FollowInstalled(snapshot, followed, dst, next, &backup_path);
-              loop_free_path = tables.Path(backup_path, backup_latency_us);
-              loop_free_links.push_back(link);
+          backup_triples.clear();
+          for (const int link : loop_free_links) loop_free_paths[static_cast<size_t>(link)] = kNoPath;
+          loop_free_links.clear();
+          for (const Exclusion& exclusion : failures) {
+            const uint32_t failure = tables.Failure(exclusion);
+            if (const int link = choices[next_choice++]; link >= 0) {
+              uint32_t& loop_free_path = loop_free_paths[static_cast<size_t>(link)];
+              if (loop_free_path == kNoPath) {
+                const int next = snapshot.link_dst(link);
+                backup_path.assign({source, next});
+                const uint64_t backup_latency_us = snapshot.link_state(link).cost_us +
+                                                   FollowInstalled(snapshot, followed, dst, next, &backup_path);
+                loop_free_path = tables.Path(backup_path, backup_latency_us);
+                loop_free_links.push_back(link);
+              }
+              backup_triples.insert(backup_triples.end(), {failure, tables.SingleLinkGroup(link), loop_free_path});
+              continue;
             }
-            backup_triples.insert(backup_triples.end(), {failure, tables.SingleLinkGroup(link), loop_free_path});
-            continue;
+            const DetourAnswer& answer = answers[next_answer++];
+            if (answer.latency_us == kInfinity) {  // no backup: no next hops
+              backup_triples.insert(backup_triples.end(), {failure, tables.Group({}, {}), tables.Path({}, 0)});
+              continue;
+            }
+            backup_path.assign(detour_paths.begin() + answer.path_begin, detour_paths.begin() + answer.path_end);
+            backup_triples.insert(backup_triples.end(), {failure, tables.SingleLinkGroup(answer.first_link),
+                                                         tables.Path(backup_path, answer.latency_us)});
           }
-          const DetourAnswer& answer = answers[next_answer++];
-          if (answer.latency_us == kInfinity) {  // no backup: no next hops
-            backup_triples.insert(backup_triples.end(), {failure, tables.Group({}, {}), tables.Path({}, 0)});
-            continue;
-          }
-          backup_path.assign(detour_paths.begin() + answer.path_begin, detour_paths.begin() + answer.path_end);
-          backup_triples.insert(backup_triples.end(), {failure, tables.SingleLinkGroup(answer.first_link),
-                                                       tables.Path(backup_path, answer.latency_us)});
-        }
 
-        // One route per prefix, all sharing the tables.
-        for (const std::string& prefix : snapshot.facility_prefixes(dst)) {
-          v1::Route& route = tables.writer().AddRoute(prefix, destination, group, path_index);
-          route.mutable_backups()->Add(backup_triples.begin(), backup_triples.end());
+          // One route per prefix, all sharing the tables.
+          for (const std::string& prefix : snapshot.facility_prefixes(dst)) {
+            v1::Route& route = tables.writer().AddRoute(prefix, destination, group, path_index);
+            route.mutable_backups()->Add(backup_triples.begin(), backup_triples.end());
+          }
         }
       }
       std::sort(site.mutable_routes()->pointer_begin(), site.mutable_routes()->pointer_end(),
                 [](const v1::Route* a, const v1::Route* b) { return a->prefix() < b->prefix(); });
+      KeepAtSize(*site.mutable_path_facilities(), path_facilities_memory);
     }
   };
 

@@ -44,7 +44,8 @@ uint64_t FollowInstalled(const Snapshot& snapshot, const std::vector<int>& follo
 }
 
 int FindLoopFreeBackup(const Snapshot& snapshot, const std::vector<ShortestPaths>& all, ReturnedShares& shares,
-                       int source, int dst, const Exclusion& failure, double moved_gbps, const BackupRoom* room) {
+                       size_t column, int source, int dst, const Exclusion& failure, double moved_gbps,
+                       const BackupRoom* room) {
   int best = -1;
   double best_lost = 0;
   uint64_t best_score = kUnreachable;
@@ -55,7 +56,7 @@ int FindLoopFreeBackup(const Snapshot& snapshot, const std::vector<ShortestPaths
     double returned = 0;
     if (next != dst) {
       if (next == failure.facility || all[next].distance_us[dst] == kUnreachable) continue;
-      returned = shares.From(next);
+      returned = shares.From(next, column);
       if (returned >= 1) continue;
     }
     double overflow = 0;  // the share of what goes on that finds no room

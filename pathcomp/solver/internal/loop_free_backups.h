@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -64,7 +65,12 @@ struct FlatHops {
 // facility or across a failed link: 0 for a loop-free alternate. Primary
 // forwarding toward a destination is loop-free, so the walk ends. One
 // instance serves a whole solve: Begin() starts the shares of one (dst,
-// repairing, failure), which every neighbour asked about then shares.
+// repairing) under each of a route's failures, a column each, which every
+// neighbour asked about then shares. One walk serves every column: the
+// failures of a route cut few of the facilities it visits, so walking them
+// once with a share per failure beside each is what walking once per
+// failure was, without the repeated visits (the same sums in the same
+// order: the same shares).
 class ReturnedShares {
  public:
   ReturnedShares(const Snapshot& snapshot, const FlatHops& flat)
@@ -72,62 +78,115 @@ class ReturnedShares {
         n_(snapshot.facility_count()),
         hops_(flat.hops),
         first_hop_(flat.first_hop),
-        share_(static_cast<size_t>(n_), 0),
+        column_of_facility_(static_cast<size_t>(n_), -1),
         stamp_(static_cast<size_t>(n_), 0) {}
 
-  void Begin(int dst, int repairing, const Exclusion& failure) {
+  // Starts (dst, repairing) under `columns`, one failure each (Exclusion{}:
+  // none but the links that are down), which must outlive the walks.
+  void Begin(int dst, int repairing, std::span<const Exclusion> columns) {
+    for (const int facility : failed_facilities_) column_of_facility_[static_cast<size_t>(facility)] = -1;
+    failed_facilities_.clear();
     dst_ = dst;
     repairing_ = repairing;
-    failure_ = &failure;
+    columns_ = columns;
+    k_ = columns.size();
+    links_or_srlgs_ = false;
+    for (size_t k = 0; k < k_; ++k) {
+      if (columns[k].facility >= 0) {
+        column_of_facility_[static_cast<size_t>(columns[k].facility)] = static_cast<int>(k);
+        failed_facilities_.push_back(columns[k].facility);
+      }
+      links_or_srlgs_ = links_or_srlgs_ || columns[k].link >= 0 || columns[k].srlg >= 0;
+    }
+    const size_t cells = static_cast<size_t>(n_) * k_;
+    if (share_.size() < cells) {
+      share_.resize(cells);
+      returned_.resize(cells + k_);  // one accumulator per depth, 0 .. n_
+      cut_.resize(k_);
+      zeros_.resize(k_, 0.0);
+      ones_.resize(k_, 1.0);
+    } else if (zeros_.size() < k_) {
+      zeros_.resize(k_, 0.0);
+      ones_.resize(k_, 1.0);
+      cut_.resize(k_);
+    }
     ++current_;
   }
 
-  double From(int from) { return Walk(from, 0); }
+  // The share handed to `from` that fails under column `column`.
+  double From(int from, size_t column) { return Walk(from, 0)[column]; }
 
  private:
   using Hop = FlatHops::Hop;
 
-  // Exclusion::Excludes for the current failure (which restricts no
-  // facility set), inline: the walks ask it for every hop they take.
-  bool Excluded(const Hop& hop, int at) const {
-    if (!snapshot_.link_state(hop.link).usable || hop.link == failure_->link) return true;
-    if (failure_->facility >= 0 && (at == failure_->facility || hop.next == failure_->facility)) return true;
-    if (failure_->srlg >= 0) {
+  // Whether column k's failure of a link or an SRLG takes `hop`.
+  bool CutsLink(size_t k, const Hop& hop) const {
+    const Exclusion& failure = columns_[k];
+    if (hop.link == failure.link) return true;
+    if (failure.srlg >= 0) {
       for (const int srlg : snapshot_.link_srlgs(hop.link)) {
-        if (srlg == failure_->srlg) return true;
+        if (srlg == failure.srlg) return true;
       }
     }
     return false;
   }
 
-  double Walk(int at, int depth) {
-    if (at == dst_) return 0;
-    if (at == repairing_ || at == failure_->facility || depth > n_) return 1;
-    if (stamp_[at] == current_) return share_[at];
+  // The shares of `at`, a column each; valid until the next Begin(). A hop
+  // into a failed facility returns all it carries for that failure's column
+  // (as does one out of it: that column's share of the failed facility is 1).
+  const double* Walk(int at, int depth) {
+    if (at == dst_) return zeros_.data();
+    if (at == repairing_ || depth > n_) return ones_.data();
+    double* share = share_.data() + static_cast<size_t>(at) * k_;
+    if (stamp_[at] == current_) return share;
+    double* returned = returned_.data() + static_cast<size_t>(depth) * k_;
+    std::fill(returned, returned + k_, 0.0);
+    double total = 0;
     const size_t row = static_cast<size_t>(dst_) * static_cast<size_t>(n_) + static_cast<size_t>(at);
-    double total = 0, returned = 0;
     for (uint32_t i = first_hop_[row]; i < first_hop_[row + 1]; ++i) {
       const Hop& hop = hops_[i];
-      total += hop.weight;
-      returned += hop.weight * (Excluded(hop, at) ? 1.0 : Walk(hop.next, depth + 1));
+      const double weight = hop.weight;
+      total += weight;
+      if (!snapshot_.link_state(hop.link).usable) {
+        for (size_t k = 0; k < k_; ++k) returned[k] += weight * 1.0;
+        continue;
+      }
+      const double* next = Walk(hop.next, depth + 1);
+      const int into_failed = column_of_facility_[static_cast<size_t>(hop.next)];
+      if (!links_or_srlgs_) {
+        for (size_t k = 0; k < k_; ++k) {
+          returned[k] += weight * (static_cast<int>(k) == into_failed ? 1.0 : next[k]);
+        }
+        continue;
+      }
+      for (size_t k = 0; k < k_; ++k) {
+        cut_[k] = static_cast<int>(k) == into_failed || CutsLink(k, hop) ? 1.0 : next[k];
+      }
+      for (size_t k = 0; k < k_; ++k) returned[k] += weight * cut_[k];
     }
+    for (size_t k = 0; k < k_; ++k) share[k] = total > 0 ? returned[k] / total : 1;
+    if (const int failed = column_of_facility_[static_cast<size_t>(at)]; failed >= 0) share[failed] = 1;
     stamp_[at] = current_;
-    share_[at] = total > 0 ? returned / total : 1;
-    return share_[at];
+    return share;
   }
 
   const Snapshot& snapshot_;
   const int n_;
   const std::vector<Hop>& hops_;
   const std::vector<uint32_t>& first_hop_;
-  std::vector<double> share_;
-  std::vector<uint64_t> stamp_;  // share_[f] is current when stamp_[f] == current_
+  std::span<const Exclusion> columns_;
+  size_t k_ = 0;
+  bool links_or_srlgs_ = false;       // some column fails a link or an SRLG
+  std::vector<int> column_of_facility_;  // the column failing each facility, or -1
+  std::vector<int> failed_facilities_;   // those with a column
+  std::vector<double> cut_;              // a hop's shares, a column each
+  std::vector<double> share_;     // [facility * k_ + column]
+  std::vector<double> returned_;  // [depth * k_ + column]: a walk's sums in progress
+  std::vector<double> zeros_, ones_;
+  std::vector<uint64_t> stamp_;  // share_'s row f is current when stamp_[f] == current_
   uint64_t current_ = 0;
   int dst_ = -1, repairing_ = -1;
-  const Exclusion* failure_ = nullptr;
 };
-
-
 
 // The link traffic for each destination takes out of each facility along
 // the installed next hops: the heaviest given weights (ties: the first), else
@@ -205,10 +264,12 @@ class BackupRoom {
 // loop-free way around Amsterdam-Brussels runs over Malta's 0.5 Gbps links,
 // 5.9x over). The link, or -1 when every neighbour sends all of it back; its
 // path is FollowInstalled's from the link's far end.
-// `shares` must have begun (dst, source, failure) or, for the failure of one
-// of source's own links, (dst, source, no failure): traffic that comes back
-// to source is counted returned before it could reach source's links.
+// `shares` must have begun (dst, source) with `failure` as column `column`
+// or, for the failure of one of source's own links, no failure there:
+// traffic that comes back to source is counted returned before it could
+// reach source's links.
 int FindLoopFreeBackup(const Snapshot& snapshot, const std::vector<ShortestPaths>& all, ReturnedShares& shares,
-                       int source, int dst, const Exclusion& failure, double moved_gbps, const BackupRoom* room);
+                       size_t column, int source, int dst, const Exclusion& failure, double moved_gbps,
+                       const BackupRoom* room);
 
 }  // namespace geodesic::pathcomp::internal
