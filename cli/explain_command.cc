@@ -12,6 +12,7 @@
 #include "cli/output.h"
 #include "cli/straggler_text.h"
 #include "cli/option_values.h"
+#include "site_plan/chain_paths.h"
 #include "text/table.h"
 
 namespace geodesic::cli {
@@ -28,7 +29,9 @@ absl::StatusOr<v1::Plan> CurrentPlan(v1::Operator::StubInterface& stub) {
 
 std::string Ms(uint64_t us) { return absl::StrFormat("%.3f", us / 1000.0); }
 
-std::string Path(const google::protobuf::RepeatedPtrField<std::string>& facilities) {
+// Path `path` of `chain`'s table, as text.
+std::string Path(const v1::ChainPlan& chain, uint32_t path) {
+  const std::vector<std::string> facilities = site_plan::ChainPathIds(chain, path);
   return facilities.empty() ? "(local)" : absl::StrJoin(facilities, ">");
 }
 
@@ -98,12 +101,20 @@ absl::StatusOr<v1::ExplainChainResponse> ExplainChain(v1::Operator::StubInterfac
   request.set_workload_id(id);
   v1::ExplainChainResponse response;
   const grpc::Status status = stub.ExplainChain(&context, request, &response);
-  if (status.ok()) return response;
+  if (status.ok()) {
+    if (auto valid = site_plan::ValidateChainPaths(response.plan()); !valid.ok()) {
+      return absl::DataLossError(absl::StrCat("pathcomp's answer is malformed: ", valid.message()));
+    }
+    return response;
+  }
   if (status.error_code() != grpc::StatusCode::UNIMPLEMENTED) return FromGrpc(status);
   auto plan = CurrentPlan(stub);
   if (!plan.ok()) return plan.status();
   for (const auto& chain : plan->chains()) {
     if (chain.workload_id() != id) continue;
+    if (auto valid = site_plan::ValidateChainPaths(chain); !valid.ok()) {
+      return absl::DataLossError(absl::StrCat("pathcomp's plan is malformed: ", valid.message()));
+    }
     *response.mutable_plan() = chain;
     response.mutable_chain()->set_plan_generation(plan->generation());
     return response;
@@ -151,8 +162,8 @@ int RunExplain(const Options& options, v1::Operator::StubInterface& stub) {
       const double share = primary.total_latency_us() == 0 ? 0 : 100.0 * hop_us / primary.total_latency_us();
       const bool net_measured = latency != nullptr && latency->network_source() != v1::NETWORK_SOURCE_NONE;
       const bool svc_measured = latency != nullptr && latency->service_measured();
-      table.Add({absl::StrCat(i + 1), hop.service_id(), hop.replica_facility_id(), Path(hop.path_there_facility_ids()),
-                 Path(hop.path_back_facility_ids()), Ms(hop.network_rtt_us()),
+      table.Add({absl::StrCat(i + 1), hop.service_id(), hop.replica_facility_id(), Path(chain, hop.path_there()),
+                 Path(chain, hop.path_back()), Ms(hop.network_rtt_us()),
                  MeasuredMs(net_measured, net_measured ? latency->measured_network_rtt_us() : 0),
                  Ms(hop.service_time_us()),
                  MeasuredMs(svc_measured, svc_measured ? latency->measured_service_latency_us() : 0), Ms(hop_us),

@@ -9,6 +9,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "entity/entity_id.h"
+#include "site_plan/chain_paths.h"
 #include "site_plan/site_plan_reader.h"
 
 namespace geodesic::pathcomp {
@@ -101,11 +102,11 @@ void Total(v1::RelayPath& path) {
 }
 
 // A path through `facilities` (as a chain's plan gives it), link by link.
-v1::RelayPath PathThrough(const LinkIndex& links, const google::protobuf::RepeatedPtrField<std::string>& facilities) {
+v1::RelayPath PathThrough(const LinkIndex& links, const std::vector<std::string>& facilities) {
   v1::RelayPath path;
   path.set_weight(1);
   if (facilities.size() == 1) path.add_facility_ids(facilities[0]);
-  for (int i = 0; i + 1 < facilities.size(); ++i) {
+  for (size_t i = 0; i + 1 < facilities.size(); ++i) {
     const v1::Link* link = links.Best(facilities[i], facilities[i + 1]);
     AddHop(path, Hop(links, link ? link->id() : "", facilities[i], facilities[i + 1]));
   }
@@ -186,8 +187,8 @@ void FillChain(const v1::AgentChain& chain, const v1::ChainPlan* plan, const Lin
     v1::RelayCall& call = *out.add_calls();
     call.set_service_id(hop.service_id());
     call.set_replica_facility_id(hop.replica_facility_id());
-    *call.mutable_there() = PathThrough(links, hop.path_there_facility_ids());
-    *call.mutable_back() = PathThrough(links, hop.path_back_facility_ids());
+    *call.mutable_there() = PathThrough(links, site_plan::ChainPathIds(*plan, hop.path_there()));
+    *call.mutable_back() = PathThrough(links, site_plan::ChainPathIds(*plan, hop.path_back()));
     call.set_service_time_us(hop.service_time_us());
     measured_us += call.there().total_latency_us() + call.back().total_latency_us() + hop.service_time_us();
   }

@@ -7,26 +7,68 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "site_plan/chain_paths.h"
 
 namespace geodesic::pathcomp {
 namespace {
 
-void AddPath(const Snapshot& snapshot, std::span<const int> links,
-             google::protobuf::RepeatedPtrField<std::string>* facilities) {
-  if (links.empty()) return;
-  facilities->Reserve(static_cast<int>(links.size()) + 1);
-  facilities->Add()->assign(snapshot.facility_id(snapshot.link_src(links.front())));
-  for (int link : links) facilities->Add()->assign(snapshot.facility_id(snapshot.link_dst(link)));
-}
+// One chain's path table on the wire (site_plan/chain_paths.h), written as
+// its hops come: each path once by its facilities (paths over parallel
+// links are one on the wire), each facility id once. Start() begins a
+// chain; the scratch is reused from chain to chain.
+class WirePaths {
+ public:
+  WirePaths(const Snapshot& snapshot, const ChainPathTable& paths)
+      : snapshot_(snapshot), paths_(paths), local_facility_(static_cast<size_t>(snapshot.facility_count()), kNone) {}
 
-void SetHop(const Snapshot& snapshot, const ChainHop& hop, v1::ChainHop& out) {
-  out.set_service_id(snapshot.service_id(hop.service));
-  out.set_replica_facility_id(snapshot.facility_id(hop.replica));
-  AddPath(snapshot, hop.links_there, out.mutable_path_there_facility_ids());
-  AddPath(snapshot, hop.links_back, out.mutable_path_back_facility_ids());
-  out.set_network_rtt_us(hop.network_rtt_us);
-  out.set_service_time_us(hop.service_time_us);
-}
+  void Start(v1::ChainPlan& chain) {
+    for (const int facility : facilities_) local_facility_[static_cast<size_t>(facility)] = kNone;
+    facilities_.clear();
+    by_id_.clear();
+    by_facilities_.clear();
+    chain_ = &chain;
+    chain.add_path_ends(0);  // path 0: empty
+  }
+
+  // The wire index of ChainPathTable path `id` (0, empty, for 0).
+  uint32_t Path(int id) {
+    if (id == 0) return 0;
+    if (const auto it = by_id_.find(id); it != by_id_.end()) return it->second;
+    const std::span<const int> links = paths_.Links(id);
+    key_.clear();
+    key_.push_back(Facility(snapshot_.link_src(links.front())));
+    for (const int link : links) key_.push_back(Facility(snapshot_.link_dst(link)));
+    auto [it, added] = by_facilities_.try_emplace(key_, static_cast<uint32_t>(chain_->path_ends_size()));
+    if (added) {
+      chain_->mutable_path_facilities()->Add(key_.begin(), key_.end());
+      chain_->add_path_ends(static_cast<uint32_t>(chain_->path_facilities_size()));
+    }
+    by_id_.try_emplace(id, it->second);
+    return it->second;
+  }
+
+ private:
+  static constexpr uint32_t kNone = ~uint32_t{0};
+
+  uint32_t Facility(int facility) {
+    uint32_t& local = local_facility_[static_cast<size_t>(facility)];
+    if (local == kNone) {
+      local = static_cast<uint32_t>(chain_->path_facility_ids_size());
+      chain_->add_path_facility_ids(snapshot_.facility_id(facility));
+      facilities_.push_back(facility);
+    }
+    return local;
+  }
+
+  const Snapshot& snapshot_;
+  const ChainPathTable& paths_;
+  v1::ChainPlan* chain_ = nullptr;
+  std::vector<uint32_t> local_facility_;  // by snapshot facility: its index in the chain's ids, or kNone
+  std::vector<int> facilities_;           // those set, to reset
+  absl::flat_hash_map<int, uint32_t> by_id_;
+  absl::flat_hash_map<std::vector<uint32_t>, uint32_t> by_facilities_;
+  std::vector<uint32_t> key_;
+};
 
 // Whether `placement` is placed, why not, its latency sum and budget: an
 // assignment without its hops.
@@ -44,7 +86,7 @@ v1::ChainAssignment WithoutHops(const Snapshot& snapshot, const Chain& chain, co
 // primary's hop with the backup's replica, paths and round trip (what
 // ChainPlan::backup() expands, without expanding the rest).
 v1::ChainAssignment BackupToProto(const Snapshot& snapshot, const Chain& chain, const ChainPlan& plan, int c,
-                                  int i) {
+                                  int i, WirePaths& paths) {
   const ChainPlan::CompactBackup& backup = plan.compact_backup(c, i);
   if (!backup.placed) return WithoutHops(snapshot, chain, plan.backup(c, i).placement);
   v1::ChainAssignment assignment;
@@ -57,8 +99,8 @@ v1::ChainAssignment BackupToProto(const Snapshot& snapshot, const Chain& chain, 
     v1::ChainHop& out = *assignment.add_hops();
     out.set_service_id(snapshot.service_id(primary.service));
     out.set_replica_facility_id(snapshot.facility_id(change.replica));
-    AddPath(snapshot, plan.paths.Links(change.path_there), out.mutable_path_there_facility_ids());
-    AddPath(snapshot, plan.paths.Links(change.path_back), out.mutable_path_back_facility_ids());
+    out.set_path_there(paths.Path(change.path_there));
+    out.set_path_back(paths.Path(change.path_back));
     out.set_network_rtt_us(change.network_rtt_us);
     out.set_service_time_us(primary.service_time_us);
     out.set_call(static_cast<uint32_t>(change.call));
@@ -66,10 +108,23 @@ v1::ChainAssignment BackupToProto(const Snapshot& snapshot, const Chain& chain, 
   return assignment;
 }
 
-v1::ChainAssignment ToProto(const Snapshot& snapshot, const Chain& chain, const ChainPlacement& placement) {
+// Chain `c`'s primary on the wire.
+v1::ChainAssignment PrimaryToProto(const Snapshot& snapshot, const Chain& chain, const ChainPlan& plan, int c,
+                                   WirePaths& paths) {
+  const ChainPlacement& placement = plan.primary[c];
   v1::ChainAssignment assignment = WithoutHops(snapshot, chain, placement);
   if (!placement.placed) return assignment;
-  for (const ChainHop& hop : placement.hops) SetHop(snapshot, hop, *assignment.add_hops());
+  for (size_t k = 0; k < placement.hops.size(); ++k) {
+    const ChainHop& hop = placement.hops[k];
+    const ChainPlan::PrimaryCall& call = plan.primary_calls[plan.call_begin[c] + k];
+    v1::ChainHop& out = *assignment.add_hops();
+    out.set_service_id(snapshot.service_id(hop.service));
+    out.set_replica_facility_id(snapshot.facility_id(hop.replica));
+    out.set_path_there(paths.Path(call.path_there));
+    out.set_path_back(paths.Path(call.path_back));
+    out.set_network_rtt_us(hop.network_rtt_us);
+    out.set_service_time_us(hop.service_time_us);
+  }
   return assignment;
 }
 
@@ -128,12 +183,14 @@ void AddChainPlan(const Snapshot& snapshot, const ChainPlan& chains, v1::Plan& p
   // CompactKey (index in its backups), and the keys' scratch.
   absl::flat_hash_map<std::string, int> entry_of, entry_of_compact;
   std::string key, wire;
+  WirePaths paths(snapshot, chains.paths);
   plan.mutable_chains()->Reserve(static_cast<int>(order.size()));
   for (int c : order) {
     v1::ChainPlan& out = *plan.add_chains();
     out.set_workload_id(snapshot.workload_id(specs[c].workload));
     out.set_latency_budget_us(specs[c].budget_us);
-    *out.mutable_primary() = ToProto(snapshot, specs[c], chains.primary[c]);
+    paths.Start(out);
+    *out.mutable_primary() = PrimaryToProto(snapshot, specs[c], chains, c, paths);
     // Many failures leave the same best answer: one entry each. Compact
     // backups that are equal are the same answer (made and compared on
     // the wire once); different ones can still look alike there (parallel
@@ -148,7 +205,7 @@ void AddChainPlan(const Snapshot& snapshot, const ChainPlan& chains, v1::Plan& p
       if (known != entry_of_compact.end()) {
         entry = known->second;
       } else {
-        v1::ChainAssignment assignment = BackupToProto(snapshot, specs[c], chains, c, i);
+        v1::ChainAssignment assignment = BackupToProto(snapshot, specs[c], chains, c, i, paths);
         assignment.SerializeToString(&wire);
         auto [it, inserted] = entry_of.try_emplace(wire, out.backups_size());
         if (inserted) *out.add_backups()->mutable_assignment() = std::move(assignment);
@@ -166,13 +223,13 @@ void AddChainPlan(const Snapshot& snapshot, const ChainPlan& chains, v1::Plan& p
   }
 }
 
-std::string ChainShape(const v1::ChainAssignment& assignment) {
+std::string ChainShape(const v1::ChainPlan& chain, const v1::ChainAssignment& assignment) {
   if (!assignment.placed()) return "unplaced";
   std::string shape;
   for (const auto& hop : assignment.hops()) {
     absl::StrAppend(&shape, hop.service_id(), "@", hop.replica_facility_id(), " there ",
-                    absl::StrJoin(hop.path_there_facility_ids(), ">"), " back ",
-                    absl::StrJoin(hop.path_back_facility_ids(), ">"), "; ");
+                    absl::StrJoin(site_plan::ChainPathIds(chain, hop.path_there()), ">"), " back ",
+                    absl::StrJoin(site_plan::ChainPathIds(chain, hop.path_back()), ">"), "; ");
   }
   return shape;
 }
@@ -180,12 +237,12 @@ std::string ChainShape(const v1::ChainAssignment& assignment) {
 std::vector<std::string> MovedChains(const v1::Plan& before, const v1::Plan& after) {
   std::map<std::string, std::string> old_primary;
   for (const auto& chain : before.chains()) {
-    old_primary[chain.workload_id()] = ChainShape(chain.primary());
+    old_primary[chain.workload_id()] = ChainShape(chain, chain.primary());
   }
   std::vector<std::string> moved;
   for (const auto& chain : after.chains()) {
     auto it = old_primary.find(chain.workload_id());
-    if (it == old_primary.end() || it->second != ChainShape(chain.primary())) {
+    if (it == old_primary.end() || it->second != ChainShape(chain, chain.primary())) {
       moved.push_back(chain.workload_id());
     }
     if (it != old_primary.end()) old_primary.erase(it);

@@ -11,13 +11,15 @@
 namespace geodesic::pathcomp {
 
 // Appends to `plan` every chain (primary and backups; failures with the same
-// backup share one entry) in workload id order, and the single-facility
+// backup share one entry; the paths its hops take in its own path table,
+// site_plan/chain_paths.h) in workload id order, and the single-facility
 // dependencies of chains and elephant flows.
 void AddChainPlan(const Snapshot& snapshot, const ChainPlan& chains, v1::Plan& plan);
 
 // Where a chain runs and the paths it takes, without the measured latencies:
-// equal shapes are the same assignment.
-std::string ChainShape(const v1::ChainAssignment& assignment);
+// equal shapes are the same assignment. `assignment` is one of `chain`'s,
+// which passed site_plan::ValidateChainPaths.
+std::string ChainShape(const v1::ChainPlan& chain, const v1::ChainAssignment& assignment);
 
 // The chains whose primary assignment differs in shape between two plans,
 // including chains only one of them has; ascending.

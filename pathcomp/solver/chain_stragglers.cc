@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "site_plan/chain_paths.h"
+
 namespace geodesic::pathcomp {
 namespace {
 
@@ -65,9 +67,9 @@ const MeasuredLink* ChainLatencyExplainer::BestLink(const std::string& from, con
   return it == best_.end() ? nullptr : &it->second;
 }
 
-bool ChainLatencyExplainer::MeasurePath(const google::protobuf::RepeatedPtrField<std::string>& path,
-                                        uint64_t& one_way_us, v1::HopLatency& hop) const {
-  for (int i = 1; i < path.size(); ++i) {
+bool ChainLatencyExplainer::MeasurePath(const std::vector<std::string>& path, uint64_t& one_way_us,
+                                        v1::HopLatency& hop) const {
+  for (size_t i = 1; i < path.size(); ++i) {
     const MeasuredLink* link = BestLink(path[i - 1], path[i]);
     if (link == nullptr) return false;
     one_way_us += link->rtt_us / 2;
@@ -91,6 +93,8 @@ v1::ChainExplanation ChainLatencyExplainer::Explain(const v1::ChainPlan& chain, 
   bool fully_measured = true;
   for (int index = 0; index < primary.hops_size(); ++index) {
     const v1::ChainHop& planned = primary.hops(index);
+    const std::vector<std::string> there = site_plan::ChainPathIds(chain, planned.path_there());
+    const std::vector<std::string> back = site_plan::ChainPathIds(chain, planned.path_back());
     v1::HopLatency& hop = *out.add_hops();
     hop.set_hop(static_cast<uint32_t>(index));
     hop.set_service_id(planned.service_id());
@@ -123,17 +127,15 @@ v1::ChainExplanation ChainLatencyExplainer::Explain(const v1::ChainPlan& chain, 
       // The links the caller's measurement crossed, as the planner would take
       // them: end-to-end evidence about them (pathcomp/health/link_judge.h).
       uint64_t unused_us = 0;
-      if (!MeasurePath(planned.path_there_facility_ids(), unused_us, hop) ||
-          !MeasurePath(planned.path_back_facility_ids(), unused_us, hop)) {
+      if (!MeasurePath(there, unused_us, hop) || !MeasurePath(back, unused_us, hop)) {
         hop.clear_network_link_ids();
       }
-    } else if (planned.path_there_facility_ids().empty() && planned.path_back_facility_ids().empty()) {
+    } else if (there.empty() && back.empty()) {
       hop.set_network_source(v1::NETWORK_SOURCE_LOCAL);
       hop.set_measured_network_rtt_us(0);
     } else {
       uint64_t rtt_us = 0;
-      if (MeasurePath(planned.path_there_facility_ids(), rtt_us, hop) &&
-          MeasurePath(planned.path_back_facility_ids(), rtt_us, hop)) {
+      if (MeasurePath(there, rtt_us, hop) && MeasurePath(back, rtt_us, hop)) {
         hop.set_network_source(v1::NETWORK_SOURCE_LINK_PROBES);
         hop.set_measured_network_rtt_us(rtt_us);
       } else {

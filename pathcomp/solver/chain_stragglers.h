@@ -78,8 +78,7 @@ class ChainLatencyExplainer {
   // none is usable and measured.
   const MeasuredLink* BestLink(const std::string& from, const std::string& to) const;
   // Sums the one-way latencies along `path`; false when a pair is unmeasured.
-  bool MeasurePath(const google::protobuf::RepeatedPtrField<std::string>& path, uint64_t& one_way_us,
-                   v1::HopLatency& hop) const;
+  bool MeasurePath(const std::vector<std::string>& path, uint64_t& one_way_us, v1::HopLatency& hop) const;
 
   StragglerRules rules_;
   std::map<std::pair<std::string, std::string>, MeasuredLink> best_;  // by (src, dst) facility

@@ -20,6 +20,7 @@
 #include "sim/drill/simulator.h"
 #include "sim/lab_client.h"
 #include "sim/local_lab.h"
+#include "site_plan/chain_paths.h"
 #include "site_plan/site_plan_reader.h"
 #include "topology/topology_writer.h"
 
@@ -90,9 +91,10 @@ std::map<std::string, std::string> ChainsCrossing(const v1::Plan& plan, const to
   for (const auto& chain : plan.chains()) {
     if (!chain.primary().placed()) continue;
     for (const auto& hop : chain.primary().hops()) {
-      for (const auto* path : {&hop.path_there_facility_ids(), &hop.path_back_facility_ids()}) {
-        for (int i = 0; i + 1 < path->size() && !crossing.count(chain.workload_id()); ++i) {
-          if (failed_hops.count({(*path)[i], (*path)[i + 1]})) crossing[chain.workload_id()] = (*path)[i];
+      for (const uint32_t index : {hop.path_there(), hop.path_back()}) {
+        const std::vector<std::string> path = site_plan::ChainPathIds(chain, index);
+        for (size_t i = 0; i + 1 < path.size() && !crossing.count(chain.workload_id()); ++i) {
+          if (failed_hops.count({path[i], path[i + 1]})) crossing[chain.workload_id()] = path[i];
         }
       }
     }

@@ -26,6 +26,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "sim/http_get.h"
+#include "site_plan/chain_paths.h"
 #include "site_plan/site_plan_reader.h"
 #include "tests/support/lab_testing.h"
 
@@ -223,6 +224,15 @@ TEST_F(ConsoleBrowserTest, MapFollowsTheBackboneThroughALinkCut) {
   EXPECT_THAT(before->dom, ::testing::ContainsRegex("id=\"plan-mlu\">[0-9]+ %<"));
   EXPECT_THAT(before->dom, HasSubstr("data-chain=\"rag-nyc\""));
   EXPECT_THAT(before->dom, HasSubstr("class=\"hop slowest\""));
+  // Each hop's paths, resolved from the chain's path table.
+  for (const v1::ChainPlan& chain : converged->plan().chains()) {
+    if (chain.workload_id() != "rag-nyc") continue;
+    for (const v1::ChainHop& hop : chain.primary().hops()) {
+      const std::vector<std::string> there = site_plan::ChainPathIds(chain, hop.path_there());
+      const std::string shown = there.empty() ? "local" : absl::StrJoin(there, "(>|&gt;)");
+      EXPECT_THAT(before->dom, ::testing::ContainsRegex("title=\"there " + shown + ", back "));
+    }
+  }
   EXPECT_THAT(before->dom, ::testing::ContainsRegex("<ul id=\"audit\"><li"));
 
   // Cut the first link of the route; wait until pathcomp's plan avoids it.

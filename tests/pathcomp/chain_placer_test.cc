@@ -16,6 +16,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "pathcomp/solver/chain_plan_proto.h"
 #include "pathcomp/solver/plan_builder.h"
+#include "site_plan/chain_paths.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -578,6 +579,12 @@ TEST(ChainPlanProtoTest, WireBackupsListChangedCallsAndExpandToThePlacersBackups
         if (candidate.workload_id() == id) chain = &candidate;
       }
       ASSERT_NE(chain, nullptr) << id;
+      ASSERT_TRUE(site_plan::ValidateChainPaths(*chain).ok()) << site_plan::ValidateChainPaths(*chain);
+      std::set<std::vector<std::string>> paths;  // each once in the chain's table
+      for (int p = 1; p < site_plan::ChainPathCount(*chain); ++p) {
+        EXPECT_TRUE(paths.insert(site_plan::ChainPathIds(*chain, static_cast<uint32_t>(p))).second)
+            << id << ": path " << p << " repeated";
+      }
       std::map<std::string, int> backup_of;  // "kind:id" -> backup index
       for (int i = 0; i < plan.backup_count(c); ++i) {
         const ChainFailure failure = plan.compact_backup(c, i).failure;
@@ -615,8 +622,10 @@ TEST(ChainPlanProtoTest, WireBackupsListChangedCallsAndExpandToThePlacersBackups
           }
           for (size_t k = 0; k < want.hops.size(); ++k) {
             EXPECT_EQ(whole[k]->replica_facility_id(), snapshot.facility_id(want.hops[k].replica));
-            EXPECT_THAT(whole[k]->path_there_facility_ids(), ::testing::ElementsAreArray(facility_path(want.hops[k].links_there)));
-            EXPECT_THAT(whole[k]->path_back_facility_ids(), ::testing::ElementsAreArray(facility_path(want.hops[k].links_back)));
+            EXPECT_THAT(site_plan::ChainPathIds(*chain, whole[k]->path_there()),
+                        ::testing::ElementsAreArray(facility_path(want.hops[k].links_there)));
+            EXPECT_THAT(site_plan::ChainPathIds(*chain, whole[k]->path_back()),
+                        ::testing::ElementsAreArray(facility_path(want.hops[k].links_back)));
             EXPECT_EQ(whole[k]->network_rtt_us(), want.hops[k].network_rtt_us);
           }
           listed_hops += got.hops_size();

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "site_plan/chain_paths.h"
+
 namespace geodesic::pathcomp {
 namespace {
 
@@ -22,8 +24,8 @@ v1::ChainPlan ThreeHopPlan() {
     v1::ChainHop& h = *primary.add_hops();
     h.set_service_id(service);
     h.set_replica_facility_id(replica);
-    for (auto& f : there) h.add_path_there_facility_ids(f);
-    for (auto& f : back) h.add_path_back_facility_ids(f);
+    h.set_path_there(site_plan::AddChainPath(plan, there));
+    h.set_path_back(site_plan::AddChainPath(plan, back));
     h.set_network_rtt_us(rtt_us);
     h.set_service_time_us(service_us);
   };

@@ -13,6 +13,7 @@
 
 #include "geodesic/v1/model.pb.h"
 #include "geodesic/v1/plan.pb.h"
+#include "site_plan/chain_paths.h"
 #include "site_plan/site_plan_writer.h"
 
 namespace geodesic::pathcomp::relay_testing {
@@ -105,10 +106,8 @@ inline v1::Plan MakePlan(bool ab_down = false) {
   v1::ChainHop& hop = *chain.mutable_primary()->add_hops();
   hop.set_service_id("svc");
   hop.set_replica_facility_id("b");
-  hop.add_path_there_facility_ids("a");
-  hop.add_path_there_facility_ids("b");
-  hop.add_path_back_facility_ids("b");
-  hop.add_path_back_facility_ids("a");
+  hop.set_path_there(site_plan::AddChainPath(chain, {"a", "b"}));
+  hop.set_path_back(site_plan::AddChainPath(chain, {"b", "a"}));
   hop.set_network_rtt_us(2000);
   hop.set_service_time_us(3000);
   v1::FacilityDependency& dependency = *plan.add_single_facility_dependencies();

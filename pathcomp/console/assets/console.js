@@ -267,6 +267,15 @@
     byId('plan-reason').textContent = plan ? 'Plan ' + plan.generation + ': ' + plan.reason + '.' + unreachable : '';
   }
 
+  // Path `index` of a chain's path table (plan.proto's ChainPlan.path_ends):
+  // its facility ids; none for path 0 or an index the table does not have.
+  function chainPath(chain, index) {
+    const ends = chain.path_ends;
+    if (!index || index >= ends.length) return [];
+    return chain.path_facilities.slice(ends[index - 1], ends[index])
+        .map((facility) => chain.path_facility_ids[facility] ?? '?');
+  }
+
   function drawChains(answer) {
     const body = byId('chains').querySelector('tbody');
     body.replaceChildren();
@@ -286,8 +295,8 @@
         const span = element('span', {
           'class': 'hop' + (slowest ? ' slowest' : ''),
           'data-hop': String(index + 1),
-          'title': 'there ' + (hop.path_there_facility_ids.join('>') || 'local') + ', back ' +
-              (hop.path_back_facility_ids.join('>') || 'local') + (slowest ? ' — the slowest hop' : ''),
+          'title': 'there ' + (chainPath(chain, hop.path_there).join('>') || 'local') + ', back ' +
+              (chainPath(chain, hop.path_back).join('>') || 'local') + (slowest ? ' — the slowest hop' : ''),
         }, (index + 1) + '. ' + hop.service_id + '@' + hop.replica_facility_id + ' ' +
             ms(hop.network_rtt_us) + ' + ' + ms(hop.service_time_us));
         hops.appendChild(span);
