@@ -47,6 +47,10 @@ function(geodesic_test)
   add_executable(${ARG_NAME} ${ARG_SRCS})
   target_include_directories(${ARG_NAME} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
+  # Line tables, no variables: a test's backtrace still names functions and
+  # lines, and its code compiles a quarter faster than at -g (tectl_test.cc:
+  # 15.5 s -> 11.6 s), most of CI's time being compiling (.ci/run).
+  target_compile_options(${ARG_NAME} PRIVATE -g1)
   add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
