@@ -70,6 +70,18 @@ class WirePaths {
   std::vector<uint32_t> key_;
 };
 
+// A call of `primary`'s service on the wire, at `replica` over the paths
+// (wire indices) with that round trip.
+void SetHop(const Snapshot& snapshot, const ChainHop& primary, int replica, uint32_t path_there, uint32_t path_back,
+            uint64_t network_rtt_us, v1::ChainHop& out) {
+  out.set_service_id(snapshot.service_id(primary.service));
+  out.set_replica_facility_id(snapshot.facility_id(replica));
+  out.set_path_there(path_there);
+  out.set_path_back(path_back);
+  out.set_network_rtt_us(network_rtt_us);
+  out.set_service_time_us(primary.service_time_us);
+}
+
 // Whether `placement` is placed, why not, its latency sum and budget: an
 // assignment without its hops.
 v1::ChainAssignment WithoutHops(const Snapshot& snapshot, const Chain& chain, const ChainPlacement& placement) {
@@ -95,14 +107,10 @@ v1::ChainAssignment BackupToProto(const Snapshot& snapshot, const Chain& chain, 
   assignment.set_within_budget(backup.within_budget);
   for (uint32_t k = backup.first; k < backup.first + backup.count; ++k) {
     const ChainPlan::ChangedHop& change = plan.changed[k];
-    const ChainHop& primary = plan.primary[c].hops[change.call];
+    const uint32_t there = paths.Path(change.path_there);  // there first: the table's order
+    const uint32_t back = paths.Path(change.path_back);
     v1::ChainHop& out = *assignment.add_hops();
-    out.set_service_id(snapshot.service_id(primary.service));
-    out.set_replica_facility_id(snapshot.facility_id(change.replica));
-    out.set_path_there(paths.Path(change.path_there));
-    out.set_path_back(paths.Path(change.path_back));
-    out.set_network_rtt_us(change.network_rtt_us);
-    out.set_service_time_us(primary.service_time_us);
+    SetHop(snapshot, plan.primary[c].hops[change.call], change.replica, there, back, change.network_rtt_us, out);
     out.set_call(static_cast<uint32_t>(change.call));
   }
   return assignment;
@@ -117,13 +125,9 @@ v1::ChainAssignment PrimaryToProto(const Snapshot& snapshot, const Chain& chain,
   for (size_t k = 0; k < placement.hops.size(); ++k) {
     const ChainHop& hop = placement.hops[k];
     const ChainPlan::PrimaryCall& call = plan.primary_calls[plan.call_begin[c] + k];
-    v1::ChainHop& out = *assignment.add_hops();
-    out.set_service_id(snapshot.service_id(hop.service));
-    out.set_replica_facility_id(snapshot.facility_id(hop.replica));
-    out.set_path_there(paths.Path(call.path_there));
-    out.set_path_back(paths.Path(call.path_back));
-    out.set_network_rtt_us(hop.network_rtt_us);
-    out.set_service_time_us(hop.service_time_us);
+    const uint32_t there = paths.Path(call.path_there);  // there first: the table's order
+    const uint32_t back = paths.Path(call.path_back);
+    SetHop(snapshot, hop, hop.replica, there, back, hop.network_rtt_us, *assignment.add_hops());
   }
   return assignment;
 }
