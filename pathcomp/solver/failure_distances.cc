@@ -183,6 +183,24 @@ std::vector<int> FailureDistances::LinksTo(int from, int to) {
   return links;
 }
 
+int FailureDistances::AppendPath(int from, int to, std::vector<int>& facilities) {
+  if (to == exclusion_.facility) return -1;
+  const Tree& tree = TreeFrom(from);
+  const size_t begin = facilities.size();
+  int first = -1;
+  for (int at = to;;) {  // a facility the failure leaves alone keeps its base parent (Tree::Parent)
+    const auto [link, before] = tree.Parent(epoch_, at);
+    if (before < 0) break;
+    facilities.push_back(at);
+    first = link;
+    at = before;
+  }
+  if (facilities.size() == begin) return -1;
+  facilities.push_back(from);
+  std::reverse(facilities.begin() + static_cast<std::ptrdiff_t>(begin), facilities.end());
+  return first;
+}
+
 FailureDistances::Tree& FailureDistances::TreeFrom(int source) {
   std::unique_ptr<Tree>& slot = trees_[source];
   if (!slot) {

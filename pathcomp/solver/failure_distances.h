@@ -43,6 +43,10 @@ class FailureDistances {
   // Link indices of that path (ShortestPaths::LinksTo); empty when from == to
   // or unreachable.
   std::vector<int> LinksTo(int from, int to);
+  // That path's facilities, `from` first, appended to `facilities`, and its
+  // first link; nothing and -1 when LinksTo is empty. Allocates nothing
+  // (for solvers that keep many paths in one array).
+  int AppendPath(int from, int to, std::vector<int>& facilities);
 
   // Distance(from, to) for every `to` but a failed facility (whose entry is
   // unspecified), as one row: valid until the next SetFailure or Row call

@@ -399,11 +399,8 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
           DetourAnswer& answer = answers[question.answer];
           answer.latency_us = detours.Distance(source, question.dst);
           if (answer.latency_us == kInfinity) continue;
-          const std::vector<int> links = detours.LinksTo(source, question.dst);
-          answer.first_link = links.front();
           answer.path_begin = static_cast<uint32_t>(detour_paths.size());
-          detour_paths.push_back(source);
-          for (const int link : links) detour_paths.push_back(snapshot.link_dst(link));
+          answer.first_link = detours.AppendPath(source, question.dst, detour_paths);
           answer.path_end = static_cast<uint32_t>(detour_paths.size());
         }
       }
@@ -462,9 +459,10 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
               backup_triples.insert(backup_triples.end(), {failure, tables.Group({}, {}), tables.Path({}, 0)});
               continue;
             }
-            backup_path.assign(detour_paths.begin() + answer.path_begin, detour_paths.begin() + answer.path_end);
+            const std::span<const int> detour(detour_paths.data() + answer.path_begin,
+                                              answer.path_end - answer.path_begin);
             backup_triples.insert(backup_triples.end(), {failure, tables.SingleLinkGroup(answer.first_link),
-                                                         tables.Path(backup_path, answer.latency_us)});
+                                                         tables.Path(detour, answer.latency_us)});
           }
 
           // One route per prefix, all sharing the tables.

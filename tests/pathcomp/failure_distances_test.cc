@@ -1,0 +1,88 @@
+// FailureDistances answers as ShortestPaths::Run under the same failure
+// (distances, paths, tie-breaks): every (source, destination) pair of
+// generated backbones with parallel links, links down and shared-risk
+// groups, under every facility, link and SRLG failure in turn.
+#include "pathcomp/solver/failure_distances.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "topology/synthetic_wan.h"
+
+namespace geodesic::pathcomp {
+namespace {
+
+Snapshot Backbone(uint64_t seed) {
+  auto topology = topology::GenerateSyntheticWan({.seed = seed, .facilities = 24, .parallel_fraction = 0.3});
+  EXPECT_TRUE(topology.ok()) << topology.status();
+  ModelView view;
+  view.facilities = topology->facilities;
+  view.nodes = topology->nodes;
+  view.links = topology->links;
+  std::mt19937 random(static_cast<uint32_t>(seed));
+  for (auto& link : view.links) {
+    link.mutable_health()->set_state(random() % 12 == 0 ? v1::OPER_STATE_DOWN : v1::OPER_STATE_UP);
+    if (random() % 5 == 0) link.add_srlgs(absl::StrCat("conduit-", random() % 4));
+  }
+  return Snapshot::Build(view);
+}
+
+// Every failure a plan protects against: each facility, link and SRLG.
+std::vector<Exclusion> Failures(const Snapshot& snapshot) {
+  std::vector<Exclusion> failures;
+  for (int f = 0; f < snapshot.facility_count(); ++f) failures.push_back(Exclusion{.facility = f});
+  for (int l = 0; l < snapshot.link_count(); ++l) failures.push_back(Exclusion{.link = l});
+  int srlgs = 0;
+  for (int l = 0; l < snapshot.link_count(); ++l) {
+    for (const int srlg : snapshot.link_srlgs(l)) srlgs = std::max(srlgs, srlg + 1);
+  }
+  for (int g = 0; g < srlgs; ++g) failures.push_back(Exclusion{.srlg = g});
+  return failures;
+}
+
+TEST(FailureDistancesTest, AnswersAsAFreshShortestPathRunUnderEveryFailure) {
+  int compared = 0, rerouted = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    const Snapshot snapshot = Backbone(seed);
+    const int n = snapshot.facility_count();
+    FailureDistances distances(snapshot, nullptr);
+    for (const Exclusion& failure : Failures(snapshot)) {
+      distances.SetFailure(failure);
+      for (int from = 0; from < n; ++from) {
+        const ShortestPaths fresh = ShortestPaths::Run(snapshot, from, failure);
+        const ShortestPaths unfailed = ShortestPaths::Run(snapshot, from, Exclusion{});
+        for (int to = 0; to < n; ++to) {
+          if (to == failure.facility) continue;  // unspecified there
+          const std::string pair = absl::StrCat("seed ", seed, " ", from, "->", to, " under (link ", failure.link,
+                                                ", srlg ", failure.srlg, ", facility ", failure.facility, ")");
+          const bool source_down = from == failure.facility;
+          const uint64_t want = source_down ? kUnreachable : fresh.distance_us[to];
+          ASSERT_EQ(distances.Distance(from, to), want) << pair;
+          const std::vector<int> links = source_down || from == to ? std::vector<int>{} : fresh.LinksTo(to);
+          ASSERT_EQ(distances.LinksTo(from, to), want == kUnreachable ? std::vector<int>{} : links) << pair;
+          // AppendPath: the same path as facilities, after what is there.
+          std::vector<int> facilities = {-7};
+          const int first = distances.AppendPath(from, to, facilities);
+          std::vector<int> expected = {-7};
+          if (want != kUnreachable && !links.empty()) {
+            expected.push_back(from);
+            for (const int link : links) expected.push_back(snapshot.link_dst(link));
+          }
+          ASSERT_EQ(facilities, expected) << pair;
+          ASSERT_EQ(first, expected.size() > 1 ? links.front() : -1) << pair;
+          ++compared;
+          rerouted += want != unfailed.distance_us[to];
+        }
+      }
+    }
+  }
+  // The instances exercise what they should: many pairs, some moved by failures.
+  EXPECT_GT(compared, 50'000);
+  EXPECT_GT(rerouted, 1'000);
+}
+
+}  // namespace
+}  // namespace geodesic::pathcomp
