@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <exception>
 #include <map>
 #include <optional>
@@ -72,7 +73,9 @@ void HeaviestPath(const Snapshot& snapshot, const Wcmp& wcmp, int source, int ds
 void KeepAtSize(google::protobuf::RepeatedField<uint32_t>& field, google::protobuf::RepeatedField<uint32_t>& memory) {
   google::protobuf::RepeatedField<uint32_t> exact;
   exact.Reserve(field.size());  // an empty field reserves what it is asked
-  exact.Add(field.begin(), field.end());
+  if (!field.empty()) {
+    std::memcpy(exact.AddNAlreadyReserved(field.size()), field.data(), sizeof(uint32_t) * field.size());
+  }
   field.Swap(&exact);
   memory.Swap(&exact);
   memory.Clear();
