@@ -254,8 +254,12 @@ TEST_F(TrafficLoopbackTest, IPv6StreamArrivesWhole) {
 // (SO_RXQ_OVFL). A stopped sender would not do: it resumes its sequence, so
 // nothing is missing. The 300 ms hold is the one deliberate pause of these
 // tests, and it is the thing measured; the start of the drops is awaited.
+// The receiver runs in real time (as the netns lab's do): resumed on a busy
+// machine at normal priority it could wait for a core while its full buffer
+// went on dropping, a second gap that is the host's, not the stall's (seen:
+// 101 of 866 lost after the stall's 765, with make test's other tests beside).
 TEST_F(TrafficLoopbackTest, AStalledReceiverLosesOneGapAsLongAsTheStall) {
-  StartReceiver(AF_INET, "127.0.0.1", {"--rcvbuf-bytes", "65536"});
+  StartReceiver(AF_INET, "127.0.0.1", {"--rcvbuf-bytes", "65536", "--realtime-priority", "5"});
   receiver_->Signal(SIGSTOP);
   const Clock::time_point sender_start = Clock::now();
   auto sender = sim::ChildProcess::Spawn(SendArgs(3), dir_.Join("sender.log"));
