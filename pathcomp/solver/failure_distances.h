@@ -44,8 +44,9 @@ class FailureDistances {
   // or unreachable.
   std::vector<int> LinksTo(int from, int to);
   // That path's facilities, `from` first, appended to `facilities`, and its
-  // first link; nothing and -1 when LinksTo is empty. Allocates nothing
-  // (for solvers that keep many paths in one array).
+  // first link; nothing and -1 when LinksTo is empty. Nothing allocated but
+  // what `facilities` grows by (for solvers that keep many paths in one
+  // array).
   int AppendPath(int from, int to, std::vector<int>& facilities);
 
   // Distance(from, to) for every `to` but a failed facility (whose entry is

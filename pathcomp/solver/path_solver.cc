@@ -411,8 +411,8 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
       // Then the routes, in the same order, into the site's tables.
       // The site's path facilities (most of a large plan's bytes) are
       // written into memory reused from site to site, then kept at their
-      // size: grown anew by doubling, they faulted in twice their size and
-      // kept a quarter of it unused (a sixth of wan754's routes).
+      // size: grown anew by doubling in fresh memory, each site's were
+      // copied at every doubling and kept up to half their capacity unused.
       site.mutable_path_facilities()->Swap(&path_facilities_memory);
       {  // the writer lives while the site is written
         SiteTables tables(snapshot, &site);

@@ -82,7 +82,8 @@ class ReturnedShares {
         stamp_(static_cast<size_t>(n_), 0) {}
 
   // Starts (dst, repairing) under `columns`, one failure each (Exclusion{}:
-  // none but the links that are down), which must outlive the walks.
+  // none but the links that are down; no facility failed by two columns),
+  // which must outlive the walks.
   void Begin(int dst, int repairing, std::span<const Exclusion> columns) {
     for (const int facility : failed_facilities_) column_of_facility_[static_cast<size_t>(facility)] = -1;
     failed_facilities_.clear();
