@@ -94,33 +94,36 @@ namespace {
 
 // The chain planned vs measured (ExplainChain); from a pathcomp without that
 // call (UNIMPLEMENTED), the plan's part alone (GetPlan).
-absl::StatusOr<v1::ExplainChainResponse> ExplainChain(v1::Operator::StubInterface& stub, const std::string& id) {
+absl::StatusOr<v1::ExplainChainResponse> FetchChain(v1::Operator::StubInterface& stub, const std::string& id) {
   grpc::ClientContext context;
   SetTimeout(context, std::chrono::seconds(60));
   v1::ExplainChainRequest request;
   request.set_workload_id(id);
   v1::ExplainChainResponse response;
   const grpc::Status status = stub.ExplainChain(&context, request, &response);
-  if (status.ok()) {
-    if (auto valid = site_plan::ValidateChainPaths(response.plan()); !valid.ok()) {
-      return absl::DataLossError(absl::StrCat("pathcomp's answer is malformed: ", valid.message()));
-    }
-    return response;
-  }
+  if (status.ok()) return response;
   if (status.error_code() != grpc::StatusCode::UNIMPLEMENTED) return FromGrpc(status);
   auto plan = CurrentPlan(stub);
   if (!plan.ok()) return plan.status();
   for (const auto& chain : plan->chains()) {
     if (chain.workload_id() != id) continue;
-    if (auto valid = site_plan::ValidateChainPaths(chain); !valid.ok()) {
-      return absl::DataLossError(absl::StrCat("pathcomp's plan is malformed: ", valid.message()));
-    }
     *response.mutable_plan() = chain;
     response.mutable_chain()->set_plan_generation(plan->generation());
     return response;
   }
   return absl::NotFoundError(absl::StrCat("no agent chain ", id, " in plan generation ", plan->generation(),
                                           " (tectl get workloads lists them)"));
+}
+
+// FetchChain's answer, its chain's path table checked (the hops' paths are
+// read through it).
+absl::StatusOr<v1::ExplainChainResponse> ExplainChain(v1::Operator::StubInterface& stub, const std::string& id) {
+  auto response = FetchChain(stub, id);
+  if (!response.ok()) return response;
+  if (auto valid = site_plan::ValidateChainPaths(response->plan()); !valid.ok()) {
+    return absl::DataLossError(absl::StrCat("pathcomp's answer is malformed: ", valid.message()));
+  }
+  return response;
 }
 
 // A measured value in ms, or "-" when not measured.

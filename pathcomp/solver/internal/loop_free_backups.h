@@ -99,17 +99,14 @@ class ReturnedShares {
       }
       links_or_srlgs_ = links_or_srlgs_ || columns[k].link >= 0 || columns[k].srlg >= 0;
     }
-    const size_t cells = static_cast<size_t>(n_) * k_;
-    if (share_.size() < cells) {
-      share_.resize(cells);
-      returned_.resize(cells + k_);  // one accumulator per depth, 0 .. n_
+    // Room for the widest Begin so far: a row per facility, an accumulator
+    // per depth 0 .. n_.
+    if (zeros_.size() < k_) {
+      share_.resize(static_cast<size_t>(n_) * k_);
+      returned_.resize(static_cast<size_t>(n_ + 1) * k_);
       cut_.resize(k_);
       zeros_.resize(k_, 0.0);
       ones_.resize(k_, 1.0);
-    } else if (zeros_.size() < k_) {
-      zeros_.resize(k_, 0.0);
-      ones_.resize(k_, 1.0);
-      cut_.resize(k_);
     }
     ++current_;
   }
