@@ -391,8 +391,12 @@ TEST_F(NetnsCleanupTest, SpawnRunsInTheNamespaceAndAProcessLeftThereDiesWithTheB
   testing::TempDir dir("netns_spawn");
   absl::StatusOr<ChildProcessPtr> spawned = backbone->Spawn("aaa", {"/usr/bin/sleep", "600"}, dir.Join("sleep.log"));
   ASSERT_TRUE(spawned.ok()) << spawned.status();
-  // `ip netns exec` execs the program: the child's pid is sleep's, in aaa.
-  EXPECT_EQ(ExecOk(*backbone, "aaa", {"ip", "netns", "identify", absl::StrCat((*spawned)->pid())}), aaa + "\n");
+  // `ip netns exec` enters aaa and execs the program: the child's pid becomes sleep's, in aaa. Spawn returns
+  // once forked, so the child may not have entered aaa yet.
+  const std::string identify_pid = absl::StrCat((*spawned)->pid());
+  EXPECT_TRUE(WaitUntil(absl::StrCat("the spawned child to be in ", aaa), 5000ms, [&] {
+                return ExecOk(*backbone, "aaa", {"ip", "netns", "identify", identify_pid}) == aaa + "\n";
+              }).ok());
   spawned->reset();
   // One that no handle stops (a daemon that forked away from its starter).
   const std::string orphan = ExecOk(*backbone, "aaa", {"/bin/sh", "-c", "sleep 600 >/dev/null 2>&1 & echo $!"});
