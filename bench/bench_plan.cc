@@ -289,9 +289,10 @@ Measured Plan(const Instance& instance, int threads) {
   uint64_t path_bytes = 0, entry_bytes = 0;  // the sites' path tables; their route entries
   for (const auto& site : built.plan.sites()) {
     measured.routes += static_cast<uint64_t>(site.routes_size());
-    v1::SitePlan paths_only;  // the path table's three fields
-    *paths_only.mutable_path_facilities() = site.path_facilities();
-    *paths_only.mutable_path_ends() = site.path_ends();
+    v1::SitePlan paths_only;  // the path table's four fields
+    *paths_only.mutable_path_node_parents() = site.path_node_parents();
+    *paths_only.mutable_path_node_facilities() = site.path_node_facilities();
+    *paths_only.mutable_path_nodes() = site.path_nodes();
     *paths_only.mutable_path_latencies_us() = site.path_latencies_us();
     path_bytes += paths_only.ByteSizeLong();
     for (const auto& route : site.routes()) entry_bytes += route.ByteSizeLong() + 2;

@@ -1,5 +1,7 @@
 #include "site_plan/site_plan_reader.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace geodesic::site_plan {
@@ -29,28 +31,27 @@ absl::Status ValidateIndices(const v1::SitePlan& plan) {
   for (int p = 0; p < plan.ports_size(); ++p) {
     if (plan.ports(p).link_id().empty()) return absl::InvalidArgumentError(absl::StrCat("port ", p, ": no link id"));
   }
-  if (plan.path_latencies_us_size() != plan.path_ends_size()) {
-    return absl::InvalidArgumentError(absl::StrCat("path table: ", plan.path_ends_size(), " path ends but ",
+  if (plan.path_node_parents_size() != plan.path_node_facilities_size()) {
+    return absl::InvalidArgumentError(absl::StrCat("path tree: ", plan.path_node_parents_size(), " parents but ",
+                                                   plan.path_node_facilities_size(), " facilities"));
+  }
+  for (int k = 1; k <= plan.path_node_parents_size(); ++k) {
+    if (plan.path_node_parents(k - 1) >= static_cast<uint32_t>(k)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("path node ", k, ": parent ", plan.path_node_parents(k - 1), " is not an earlier node"));
+    }
+    if (plan.path_node_facilities(k - 1) >= static_cast<uint32_t>(plan.facility_ids_size())) {
+      return OutOfRange(absl::StrCat("path node ", k), "facility", plan.path_node_facilities(k - 1),
+                        plan.facility_ids_size());
+    }
+  }
+  if (plan.path_latencies_us_size() != plan.path_nodes_size()) {
+    return absl::InvalidArgumentError(absl::StrCat("path table: ", plan.path_nodes_size(), " paths but ",
                                                    plan.path_latencies_us_size(), " latencies"));
   }
-  uint32_t begin = 0;
-  for (int p = 0; p < plan.path_ends_size(); ++p) {
-    const uint32_t end = plan.path_ends(p);
-    if (end < begin || end > static_cast<uint32_t>(plan.path_facilities_size())) {
-      return absl::InvalidArgumentError(absl::StrCat("path ", p, ": ends at ", end, ", not within [", begin, ", ",
-                                                     plan.path_facilities_size(), "]"));
-    }
-    begin = end;
-  }
-  if (begin != static_cast<uint32_t>(plan.path_facilities_size())) {
-    return absl::InvalidArgumentError(absl::StrCat("path table: the last path ends at ", begin, " of ",
-                                                   plan.path_facilities_size(), " facilities"));
-  }
-  for (int p = 0; p < plan.path_ends_size(); ++p) {
-    for (uint32_t facility : PathFacilities(plan, static_cast<uint32_t>(p))) {
-      if (facility >= static_cast<uint32_t>(plan.facility_ids_size())) {
-        return OutOfRange(absl::StrCat("path ", p), "facility", facility, plan.facility_ids_size());
-      }
+  for (int p = 0; p < plan.path_nodes_size(); ++p) {
+    if (plan.path_nodes(p) > static_cast<uint32_t>(plan.path_node_parents_size())) {
+      return OutOfRange(absl::StrCat("path ", p), "node", plan.path_nodes(p), plan.path_node_parents_size() + 1);
     }
   }
   for (const v1::Route& route : plan.routes()) {
@@ -92,12 +93,12 @@ BackupRef BackupAt(const v1::Route& route, int backup) {
 }
 
 bool DetachLegacyPaths(v1::SitePlan& plan) {
-  // A plan written now has a path for every route: an empty table with routes is the old form.
-  if (plan.routes_size() == 0 || plan.path_ends_size() > 0 || plan.path_latencies_us_size() > 0 ||
-      plan.path_facilities_size() > 0) {
+  // A plan written now has a path for every route: an empty table with routes is an old form.
+  if (plan.routes_size() == 0 || plan.path_nodes_size() > 0 || plan.path_latencies_us_size() > 0 ||
+      plan.path_node_parents_size() > 0 || plan.path_node_facilities_size() > 0) {
     return false;
   }
-  plan.add_path_ends(0);
+  plan.add_path_nodes(0);
   plan.add_path_latencies_us(0);
   for (v1::Route& route : *plan.mutable_routes()) {
     route.set_path(0);
@@ -114,12 +115,16 @@ const v1::NextHopGroup& PrimaryGroup(const v1::SitePlan& plan, const v1::Route& 
   return plan.groups(static_cast<int>(route.next_hops()));
 }
 
-int PathCount(const v1::SitePlan& plan) { return plan.path_ends_size(); }
+int PathCount(const v1::SitePlan& plan) { return plan.path_nodes_size(); }
 
-std::span<const uint32_t> PathFacilities(const v1::SitePlan& plan, uint32_t path) {
-  const uint32_t begin = path == 0 ? 0 : plan.path_ends(static_cast<int>(path) - 1);
-  const uint32_t end = plan.path_ends(static_cast<int>(path));
-  return {plan.path_facilities().data() + begin, end - begin};
+std::vector<uint32_t> PathFacilities(const v1::SitePlan& plan, uint32_t path) {
+  std::vector<uint32_t> facilities;
+  for (uint32_t node = plan.path_nodes(static_cast<int>(path)); node != 0;
+       node = plan.path_node_parents(static_cast<int>(node) - 1)) {
+    facilities.push_back(plan.path_node_facilities(static_cast<int>(node) - 1));
+  }
+  std::reverse(facilities.begin(), facilities.end());
+  return facilities;
 }
 
 uint64_t PathLatencyUs(const v1::SitePlan& plan, uint32_t path) {
@@ -154,7 +159,7 @@ v1::ForwardingRoute Resolve(const v1::SitePlan& plan, const v1::Route& route, ui
   resolved.set_prefix(route.prefix());
   resolved.set_destination_facility_id(DestinationId(plan, route));
   ResolveNextHops(plan, plan.groups(static_cast<int>(group)), *resolved.mutable_next_hops());
-  const std::span<const uint32_t> along = PathFacilities(plan, path);
+  const std::vector<uint32_t> along = PathFacilities(plan, path);
   resolved.mutable_path_facility_ids()->Reserve(static_cast<int>(along.size()));
   for (uint32_t facility : along) resolved.add_path_facility_ids(plan.facility_ids(static_cast<int>(facility)));
   resolved.set_path_latency_us(PathLatencyUs(plan, path));
@@ -170,7 +175,7 @@ std::vector<v1::NextHop> NextHops(const v1::SitePlan& plan, const v1::NextHopGro
 }
 
 std::vector<std::string> PathIds(const v1::SitePlan& plan, uint32_t path) {
-  const std::span<const uint32_t> facilities = PathFacilities(plan, path);
+  const std::vector<uint32_t> facilities = PathFacilities(plan, path);
   std::vector<std::string> ids;
   ids.reserve(facilities.size());
   for (uint32_t facility : facilities) ids.push_back(plan.facility_ids(static_cast<int>(facility)));

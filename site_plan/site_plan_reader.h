@@ -10,7 +10,6 @@
 // Pure: no I/O. Thread-compatible: any number of threads may read one const
 // plan at once.
 #include <cstdint>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -22,12 +21,14 @@ namespace geodesic::site_plan {
 // OK when every index in `plan` is in range: each route's destination,
 // next-hop group, path and backups (failure, group, path; a whole number of
 // triples), each group's ports (as many weights as ports, every weight at
-// least 1), the path table's shape (path_ends) and each path's facilities. InvalidArgument naming the first
-// offending route or table entry otherwise.
+// least 1), the path tree (each node's parent an earlier node, its facility
+// in range) and each path's node. InvalidArgument naming the first offending
+// route or table entry otherwise.
 [[nodiscard]] absl::Status ValidateIndices(const v1::SitePlan& plan);
 
-// A SitePlan stored before its paths were one flat table (plan.proto's field
-// 11, now reserved) refers to paths its table does not have. Puts every route
+// A SitePlan stored before its paths were a tree of prefixes (plan.proto's
+// fields 11, then 13 to 15, now reserved) refers to paths its table does not
+// have. Puts every route
 // and backup of such a plan on one empty path (next hops, failures and
 // backups stay), so that it validates and resolves; true when it did. A
 // plan with a path table, or without routes, is left as it is.
@@ -46,10 +47,10 @@ BackupRef BackupAt(const v1::Route& route, int backup);  // 0 <= backup < Backup
 const std::string& DestinationId(const v1::SitePlan& plan, const v1::Route& route);
 const v1::NextHopGroup& PrimaryGroup(const v1::SitePlan& plan, const v1::Route& route);
 
-// The plan's paths (SitePlan.path_ends): how many, and path `path`'s
+// The plan's paths (SitePlan.path_nodes): how many, and path `path`'s
 // facilities (indices into facility_ids, from this site) and latency.
 int PathCount(const v1::SitePlan& plan);
-std::span<const uint32_t> PathFacilities(const v1::SitePlan& plan, uint32_t path);
+std::vector<uint32_t> PathFacilities(const v1::SitePlan& plan, uint32_t path);
 uint64_t PathLatencyUs(const v1::SitePlan& plan, uint32_t path);
 const v1::FailureScope& BackupFailure(const v1::SitePlan& plan, const v1::Route& route, int backup);
 

@@ -4,19 +4,27 @@
 
 #include "absl/hash/hash.h"
 #include "absl/types/span.h"
-#include "site_plan/site_plan_reader.h"
 
 namespace geodesic::site_plan {
+namespace {
+
+uint64_t NodeKey(uint32_t parent, uint32_t facility) { return uint64_t{parent} << 32 | facility; }
+
+}  // namespace
 
 SitePlanWriter::SitePlanWriter(v1::SitePlan* plan)
     : plan_(plan),
-      groups_(0, GroupIndexHash{.writer = this}, GroupIndexEq{.writer = this}),
-      paths_(0, PathIndexHash{.writer = this}, PathIndexEq{.writer = this}) {
+      groups_(0, GroupIndexHash{.writer = this}, GroupIndexEq{.writer = this}) {
   for (int i = 0; i < plan_->ports_size(); ++i) ports_.try_emplace(plan_->ports(i).link_id(), i);
   for (int i = 0; i < plan_->facility_ids_size(); ++i) facilities_.try_emplace(plan_->facility_ids(i), i);
   // Repeated entries: the first stays the one found.
   for (int i = 0; i < plan_->groups_size(); ++i) groups_.insert(static_cast<uint32_t>(i));
-  for (int i = 0; i < plan_->path_ends_size(); ++i) paths_.insert(static_cast<uint32_t>(i));
+  for (int k = 1; k <= plan_->path_node_parents_size(); ++k) {
+    path_nodes_.try_emplace(NodeKey(plan_->path_node_parents(k - 1), plan_->path_node_facilities(k - 1)), k);
+  }
+  for (int i = 0; i < plan_->path_nodes_size(); ++i) {
+    paths_.try_emplace(std::pair(plan_->path_nodes(i), plan_->path_latencies_us(i)), i);
+  }
   for (int i = 0; i < plan_->failures_size(); ++i) {
     const v1::FailureScope& failure = plan_->failures(i);
     failures_.try_emplace(std::make_tuple(static_cast<int>(failure.kind()), failure.id(), failure.plane()), i);
@@ -28,30 +36,16 @@ size_t SitePlanWriter::Hash(const GroupView& group) {
                       absl::MakeConstSpan(group.weights.data(), group.weights.size()));
 }
 
-size_t SitePlanWriter::Hash(const PathView& path) {
-  return absl::HashOf(absl::MakeConstSpan(path.facilities.data(), path.facilities.size()), path.latency_us);
-}
-
 SitePlanWriter::GroupView SitePlanWriter::GroupAt(uint32_t index) const {
   const v1::NextHopGroup& group = plan_->groups(static_cast<int>(index));
   return GroupView{.ports = {group.ports().data(), static_cast<size_t>(group.ports_size())},
                    .weights = {group.weights().data(), static_cast<size_t>(group.weights_size())}};
 }
 
-SitePlanWriter::PathView SitePlanWriter::PathAt(uint32_t index) const {
-  return PathView{.facilities = PathFacilities(*plan_, index), .latency_us = PathLatencyUs(*plan_, index)};
-}
-
 bool SitePlanWriter::GroupIndexEq::operator()(const GroupView& a, uint32_t b) const {
   const GroupView other = writer->GroupAt(b);
   return std::equal(a.ports.begin(), a.ports.end(), other.ports.begin(), other.ports.end()) &&
          std::equal(a.weights.begin(), a.weights.end(), other.weights.begin(), other.weights.end());
-}
-
-bool SitePlanWriter::PathIndexEq::operator()(const PathView& a, uint32_t b) const {
-  const PathView other = writer->PathAt(b);
-  return a.latency_us == other.latency_us &&
-         std::equal(a.facilities.begin(), a.facilities.end(), other.facilities.begin(), other.facilities.end());
 }
 
 uint32_t SitePlanWriter::Port(const std::string& link_id, const std::string& peer_facility_id,
@@ -83,15 +77,28 @@ uint32_t SitePlanWriter::Group(std::span<const uint32_t> ports, std::span<const 
 }
 
 uint32_t SitePlanWriter::Path(std::span<const uint32_t> facilities, uint64_t latency_us) {
-  if (auto it = paths_.find(PathView{.facilities = facilities, .latency_us = latency_us}); it != paths_.end()) {
-    return *it;
+  uint32_t node = 0;
+  for (const uint32_t facility : facilities) node = PathNode(node, facility);
+  return PathEndingAt(node, latency_us);
+}
+
+uint32_t SitePlanWriter::PathNode(uint32_t parent, uint32_t facility) {
+  auto [it, added] =
+      path_nodes_.try_emplace(NodeKey(parent, facility), static_cast<uint32_t>(plan_->path_node_parents_size() + 1));
+  if (added) {
+    plan_->add_path_node_parents(parent);
+    plan_->add_path_node_facilities(facility);
   }
-  const auto index = static_cast<uint32_t>(plan_->path_ends_size());
-  plan_->mutable_path_facilities()->Add(facilities.begin(), facilities.end());
-  plan_->add_path_ends(static_cast<uint32_t>(plan_->path_facilities_size()));
-  plan_->add_path_latencies_us(latency_us);
-  paths_.insert(index);
-  return index;
+  return it->second;
+}
+
+uint32_t SitePlanWriter::PathEndingAt(uint32_t node, uint64_t latency_us) {
+  auto [it, added] = paths_.try_emplace(std::pair(node, latency_us), static_cast<uint32_t>(plan_->path_nodes_size()));
+  if (added) {
+    plan_->add_path_nodes(node);
+    plan_->add_path_latencies_us(latency_us);
+  }
+  return it->second;
 }
 
 uint32_t SitePlanWriter::Failure(const v1::FailureScope& failure) {

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -33,7 +34,15 @@ class SitePlanWriter {
   uint32_t Facility(const std::string& facility_id);
   // `ports` and `weights` have the same length; weights at least 1.
   uint32_t Group(std::span<const uint32_t> ports, std::span<const uint32_t> weights);
+  // A path by its facilities (indices into the plan's facility_ids).
   uint32_t Path(std::span<const uint32_t> facilities, uint64_t latency_us);
+  // A path by the node of its last facility in the plan's path tree
+  // (plan.proto's path_nodes), for writers that know it; nodes come from
+  // PathNode: `parent`'s path followed by `facility` (node 0: the empty
+  // path; `parent` a node the plan has, `facility` an index into its
+  // facility_ids).
+  uint32_t PathNode(uint32_t parent, uint32_t facility);
+  uint32_t PathEndingAt(uint32_t node, uint64_t latency_us);
   uint32_t Failure(const v1::FailureScope& failure);
 
   // Appends a route of table indices; its backups are added with AddBackup.
@@ -50,19 +59,13 @@ class SitePlanWriter {
   uint32_t GroupOf(const std::vector<v1::NextHop>& next_hops);
   uint32_t PathOf(const std::vector<std::string>& path_facility_ids, uint64_t latency_us);
 
-  // Groups and paths by content, as indices into the plan's own tables:
-  // looked up with a view of the new entry, nothing copied into a key.
+  // Groups by content, as indices into the plan's own table: looked up with
+  // a view of the new entry, nothing copied into a key.
   struct GroupView {
     std::span<const uint32_t> ports, weights;
   };
-  struct PathView {
-    std::span<const uint32_t> facilities;
-    uint64_t latency_us = 0;
-  };
   static size_t Hash(const GroupView& group);
-  static size_t Hash(const PathView& path);
   GroupView GroupAt(uint32_t index) const;
-  PathView PathAt(uint32_t index) const;
   // The sets hold indices; their hash and equality see them as the views.
   struct GroupIndexHash {
     using is_transparent = void;
@@ -77,25 +80,13 @@ class SitePlanWriter {
     bool operator()(const GroupView& a, uint32_t b) const;
     bool operator()(uint32_t a, const GroupView& b) const { return (*this)(b, a); }
   };
-  struct PathIndexHash {
-    using is_transparent = void;
-    const SitePlanWriter* writer = nullptr;
-    size_t operator()(uint32_t index) const { return Hash(writer->PathAt(index)); }
-    size_t operator()(const PathView& path) const { return Hash(path); }
-  };
-  struct PathIndexEq {
-    using is_transparent = void;
-    const SitePlanWriter* writer = nullptr;
-    bool operator()(uint32_t a, uint32_t b) const { return a == b; }
-    bool operator()(const PathView& a, uint32_t b) const;
-    bool operator()(uint32_t a, const PathView& b) const { return (*this)(b, a); }
-  };
-
   v1::SitePlan* plan_;
   absl::flat_hash_map<std::string, uint32_t> ports_;
   absl::flat_hash_map<std::string, uint32_t> facilities_;
   absl::flat_hash_set<uint32_t, GroupIndexHash, GroupIndexEq> groups_;
-  absl::flat_hash_set<uint32_t, PathIndexHash, PathIndexEq> paths_;
+  // A path tree node by (parent node, facility), a path by (node, latency).
+  absl::flat_hash_map<uint64_t, uint32_t> path_nodes_;
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint32_t> paths_;
   absl::flat_hash_map<std::tuple<int, std::string, uint32_t>, uint32_t> failures_;
 };
 

@@ -49,8 +49,10 @@ bool SameRouting(const v1::Plan& published, const v1::Plan& computed) {
     // Routes refer to the tables by index: both must be the same.
     if (x.facility_id() != y.facility_id() || !SameEntries(x.routes(), y.routes()) ||
         !SameEntries(x.ports(), y.ports()) || !SameEntries(x.groups(), y.groups()) ||
-        !SameNumbers(x.path_facilities(), y.path_facilities()) || !SameNumbers(x.path_ends(), y.path_ends()) ||
-        !SameNumbers(x.path_latencies_us(), y.path_latencies_us()) || !SameEntries(x.failures(), y.failures()) ||
+        !SameNumbers(x.path_node_parents(), y.path_node_parents()) ||
+        !SameNumbers(x.path_node_facilities(), y.path_node_facilities()) ||
+        !SameNumbers(x.path_nodes(), y.path_nodes()) || !SameNumbers(x.path_latencies_us(), y.path_latencies_us()) ||
+        !SameEntries(x.failures(), y.failures()) ||
         x.facility_ids_size() != y.facility_ids_size() ||
         !std::equal(x.facility_ids().begin(), x.facility_ids().end(), y.facility_ids().begin())) {
       return false;

@@ -20,7 +20,7 @@ v1::SitePlan Trim(const v1::SitePlan& site, const std::set<std::string>& prefixe
   kept.set_epoch(site.epoch());
   std::vector<int> ports(site.ports_size(), -1), facilities(site.facility_ids_size(), -1);
   std::vector<int> groups(site.groups_size(), -1), failures(site.failures_size(), -1);
-  kept.add_path_ends(0);  // path 0, the only one: empty
+  kept.add_path_nodes(0);  // path 0, the only one: empty
   kept.add_path_latencies_us(0);
   auto facility = [&](uint32_t i) -> uint32_t {
     if (facilities[i] < 0) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <exception>
 #include <map>
 #include <optional>
@@ -68,19 +67,6 @@ void HeaviestPath(const Snapshot& snapshot, const Wcmp& wcmp, int source, int ds
   }
 }
 
-// Leaves `field` a copy of itself at its size, and its memory, emptied, in
-// `memory`.
-void KeepAtSize(google::protobuf::RepeatedField<uint32_t>& field, google::protobuf::RepeatedField<uint32_t>& memory) {
-  google::protobuf::RepeatedField<uint32_t> exact;
-  exact.Reserve(field.size());  // an empty field reserves what it is asked
-  if (!field.empty()) {
-    std::memcpy(exact.AddNAlreadyReserved(field.size()), field.data(), sizeof(uint32_t) * field.size());
-  }
-  field.Swap(&exact);
-  memory.Swap(&exact);
-  memory.Clear();
-}
-
 // One site's plan tables, filled as routes come (site_plan_writer.h), with
 // the snapshot's dense indices mapped to the table's: each link, facility
 // and failure is turned into strings once per site, not once per use.
@@ -130,9 +116,9 @@ class SiteTables {
   }
 
   uint32_t Path(std::span<const int> facilities, uint64_t latency_us) {
-    facilities_scratch_.clear();
-    for (const int facility : facilities) facilities_scratch_.push_back(Facility(facility));
-    return writer_.Path(facilities_scratch_, latency_us);
+    uint32_t node = 0;
+    for (const int facility : facilities) node = writer_.PathNode(node, Facility(facility));
+    return writer_.PathEndingAt(node, latency_us);
   }
 
   uint32_t Failure(const Exclusion& failure) {
@@ -171,7 +157,7 @@ class SiteTables {
   site_plan::SitePlanWriter writer_;
   std::vector<uint32_t> ports_, facilities_, link_failures_, single_link_groups_, facility_failures_, srlg_failures_;
   std::vector<int> single_link_scratch_;
-  std::vector<uint32_t> ports_scratch_, weights_scratch_, facilities_scratch_;
+  std::vector<uint32_t> ports_scratch_, weights_scratch_;
 };
 
 }  // namespace
@@ -263,7 +249,6 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
     // (-1: no neighbour is loop-free, a detour); the detours asked, by failure;
     // their answers (path facilities in detour_paths).
     std::vector<int> choices;
-    google::protobuf::RepeatedField<uint32_t> path_facilities_memory;  // empty; its capacity reused
     struct DetourQuestion {
       Exclusion failure;
       int dst = -1;
@@ -409,11 +394,6 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
       }
 
       // Then the routes, in the same order, into the site's tables.
-      // The site's path facilities (most of a large plan's bytes) are
-      // written into memory reused from site to site, then kept at their
-      // size: grown anew by doubling in fresh memory, each site's were
-      // copied at every doubling and kept up to half their capacity unused.
-      site.mutable_path_facilities()->Swap(&path_facilities_memory);
       {  // the writer lives while the site is written
         SiteTables tables(snapshot, &site);
         size_t next_choice = 0;
@@ -477,7 +457,6 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
       }
       std::sort(site.mutable_routes()->pointer_begin(), site.mutable_routes()->pointer_end(),
                 [](const v1::Route* a, const v1::Route* b) { return a->prefix() < b->prefix(); });
-      KeepAtSize(*site.mutable_path_facilities(), path_facilities_memory);
     }
   };
 

@@ -163,8 +163,10 @@ TEST_F(PlanInstallerTest, RefusesAPlanWithAnIndexOutOfRangeAndInstallsNothing) {
        "next-hop group 0: port index 5"},
       {"weights", [](v1::SitePlan& plan) { plan.mutable_groups(0)->mutable_weights()->RemoveLast(); },
        "2 ports but 1 weights"},
-      {"path facility", [](v1::SitePlan& plan) { plan.set_path_facilities(static_cast<int>(plan.path_ends(0)) + 1, 99); },
-       "path 1: facility index 99"},
+      {"path facility", [](v1::SitePlan& plan) { plan.set_path_node_facilities(1, 99); },
+       "path node 2: facility index 99"},
+      {"path tree", [](v1::SitePlan& plan) { plan.set_path_node_parents(0, 1); },
+       "path node 1: parent 1 is not an earlier node"},
   };
   for (const Broken& case_ : broken) {
     v1::SitePlan plan = with_second_route();

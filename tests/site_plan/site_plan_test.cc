@@ -4,7 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "site_plan/site_plan_reader.h"
 #include "site_plan/site_plan_writer.h"
 
@@ -63,6 +68,8 @@ TEST(SitePlanTest, SharedGroupsPathsAndFailuresAreListedOnce) {
   EXPECT_EQ(plan.facility_ids_size(), 5);   // dfw, iad, chi, atl, nyc
   EXPECT_EQ(plan.groups_size(), 4);         // chi+atl, atl, nyc, none
   EXPECT_EQ(PathCount(plan), 4);            // iad>chi>dfw, iad>atl>dfw, iad>nyc, none
+  // Each prefix once: iad, iad>chi, iad>chi>dfw, iad>atl, iad>atl>dfw, iad>nyc.
+  EXPECT_EQ(plan.path_node_parents_size(), 6);
   EXPECT_EQ(plan.failures_size(), 3);
   EXPECT_EQ(plan.routes(0).next_hops(), plan.routes(1).next_hops());
   EXPECT_THAT(plan.routes(1).backups(), ElementsAreArray(plan.routes(0).backups()));
@@ -118,13 +125,47 @@ TEST(SitePlanTest, AWriterOnAnExistingPlanReusesItsTables) {
   EXPECT_TRUE(ValidateIndices(plan).ok());
 }
 
-// A plan stored before the paths were a flat table parses with none: its
-// routes keep their next hops and backups, on one empty path.
-TEST(SitePlanTest, APlanOfTheOldPathFormatKeepsItsRoutesWithoutPaths) {
+// Every path the writer is given reads back as it was, whatever prefixes the
+// paths share, and each prefix is listed once in the plan's path tree.
+TEST(SitePlanTest, PathsReadBackAsWrittenAndShareTheirPrefixes) {
+  v1::SitePlan plan;
+  SitePlanWriter writer(&plan);
+  for (int f = 0; f < 6; ++f) writer.Facility(absl::StrCat("f", f));
+  std::mt19937 random(23);
+  std::vector<std::pair<std::vector<uint32_t>, uint64_t>> written;
+  std::set<std::vector<uint32_t>> prefixes;
+  for (int i = 0; i < 400; ++i) {
+    std::vector<uint32_t> facilities(random() % 7);  // may be empty; facilities may repeat
+    for (uint32_t& facility : facilities) facility = static_cast<uint32_t>(random() % 3 + (random() % 2) * 3);
+    const uint64_t latency_us = random() % 3;
+    for (size_t n = 1; n <= facilities.size(); ++n) prefixes.emplace(facilities.begin(), facilities.begin() + n);
+    const uint32_t path = writer.Path(facilities, latency_us);
+    ASSERT_LT(path, static_cast<uint32_t>(PathCount(plan)));
+    written.emplace_back(std::move(facilities), latency_us);
+    EXPECT_THAT(PathFacilities(plan, path), ElementsAreArray(written.back().first));
+    EXPECT_EQ(PathLatencyUs(plan, path), latency_us);
+  }
+  ASSERT_TRUE(ValidateIndices(plan).ok()) << ValidateIndices(plan);
+  EXPECT_EQ(plan.path_node_parents_size(), static_cast<int>(prefixes.size()));
+  EXPECT_EQ(PathCount(plan), static_cast<int>(std::set(written.begin(), written.end()).size()));
+  // A writer on the plan finds what it holds, and adds nothing for it.
+  SitePlanWriter again(&plan);
+  for (const auto& [facilities, latency_us] : written) {
+    EXPECT_THAT(PathFacilities(plan, again.Path(facilities, latency_us)), ElementsAreArray(facilities));
+  }
+  EXPECT_EQ(plan.path_node_parents_size(), static_cast<int>(prefixes.size()));
+  EXPECT_EQ(PathCount(plan), static_cast<int>(std::set(written.begin(), written.end()).size()));
+}
+
+// A plan stored before the paths were a tree of prefixes parses with none
+// (plan.proto's fields 11, then 13 to 15, are unknown to it): its routes keep
+// their next hops and backups, on one empty path.
+TEST(SitePlanTest, APlanOfAnOldPathFormatKeepsItsRoutesWithoutPaths) {
   v1::SitePlan plan = IadPlan();
   EXPECT_FALSE(DetachLegacyPaths(plan));  // a plan of this form is left as it is
-  plan.clear_path_facilities();
-  plan.clear_path_ends();
+  plan.clear_path_node_parents();
+  plan.clear_path_node_facilities();
+  plan.clear_path_nodes();
   plan.clear_path_latencies_us();
   ASSERT_FALSE(ValidateIndices(plan).ok());
   const v1::SitePlan before = plan;
@@ -167,17 +208,17 @@ TEST(SitePlanTest, ValidateIndicesNamesWhatIsOutOfRange) {
               HasSubstr("next-hop group 0: 2 ports but 3 weights"));
   EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.mutable_groups(0)->set_weights(1, 0); }),
               HasSubstr("next-hop group 0: weight 0"));
-  EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.set_path_facilities(static_cast<int>(plan.path_ends(1)), 5); }),
-              HasSubstr("path 2: facility index 5"));
-  // The flat path table's shape: ends in order and within the facilities, a latency per path.
-  EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.set_path_ends(1, plan.path_ends(0) - 1); }),
-              HasSubstr("path 1: ends at"));
-  EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.set_path_ends(3, plan.path_facilities_size() + 1); }),
-              HasSubstr("path 3: ends at"));
-  EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.add_path_facilities(0); }),
-              HasSubstr("path table: the last path ends at"));
+  // The path tree: each node an earlier node's path and one facility; each path a node and a latency.
+  EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.set_path_node_facilities(2, 5); }),
+              HasSubstr("path node 3: facility index 5 is out of range (the plan has 5)"));
+  EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.set_path_node_parents(1, 2); }),
+              HasSubstr("path node 2: parent 2 is not an earlier node"));
+  EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.add_path_node_parents(0); }),
+              HasSubstr("path tree: 7 parents but 6 facilities"));
+  EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.set_path_nodes(1, 7); }),
+              HasSubstr("path 1: node index 7 is out of range (the plan has 7)"));
   EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.mutable_path_latencies_us()->RemoveLast(); }),
-              HasSubstr("path table: 4 path ends but 3 latencies"));
+              HasSubstr("path table: 4 paths but 3 latencies"));
   EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.mutable_ports(0)->clear_link_id(); }),
               HasSubstr("port 0: no link id"));
 }
