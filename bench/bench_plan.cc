@@ -40,9 +40,10 @@
 //
 // GEODESIC_BENCH_PLAN_IN_PROCESS=1 builds each plan in this process, prints
 // no results, only its stderr line: for heaptrack, which follows no fork.
-// GEODESIC_BENCH_PLAN_THREADS=2 builds with BuildPlan's threads = 2 (routes
-// on two threads, the chains' wire form on a third beside the rest; default
-// 1, BuildPlan's own); the stderr lines say which.
+// Plans are built on as many threads as pathcomp's planner uses by default
+// (DefaultBuildThreads: the cores, at most 8; with 2, routes on two threads
+// and the chains' wire form on a third beside the rest);
+// GEODESIC_BENCH_PLAN_THREADS=N (1 to 64) sets it. The stderr lines say which.
 // Usage: bench_plan [cogentco|wan754|wan200|wan100]...   (default: cogentco wan754)
 // Cogentco is read from $GEODESIC_SOURCE_DIR/../shared/data/repetita. One
 // run each (a large instance takes seconds). One line per result:
@@ -65,6 +66,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bench/bench_report.h"
 #include "geodesic/v1/model.pb.h"
@@ -420,12 +422,11 @@ int Main(int argc, char** argv) {
       Die(absl::StrCat("GEODESIC_BENCH_PLAN_LIMIT_GB=", text, ": expected a number of GB in [0.5, 1024]"));
     }
   }
-  int threads = 1;  // BuildPlan's default
+  int threads = pathcomp::DefaultBuildThreads();  // as pathcomp builds its plans
   if (const char* text = getenv("GEODESIC_BENCH_PLAN_THREADS"); text != nullptr && *text != '\0') {
-    if (std::string(text) != "1" && std::string(text) != "2") {
-      Die(absl::StrCat("GEODESIC_BENCH_PLAN_THREADS=", text, ": expected 1 or 2"));
+    if (!absl::SimpleAtoi(text, &threads) || threads < 1 || threads > 64) {
+      Die(absl::StrCat("GEODESIC_BENCH_PLAN_THREADS=", text, ": expected 1 to 64"));
     }
-    threads = text[0] - '0';
   }
   const char* in_process_text = getenv("GEODESIC_BENCH_PLAN_IN_PROCESS");
   const bool in_process = in_process_text != nullptr && std::string(in_process_text) == "1";

@@ -28,6 +28,7 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
     telemetry->RejectUnknownKeys();
   }
   ReadClassPolicies(*reader, config.elephant_policies);
+  config.plan_threads = static_cast<int>(reader->OptionalUint("plan_threads", config.plan_threads, 1, 64));
   config.protection_budget = std::chrono::milliseconds(
       reader->OptionalUint("protection_budget_ms", config.protection_budget.count(), 100, 3'600'000));
   if (auto straggler = reader->OptionalMap("straggler")) {

@@ -26,6 +26,9 @@
 //        protection_limit: 1.0}              #   (facilities), on the plan's backups, no link above
 //                                            #   protection_limit (0.01..10) x capacity (default none)
 //   elephant_default: {objective: mlu}  # optional: the same keys, for every class not listed
+//   plan_threads: 2                  # optional, 1..64: threads a plan's routes are built on (one more
+//                                    #   writes the chains meanwhile); default: the machine's cores, at
+//                                    #   most 8. The plan is the same whatever the number
 //   protection_budget_ms: 30000      # optional, 100..3600000: how long one plan's rounds of failure
 //                                    #   limits may take (from the first); past it the plan is published
 //                                    #   unprotected, the class's protection_problem saying so (plan_builder.h)
@@ -99,6 +102,7 @@ struct PathcompConfig {
   double chain_headroom = 0.1;
   std::chrono::milliseconds measurement_flush{100};  // telemetry.measurement_flush_ms
   McfClassPolicies elephant_policies;  // elephant_objectives, elephant_default
+  int plan_threads = DefaultBuildThreads();
   std::chrono::milliseconds protection_budget = kDefaultProtectionBudget;
   StragglerRules straggler;
   health::VerdictThresholds gray_failures;

@@ -559,6 +559,7 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(const Path
   planner_config.chain_headroom = config.chain_headroom;
   planner_config.elephant_policies = config.elephant_policies;
   planner_config.protection_budget = config.protection_budget;
+  planner_config.threads = config.plan_threads;
   auto server = std::make_unique<PathcompServerImpl>(*std::move(model), store_ref, config.backup_dir,
                                                      config.replica_id, planner_config, config.replication,
                                                      config.gray_failures, config.auto_drain, registry,

@@ -14,13 +14,12 @@
 namespace geodesic::pathcomp {
 namespace {
 
-// BuildPlan, its protection rounds held to `protection_budget` (from the
-// first round on), its problems logged.
+// BuildPlan on the configured threads, its protection rounds held to the
+// configured budget (from the first round on), its problems logged.
 v1::Plan ComputePlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
-                     std::chrono::milliseconds protection_budget, const v1::Plan* previous,
-                     ChainPlanCache* chain_cache = nullptr) {
-  BuiltPlan built =
-      BuildPlan(snapshot, stamp, allocator, previous, chain_cache, {}, 1, daemon::StopAfter(protection_budget));
+                     const PlannerConfig& config, const v1::Plan* previous, ChainPlanCache* chain_cache = nullptr) {
+  BuiltPlan built = BuildPlan(snapshot, stamp, allocator, previous, chain_cache, {}, config.threads,
+                              daemon::StopAfter(config.protection_budget));
   for (const std::string& problem : built.problems) daemon::LogError("plan degraded", {{"problem", problem}});
   return std::move(built.plan);
 }
@@ -102,7 +101,7 @@ v1::Plan Planner::Hypothetical(const ModelView& view) const {
   PlanStamp stamp;
   stamp.replica_id = config_.replica_id;
   stamp.reason = "what-if";
-  return ComputePlan(snapshot, stamp, cold, config_.protection_budget, nullptr);
+  return ComputePlan(snapshot, stamp, cold, config_, nullptr);
 }
 
 absl::StatusOr<uint64_t> Planner::SolveNow(SolveCause cause, std::string reason) {
@@ -156,7 +155,7 @@ absl::StatusOr<uint64_t> Planner::SolveLocked(const std::string& reason) {
   stamp.computed_at_unix_ms = daemon::UnixNowMs();
   stamp.reason = reason;
   auto built = std::make_shared<v1::Plan>(
-      ComputePlan(snapshot, stamp, elephants_, config_.protection_budget, previous.get(), &chains_));
+      ComputePlan(snapshot, stamp, elephants_, config_, previous.get(), &chains_));
   built->set_model_revision(revision);
   std::shared_ptr<const v1::Plan> computed = std::move(built);
   const v1::Plan& plan = *computed;

@@ -43,6 +43,7 @@ struct PlannerConfig {
   McfClassPolicies elephant_policies;  // what each priority class optimizes
   // How long one plan's protection rounds may take (BuildPlan's ProtectionStop).
   std::chrono::milliseconds protection_budget = kDefaultProtectionBudget;
+  int threads = 1;  // BuildPlan's: the plan is the same whatever the number
 };
 
 class Planner {

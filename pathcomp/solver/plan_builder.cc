@@ -290,4 +290,6 @@ BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAl
   return built;
 }
 
+int DefaultBuildThreads() { return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8); }
+
 }  // namespace geodesic::pathcomp

@@ -91,4 +91,8 @@ BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAl
                     const PlanPhaseObserver& phase_ended = {}, int threads = 1,
                     const ProtectionStop& protection_stop = {});
 
+// The threads a service builds its plans on unless told: the machine's cores
+// (std::thread::hardware_concurrency), at least 1, at most 8.
+int DefaultBuildThreads();
+
 }  // namespace geodesic::pathcomp

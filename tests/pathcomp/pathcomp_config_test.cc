@@ -222,6 +222,33 @@ TEST(PathcompConfigTest, MeasurementFlushInterval) {
   std::remove(path.c_str());
 }
 
+TEST(PathcompConfigTest, PlanThreads) {
+  const std::string base =
+      "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"
+      "tls: {ca: ca.crt, cert: c.crt, key: c.key}\n";
+  std::string path = WriteTemp(base);
+  auto config = LoadPathcompConfig(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->plan_threads, DefaultBuildThreads());
+  EXPECT_GE(DefaultBuildThreads(), 1);
+  EXPECT_LE(DefaultBuildThreads(), 8);
+  std::remove(path.c_str());
+
+  path = WriteTemp(base + "plan_threads: 3\n");
+  config = LoadPathcompConfig(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->plan_threads, 3);
+  std::remove(path.c_str());
+
+  for (const char* bad : {"plan_threads: 0\n", "plan_threads: 65\n", "plan_threads: many\n", "plan_threads: -2\n"}) {
+    path = WriteTemp(base + bad);
+    config = LoadPathcompConfig(path);
+    EXPECT_FALSE(config.ok()) << bad;
+    EXPECT_THAT(std::string(config.status().message()), HasSubstr(path + ":6: plan_threads")) << bad;
+    std::remove(path.c_str());
+  }
+}
+
 TEST(PathcompConfigTest, Replication) {
   const std::string base =
       "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"
