@@ -468,6 +468,15 @@ ChainPlacer::Shared& ChainPlacer::shared() {
   return *shared_;
 }
 
+std::vector<ChainPlacement> ChainPlacer::PlacePrimaries() {
+  const int chain_count = static_cast<int>(snapshot_.chains().size());
+  Shared& shared = this->shared();
+  std::vector<ChainPlacement> primaries;
+  primaries.reserve(static_cast<size_t>(chain_count));
+  for (int c = 0; c < chain_count; ++c) primaries.push_back(shared.PlacePrimary(c));
+  return primaries;
+}
+
 ChainPlan ChainPlacer::PlanAll() {
   const auto& chains = snapshot_.chains();
   const int chain_count = static_cast<int>(chains.size());

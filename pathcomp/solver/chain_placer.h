@@ -55,6 +55,11 @@ class ChainPlacer {
   // Equal (ChainPlan's operator==) to PlanAllReference().
   ChainPlan PlanAll();
 
+  // PlanAll()'s primary placements alone (its `primary`), for what needs only
+  // them and should not wait for the backups and the audit: the elephant
+  // allocation's headroom on chain links.
+  std::vector<ChainPlacement> PlacePrimaries();
+
   // PlanAll() of this placer's snapshot, given `previous` = PlanAll() (or
   // Replan()) of `before`, an earlier version of the same inventory (the
   // snapshot is `before.WithLinkHealth(...)`, or one built from it the same

@@ -31,14 +31,15 @@ std::string PathSignature(McfPaths::Range paths, double demand_gbps) {
 
 }  // namespace
 
-absl::StatusOr<ElephantPlan> ElephantAllocator::Allocate(const Snapshot& snapshot, const ChainPlan& chains,
+absl::StatusOr<ElephantPlan> ElephantAllocator::Allocate(const Snapshot& snapshot,
+                                                         std::span<const ChainPlacement> chain_primaries,
                                                          const McfProtection* protection) {
   ElephantPlan plan;
   plan.problem = McfProblemFromSnapshot(snapshot);
   plan.problem.policies = policies_;
   if (protection != nullptr) plan.problem.protection = *protection;
   std::set<int> chain_links;
-  for (const ChainPlacement& placement : chains.primary) {
+  for (const ChainPlacement& placement : chain_primaries) {
     for (int link : placement.Links()) chain_links.insert(link);
   }
   for (int link : chain_links) plan.problem.arcs[link].capacity_gbps *= 1 - chain_headroom_;

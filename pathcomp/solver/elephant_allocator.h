@@ -8,6 +8,7 @@
 // workload's paths to name the flows that moved.
 // Pure: no I/O, no clock, no threads. Not thread-safe.
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,10 +35,13 @@ class ElephantAllocator {
   explicit ElephantAllocator(double chain_headroom, McfClassPolicies policies = {})
       : chain_headroom_(chain_headroom), policies_(std::move(policies)) {}
 
+  // `chain_primaries`: the chains' primary placements (ChainPlan::primary,
+  // or ChainPlacer::PlacePrimaries), whose links keep the headroom.
   // `protection`, when given, holds the protected classes to those limits
   // (a protection round of the planner, protection.h): the workloads that
   // moved are then those that moved since the last call without it.
-  [[nodiscard]] absl::StatusOr<ElephantPlan> Allocate(const Snapshot& snapshot, const ChainPlan& chains,
+  [[nodiscard]] absl::StatusOr<ElephantPlan> Allocate(const Snapshot& snapshot,
+                                                      std::span<const ChainPlacement> chain_primaries,
                                                       const McfProtection* protection = nullptr);
 
   const McfClassPolicies& policies() const { return policies_; }

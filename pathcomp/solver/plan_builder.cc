@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -73,8 +74,8 @@ bool SameRepair(const McfFailure& a, const McfFailure& b) {
 // proves it impossible before any round, a round's solver proves it, the
 // rounds run out (kMaxProtectionRounds) or `stop` ends them — the first
 // (unprotected) ones, with the reason.
-void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator, const ChainPlan& chains,
-             int threads, const ProtectionStop& stop, absl::StatusOr<ElephantPlan>& elephants, BuiltPlan& built) {
+void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
+             std::span<const ChainPlacement> chain_primaries, int threads, const ProtectionStop& stop, absl::StatusOr<ElephantPlan>& elephants, BuiltPlan& built) {
   const ProtectionChecker checker(snapshot, allocator.policies());
   if (checker.empty()) return;
   std::map<uint32_t, double> unprotected_mlu;
@@ -146,7 +147,7 @@ void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator
         }
       }
     }
-    auto next = allocator.Allocate(snapshot, chains, &protection);
+    auto next = allocator.Allocate(snapshot, chain_primaries, &protection);
     if (!next.ok()) {
       impossible = absl::StrCat("the allocation with failure limits failed: ", next.status().message());
       break;
@@ -227,30 +228,42 @@ BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAl
     if (phase_ended) phase_ended(phase);
   };
   BuiltPlan built;
-  if (chain_cache != nullptr && chain_cache->snapshot) {
-    built.chains = ChainPlacer(snapshot).Replan(std::move(chain_cache->plan), *chain_cache->snapshot);
-  } else {
-    built.chains = ChainPlacer(snapshot).PlanAll();
-  }
-  if (chain_cache != nullptr) chain_cache->snapshot.reset();  // its plan was moved out
-  ended(PlanPhase::kChains);
-  // The chains' wire form needs nothing the elephants decide: with a second
-  // thread it is written beside the allocation and the routes, into a plan
-  // of its own whose chain fields are swapped in afterwards (PathSolver
-  // writes none). Both threads only read the snapshot and the chain plan.
+  auto plan_chains = [&] {
+    if (chain_cache != nullptr && chain_cache->snapshot) {
+      built.chains = ChainPlacer(snapshot).Replan(std::move(chain_cache->plan), *chain_cache->snapshot);
+    } else {
+      built.chains = ChainPlacer(snapshot).PlanAll();
+    }
+    if (chain_cache != nullptr) chain_cache->snapshot.reset();  // its plan was moved out
+  };
+  // The elephants need only the chains' primaries (their links keep the
+  // headroom): with a second thread the chains' backups, audit and wire form
+  // are made beside the allocation and the routes, into a plan of their own
+  // whose chain fields are swapped in afterwards (PathSolver writes none),
+  // while this thread places the primaries again for the allocation. Both
+  // threads only read the snapshot; `built.chains` and `chain_cache` are the
+  // chain thread's until it is joined (this one writes `built`'s other fields).
   v1::Plan chain_wire;
-  std::exception_ptr chain_wire_error;
+  std::exception_ptr chain_error;
+  std::vector<ChainPlacement> primaries;
   std::jthread chain_writer;  // joins when it goes out of scope, whatever happens
   if (threads > 1) {
     chain_writer = std::jthread([&] {
       try {
+        plan_chains();
         AddChainPlan(snapshot, built.chains, chain_wire);
       } catch (...) {  // std::bad_alloc: rethrown on the build's thread
-        chain_wire_error = std::current_exception();
+        chain_error = std::current_exception();
       }
     });
+    primaries = ChainPlacer(snapshot).PlacePrimaries();
+  } else {
+    plan_chains();
   }
-  auto elephants = allocator.Allocate(snapshot, built.chains);
+  const std::span<const ChainPlacement> chain_primaries =
+      threads > 1 ? std::span<const ChainPlacement>(primaries) : std::span<const ChainPlacement>(built.chains.primary);
+  ended(PlanPhase::kChains);
+  auto elephants = allocator.Allocate(snapshot, chain_primaries);
   ended(PlanPhase::kElephants);
   if (!elephants.ok()) {
     built.problems.push_back(absl::StrCat("elephant allocation failed: ", elephants.status().message()));
@@ -259,11 +272,11 @@ BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAl
   ended(PlanPhase::kWcmp);
   built.plan = RoutesFor(snapshot, stamp, weights, threads);
   ended(PlanPhase::kRoutes);
-  if (elephants.ok()) Protect(snapshot, stamp, allocator, built.chains, threads, protection_stop, elephants, built);
+  if (elephants.ok()) Protect(snapshot, stamp, allocator, chain_primaries, threads, protection_stop, elephants, built);
   ended(PlanPhase::kProtection);
   if (chain_writer.joinable()) {
     chain_writer.join();
-    if (chain_wire_error) std::rethrow_exception(chain_wire_error);
+    if (chain_error) std::rethrow_exception(chain_error);
     built.plan.mutable_chains()->Swap(chain_wire.mutable_chains());
     built.plan.mutable_single_facility_dependencies()->Swap(chain_wire.mutable_single_facility_dependencies());
   } else {

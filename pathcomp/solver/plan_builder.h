@@ -13,9 +13,10 @@
 // class's protection_problem and in `problems`. Shared by the
 // planner, what-if and the drill simulator, so all three plan alike.
 // Pure: no I/O, no clock; no threads unless asked: with `threads` > 1 the
-// sites' routes are shared out to that many threads, and one more writes
-// the chains' wire form while the elephants are allocated and the routes
-// computed. The plan is the same whatever the count.
+// sites' routes are shared out to that many threads, and one more places
+// the chains' backups, audits and writes them while the elephants are
+// allocated (with the primaries, placed again on the build's thread) and
+// the routes computed. The plan is the same whatever the count.
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -54,14 +55,15 @@ struct ChainPlanCache {
 
 // The steps of a build, in the order BuildPlan takes them.
 enum class PlanPhase {
-  kChains,     // chain primaries, backups and the single-facility audit (ChainPlacer)
+  kChains,     // chain primaries, backups and the single-facility audit (ChainPlacer);
+               // with a second thread only the primaries, the rest beside the allocation
   kElephants,  // ElephantAllocator::Allocate
   kWcmp,       // BuildWcmp and CheckWcmpForwarding (skipped when the allocation failed)
   kRoutes,     // PathSolver::Solve: every site's routes and backups
   kProtection, // protected classes: the failure check, and rounds of allocation,
                // routes and check until the plan is failure-safe (protection.h)
   kChainWire,  // the chain plan written into the plan (AddChainPlan): with a second
-               // thread, what the build still waited for it after the routes
+               // thread, what the build still waited for the chains after the routes
   kMoved,      // the workloads that moved since `previous`, the summary, the cache
 };
 // Told as each phase ends, on the build's thread, so that a caller (a

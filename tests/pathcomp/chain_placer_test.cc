@@ -411,6 +411,8 @@ TEST(ChainPlanTest, PlanAllEqualsTheReferenceOnRandomInstances) {
     const ChainPlan reference = ChainPlacer(snapshot).PlanAllReference();
     ASSERT_EQ(FirstDifference(snapshot, fast, reference), "") << "instance " << instance;
     EXPECT_TRUE(fast == reference);
+    // What the elephant allocation is given when the backups are placed beside it.
+    EXPECT_TRUE(ChainPlacer(snapshot).PlacePrimaries() == reference.primary) << "instance " << instance;
     for (size_t c = 0; c < reference.primary.size(); ++c) {
       pinned += !snapshot.chains()[c].allowed.empty() || !snapshot.chains()[c].pinned_replicas.empty();
       for (const ChainBackup& backup : reference.backups_of(static_cast<int>(c))) {

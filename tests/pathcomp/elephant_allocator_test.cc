@@ -56,7 +56,7 @@ class ElephantAllocatorTest : public ::testing::Test {
 
   absl::StatusOr<ElephantPlan> Allocate(ElephantAllocator& allocator) {
     const Snapshot snapshot = Snapshot::Build(view_);
-    return allocator.Allocate(snapshot, ChainPlacer(snapshot).PlanAll());
+    return allocator.Allocate(snapshot, ChainPlacer(snapshot).PlanAll().primary);
   }
 
   ModelView view_;

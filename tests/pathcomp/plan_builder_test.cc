@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -50,6 +51,39 @@ TEST(PlanBuilderTest, OneThreadAndTwoBuildTheSamePlan) {
   EXPECT_EQ(one.plan.chains_size(), 60);
   EXPECT_GT(one.plan.elephants().demand_gbps(), 0);
   EXPECT_EQ(one.plan.SerializeAsString(), two.plan.SerializeAsString());
+}
+
+// As the planner builds them: each plan given the one before and the chain
+// cache (re-placed on the chain thread while the allocation runs on the
+// primaries), after links went down.
+TEST(PlanBuilderTest, OneThreadAndTwoBuildTheSamePlansInSequence) {
+  Snapshot snapshot = WanSnapshot();
+  ElephantAllocator one_allocator(0.1), two_allocator(0.1);
+  ChainPlanCache one_cache, two_cache;
+  std::optional<BuiltPlan> one_before, two_before;
+  for (int step = 0; step < 3; ++step) {
+    PlanStamp stamp;
+    stamp.generation = static_cast<uint64_t>(step + 1);
+    BuiltPlan one = BuildPlan(snapshot, stamp, one_allocator, one_before ? &one_before->plan : nullptr, &one_cache,
+                              {}, 1);
+    BuiltPlan two = BuildPlan(snapshot, stamp, two_allocator, two_before ? &two_before->plan : nullptr, &two_cache,
+                              {}, 2);
+    EXPECT_EQ(one.plan.chains_size(), 60);
+    EXPECT_EQ(one.plan.SerializeAsString(), two.plan.SerializeAsString()) << "plan " << step;
+    EXPECT_TRUE(one_cache.plan == two_cache.plan) << "plan " << step;
+    one_before = std::move(one);
+    two_before = std::move(two);
+    // A link on some chain's primary goes down: the next plan re-places chains.
+    const ChainPlan& chains = one_cache.plan;
+    ASSERT_FALSE(chains.primary.empty());
+    const std::vector<int> links = chains.primary[static_cast<size_t>(step * 7) % chains.primary.size()].Links();
+    ASSERT_FALSE(links.empty());
+    v1::LinkHealth down;
+    down.set_state(v1::OPER_STATE_DOWN);
+    auto next = snapshot.WithLinkHealth({{snapshot.link_id(links.front()), down}});
+    ASSERT_TRUE(next.ok()) << next.status();
+    snapshot = *std::move(next);
+  }
 }
 
 // The observer hears every phase once, in order, whatever the threads.
