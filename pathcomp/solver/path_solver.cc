@@ -115,9 +115,23 @@ class SiteTables {
     return index;
   }
 
+  // Paths asked one after the other share prefixes (a route's backups
+  // leave its primary late, a detour around a later facility leaves the one
+  // around an earlier late): the nodes of the longest prefix shared with the
+  // last path are taken from it, the rest looked up.
   uint32_t Path(std::span<const int> facilities, uint64_t latency_us) {
-    uint32_t node = 0;
-    for (const int facility : facilities) node = writer_.PathNode(node, Facility(facility));
+    size_t shared = 0;
+    while (shared < facilities.size() && shared < last_path_.size() && facilities[shared] == last_path_[shared]) {
+      ++shared;
+    }
+    last_path_.resize(shared);
+    last_nodes_.resize(shared);
+    uint32_t node = shared == 0 ? 0 : last_nodes_.back();
+    for (size_t i = shared; i < facilities.size(); ++i) {
+      node = writer_.PathNode(node, Facility(facilities[i]));
+      last_path_.push_back(facilities[i]);
+      last_nodes_.push_back(node);
+    }
     return writer_.PathEndingAt(node, latency_us);
   }
 
@@ -158,6 +172,8 @@ class SiteTables {
   std::vector<uint32_t> ports_, facilities_, link_failures_, single_link_groups_, facility_failures_, srlg_failures_;
   std::vector<int> single_link_scratch_;
   std::vector<uint32_t> ports_scratch_, weights_scratch_;
+  std::vector<int> last_path_;         // the facilities of the last Path()
+  std::vector<uint32_t> last_nodes_;   // the tree node of each of its prefixes
 };
 
 }  // namespace
