@@ -222,30 +222,35 @@ TEST(PathcompConfigTest, MeasurementFlushInterval) {
   std::remove(path.c_str());
 }
 
+// A config of the required keys and `extra` after them (from line 6 on),
+// loaded from a file removed afterwards.
+struct Loaded {
+  std::string path;
+  absl::StatusOr<PathcompConfig> config;
+};
+Loaded LoadRequiredWith(const std::string& extra) {
+  Loaded loaded{.path = WriteTemp(absl::StrCat("replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\n",
+                                                "topology: /t.yaml\ntls: {ca: ca.crt, cert: c.crt, key: c.key}\n",
+                                                extra)),
+                .config = absl::UnknownError("not loaded")};
+  loaded.config = LoadPathcompConfig(loaded.path);
+  std::remove(loaded.path.c_str());
+  return loaded;
+}
+
 TEST(PathcompConfigTest, PlanThreads) {
-  const std::string base =
-      "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"
-      "tls: {ca: ca.crt, cert: c.crt, key: c.key}\n";
-  std::string path = WriteTemp(base);
-  auto config = LoadPathcompConfig(path);
-  ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_EQ(config->plan_threads, DefaultBuildThreads());
   EXPECT_GE(DefaultBuildThreads(), 1);
   EXPECT_LE(DefaultBuildThreads(), 8);
-  std::remove(path.c_str());
-
-  path = WriteTemp(base + "plan_threads: 3\n");
-  config = LoadPathcompConfig(path);
-  ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_EQ(config->plan_threads, 3);
-  std::remove(path.c_str());
-
+  const Loaded plain = LoadRequiredWith("");
+  ASSERT_TRUE(plain.config.ok()) << plain.config.status();
+  EXPECT_EQ(plain.config->plan_threads, DefaultBuildThreads());
+  const Loaded three = LoadRequiredWith("plan_threads: 3\n");
+  ASSERT_TRUE(three.config.ok()) << three.config.status();
+  EXPECT_EQ(three.config->plan_threads, 3);
   for (const char* bad : {"plan_threads: 0\n", "plan_threads: 65\n", "plan_threads: many\n", "plan_threads: -2\n"}) {
-    path = WriteTemp(base + bad);
-    config = LoadPathcompConfig(path);
-    EXPECT_FALSE(config.ok()) << bad;
-    EXPECT_THAT(std::string(config.status().message()), HasSubstr(path + ":6: plan_threads")) << bad;
-    std::remove(path.c_str());
+    const Loaded refused = LoadRequiredWith(bad);
+    ASSERT_FALSE(refused.config.ok()) << bad;
+    EXPECT_THAT(std::string(refused.config.status().message()), HasSubstr(refused.path + ":6: plan_threads")) << bad;
   }
 }
 
