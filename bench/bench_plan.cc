@@ -322,8 +322,9 @@ Measured Plan(const Instance& instance, int threads) {
     chain.SerializeToString(&wire);
     measured.digest = measured.digest * 1099511628211u ^ std::hash<std::string>()(wire);
   }
-  built.plan.clear_sites();  // hashed above
-  built.plan.clear_chains();
+  // Hashed above; let go (clear_sites() keeps the cleared messages allocated).
+  google::protobuf::RepeatedPtrField<v1::SitePlan>().Swap(built.plan.mutable_sites());
+  google::protobuf::RepeatedPtrField<v1::ChainPlan>().Swap(built.plan.mutable_chains());
   measured.digest = measured.digest * 1099511628211u ^ std::hash<std::string>()(built.plan.SerializeAsString());
   return measured;
 }

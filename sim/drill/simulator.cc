@@ -49,7 +49,7 @@ struct Runtime {
   uint64_t down_since = 0;
   int down_event = -1;  // the timeline event that took it down (-1: a plan)
   bool repaired = false;  // on local backups since the last plan
-  std::set<std::string> links;  // chains: the route in use
+  std::vector<uint32_t> links;  // chains: the route in use (indices into link_ids_)
   uint64_t max_outage_ms = 0;
   std::string worst;  // the event of the longest outage
   bool lost_with_facility = false;
@@ -91,6 +91,7 @@ class Simulation {
       node_facility_[link.dst_node_id()] = link.dst_facility_id();
     }
     for (const auto& link : t.links) capacity_gbps_[link.id()] = link.capacity_gbps();
+    for (const auto& link : t.links) link_ids_.push_back(link.id());
     for (const auto& workload : t.workloads) {
       if (workload.has_elephant()) elephant_prefixes_.insert(workload.elephant().dst_prefix());
       Runtime& runtime = runtime_[workload.id()];
@@ -253,6 +254,12 @@ class Simulation {
     }
     return false;
   }
+  bool Crosses(const std::vector<uint32_t>& links) const {
+    for (const uint32_t link : links) {
+      if (down_links_.count(link_ids_[link])) return true;
+    }
+    return false;
+  }
 
   bool Connected(const std::string& src, const std::string& dst) const {
     const int a = truth_snapshot_.FacilityIndex(src), b = truth_snapshot_.FacilityIndex(dst);
@@ -331,7 +338,7 @@ class Simulation {
     // (the last plan's let go first: one at a time at the peak).
     forwarding_ = ForwardingPlan();
     forwarding_ = ForwardingPlan::Of(built.plan, elephant_prefixes_);
-    auto next = std::make_unique<PlanState>(RoutesOf(snapshot, std::move(built)));
+    auto next = std::make_unique<PlanState>(RoutesOf(snapshot, std::move(built), link_ids_));
     const std::unique_ptr<PlanState> previous = std::move(current_);
     current_ = std::move(next);
 
@@ -655,6 +662,7 @@ class Simulation {
   std::set<std::string> restored_drain_;
   std::multimap<uint64_t, int> detections_;  // detection time -> event
   std::set<std::string> down_links_;
+  LinkIds link_ids_;  // the inventory's, in its order: what chain routes index
   std::set<std::string> lost_facilities_;
   Snapshot truth_snapshot_;
   uint64_t leader_back_at_ = 0;
