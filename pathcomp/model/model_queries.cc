@@ -1,6 +1,8 @@
 #include "pathcomp/model/model_queries.h"
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/field_mask.pb.h"
+#include "google/protobuf/util/field_mask_util.h"
 #include "state/kind.h"
 
 namespace geodesic::pathcomp {
@@ -40,9 +42,17 @@ v1::ListFabricsResponse ListFabrics(const Model& model, const v1::ListFabricsReq
 
 absl::StatusOr<v1::Plan> PlanForSite(std::shared_ptr<const v1::Plan> plan, const std::string& facility_id) {
   if (!plan) return absl::NotFoundError("no plan computed yet");
-  v1::Plan out = *plan;
-  if (facility_id.empty()) return out;
-  out.clear_sites();
+  if (facility_id.empty()) return *plan;
+  // Every field but the sites, then the one asked for: a copy of the whole
+  // plan first would copy every site's routes (a gigabyte on a 754-facility
+  // backbone) to drop them.
+  google::protobuf::FieldMask all_but_sites;
+  const google::protobuf::Descriptor& fields = *v1::Plan::descriptor();
+  for (int i = 0; i < fields.field_count(); ++i) {
+    if (fields.field(i)->number() != v1::Plan::kSitesFieldNumber) all_but_sites.add_paths(fields.field(i)->name());
+  }
+  v1::Plan out;
+  google::protobuf::util::FieldMaskUtil::MergeMessageTo(*plan, all_but_sites, {}, &out);
   for (const auto& site : plan->sites()) {
     if (site.facility_id() == facility_id) *out.add_sites() = site;
   }
