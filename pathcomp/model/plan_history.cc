@@ -1,8 +1,8 @@
 #include "pathcomp/model/plan_history.h"
 
 #include <string>
-#include <string_view>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "pathcomp/model/entity_key.h"
 #include "site_plan/site_plan_reader.h"
@@ -14,7 +14,11 @@ namespace {
 
 using state::Kind;
 
-constexpr std::string_view kCurrentPlanId = "current";
+// The current plan is its history entry: plan/current-generation names it
+// (decimal). Stored whole beside it as well (plan/current, the form before),
+// every commit wrote a large backbone's plan twice, and the journal with it.
+constexpr char kCurrentGenerationId[] = "current-generation";
+constexpr char kLegacyCurrentPlanId[] = "current";
 
 // A plan stored before SitePlan's paths were a flat table: its routes stand,
 // without their paths (site_plan::DetachLegacyPaths), so that what reads it
@@ -56,7 +60,25 @@ v1::PlanSummary SummaryOf(const v1::Plan& plan) {
 
 absl::Status PlanHistory::Load() {
   std::lock_guard lock(mu_);
-  auto plan = state::Get<v1::Plan>(store_, Kind::kPlan, kCurrentPlanId);
+  absl::StatusOr<v1::Plan> plan = absl::NotFoundError("no current plan");
+  auto current_generation = store_.GetRaw(Kind::kPlan, kCurrentGenerationId);
+  if (current_generation.ok()) {
+    uint64_t generation = 0;
+    if (!absl::SimpleAtoi(*current_generation, &generation)) {
+      return absl::DataLossError(absl::StrCat("plan/", kCurrentGenerationId, ": \"", *current_generation,
+                                              "\" is not a generation"));
+    }
+    plan = state::Get<v1::Plan>(store_, Kind::kPlanHistory, PaddedId(generation));
+    if (absl::IsNotFound(plan.status())) {
+      return absl::DataLossError(absl::StrCat("plan/", kCurrentGenerationId, " names generation ", generation,
+                                              ", which plan_history does not have"));
+    }
+  } else if (absl::IsNotFound(current_generation.status())) {
+    plan = state::Get<v1::Plan>(store_, Kind::kPlan, kLegacyCurrentPlanId);
+    legacy_current_ = plan.ok();
+  } else {
+    return current_generation.status();
+  }
   if (plan.ok()) {
     DetachLegacyPaths(*plan);
     current_ = std::make_shared<const v1::Plan>(*std::move(plan));
@@ -89,7 +111,8 @@ absl::Status PlanHistory::Commit(std::shared_ptr<const v1::Plan> committed_plan)
   v1::PlanSummary summary = SummaryOf(plan);
   std::lock_guard lock(mu_);
   state::ChangeSet changes(absl::StrCat("plan generation ", plan.generation(), ": ", plan.reason()));
-  changes.PutRaw(Kind::kPlan, kCurrentPlanId, bytes);
+  changes.PutRaw(Kind::kPlan, kCurrentGenerationId, absl::StrCat(plan.generation()));
+  if (legacy_current_) changes.Delete(Kind::kPlan, kLegacyCurrentPlanId);
   changes.PutRaw(Kind::kPlanHistory, PaddedId(plan.generation()), std::move(bytes));
   // The oldest go while more than kDepth, or more than max_bytes_, would be kept.
   size_t count = kept_.size() + 1, total = kept_bytes_ + size;
@@ -106,6 +129,7 @@ absl::Status PlanHistory::Commit(std::shared_ptr<const v1::Plan> committed_plan)
     total -= it->second.bytes;
   }
   if (auto committed = store_.Commit(changes); !committed.ok()) return committed.status();
+  legacy_current_ = false;
   current_ = std::move(committed_plan);
   for (uint64_t generation : dropped) {
     kept_bytes_ -= kept_[generation].bytes;

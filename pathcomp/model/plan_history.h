@@ -1,6 +1,7 @@
 #pragma once
 // The plans pathcomp published: the current one and a history of the newest
-// generations, kept whole in the store (kinds plan and plan_history) with a
+// generations, kept whole in the store (kind plan_history; kind plan only
+// names the current one's generation, which the history always keeps) with a
 // summary of each in memory: at most kDepth of them, and no more than
 // `max_bytes` serialized together (the newest is always kept), so a large
 // backbone's history stays bounded in the store and in what Load reads.
@@ -52,6 +53,7 @@ class PlanHistory {
   const size_t max_bytes_;
   mutable std::mutex mu_;
   std::shared_ptr<const v1::Plan> current_;
+  bool legacy_current_ = false;  // the store holds plan/current, the form before (dropped at the next commit)
   std::map<uint64_t, Kept> kept_;  // by generation
   size_t kept_bytes_ = 0;
 };

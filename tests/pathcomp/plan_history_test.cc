@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "pathcomp/model/entity_key.h"
 #include "state/memory_store.h"
 
 namespace geodesic::pathcomp {
@@ -132,6 +133,60 @@ TEST(PlanHistoryTest, ARestartFindsTheSamePlans) {
   ASSERT_NE(reopened.Current(), nullptr);
   EXPECT_EQ(reopened.Current()->generation(), 8u);
   EXPECT_EQ(reopened.Summaries(0).size(), 2u);
+}
+
+// A plan is written once per commit: the current one is its history entry,
+// named by generation (a large backbone's plan is hundreds of megabytes).
+TEST(PlanHistoryTest, TheCurrentPlanIsStoredOnce) {
+  state::StorePtr store = state::NewMemoryStore();
+  PlanHistory plans(*store);
+  ASSERT_TRUE(plans.Load().ok());
+  ASSERT_TRUE(plans.Commit(Plan(7)).ok());
+  auto current = store->ListRaw(state::Kind::kPlan);
+  ASSERT_TRUE(current.ok()) << current.status();
+  ASSERT_EQ(current->size(), 1u);
+  EXPECT_EQ((*current)[0].first, "current-generation");
+  EXPECT_EQ((*current)[0].second, "7");
+  auto journal = store->ReadJournal(1, 10);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_EQ(journal->size(), 1u);
+  size_t plan_bytes = 0;
+  for (const state::Change& change : (*journal)[0].changes) plan_bytes += change.value ? change.value->size() : 0;
+  EXPECT_LT(plan_bytes, 2 * Plan(7)->ByteSizeLong()) << "the commit holds the plan once";
+}
+
+// A store written before kept the current plan whole (plan/current): it
+// loads, and the next commit drops it.
+TEST(PlanHistoryTest, TheCurrentPlanStoredWholeStillLoads) {
+  state::StorePtr store = state::NewMemoryStore();
+  {
+    state::ChangeSet before("plan generation 5: as written before");
+    before.PutRaw(state::Kind::kPlan, "current", Plan(5)->SerializeAsString());
+    before.PutRaw(state::Kind::kPlanHistory, PaddedId(5), Plan(5)->SerializeAsString());
+    ASSERT_TRUE(store->Commit(before).ok());
+  }
+  PlanHistory plans(*store);
+  ASSERT_TRUE(plans.Load().ok());
+  ASSERT_NE(plans.Current(), nullptr);
+  EXPECT_EQ(plans.Current()->generation(), 5u);
+  ASSERT_TRUE(plans.Commit(Plan(6)).ok());
+  EXPECT_EQ(store->GetRaw(state::Kind::kPlan, "current").status().code(), absl::StatusCode::kNotFound);
+  PlanHistory reopened(*store);
+  ASSERT_TRUE(reopened.Load().ok());
+  ASSERT_NE(reopened.Current(), nullptr);
+  EXPECT_EQ(reopened.Current()->generation(), 6u);
+}
+
+// A name of the current plan that the history does not hold is data loss, said so.
+TEST(PlanHistoryTest, ACurrentGenerationTheHistoryLacksIsRefused) {
+  state::StorePtr store = state::NewMemoryStore();
+  state::ChangeSet broken("a torn store");
+  broken.PutRaw(state::Kind::kPlan, "current-generation", "9");
+  ASSERT_TRUE(store->Commit(broken).ok());
+  PlanHistory plans(*store);
+  const absl::Status loaded = plans.Load();
+  EXPECT_EQ(loaded.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(loaded.message()), HasSubstr("generation 9, which plan_history does not have"));
 }
 
 }  // namespace
