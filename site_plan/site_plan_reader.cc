@@ -1,6 +1,7 @@
 #include "site_plan/site_plan_reader.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -35,14 +36,23 @@ absl::Status ValidateIndices(const v1::SitePlan& plan) {
     return absl::InvalidArgumentError(absl::StrCat("path tree: ", plan.path_node_parents_size(), " parents but ",
                                                    plan.path_node_facilities_size(), " facilities"));
   }
+  // A path visits a facility once: no node is deeper than the facilities
+  // (which bounds what resolving every route's path costs).
+  std::vector<uint32_t> depth(static_cast<size_t>(plan.path_node_parents_size()) + 1, 0);
   for (int k = 1; k <= plan.path_node_parents_size(); ++k) {
-    if (plan.path_node_parents(k - 1) >= static_cast<uint32_t>(k)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("path node ", k, ": parent ", plan.path_node_parents(k - 1), " is not an earlier node"));
+    const uint32_t parent = plan.path_node_parents(k - 1);
+    if (parent >= static_cast<uint32_t>(k)) {
+      return absl::InvalidArgumentError(absl::StrCat("path node ", k, ": parent ", parent, " is not an earlier node"));
     }
     if (plan.path_node_facilities(k - 1) >= static_cast<uint32_t>(plan.facility_ids_size())) {
       return OutOfRange(absl::StrCat("path node ", k), "facility", plan.path_node_facilities(k - 1),
                         plan.facility_ids_size());
+    }
+    depth[static_cast<size_t>(k)] = depth[parent] + 1;
+    if (depth[static_cast<size_t>(k)] > static_cast<uint32_t>(plan.facility_ids_size())) {
+      return absl::InvalidArgumentError(absl::StrCat("path node ", k, ": ", depth[static_cast<size_t>(k)],
+                                                     " facilities long, more than the plan's ",
+                                                     plan.facility_ids_size()));
     }
   }
   if (plan.path_latencies_us_size() != plan.path_nodes_size()) {

@@ -22,7 +22,7 @@ namespace geodesic::site_plan {
 // next-hop group, path and backups (failure, group, path; a whole number of
 // triples), each group's ports (as many weights as ports, every weight at
 // least 1), the path tree (each node's parent an earlier node, its facility
-// in range) and each path's node. InvalidArgument naming the first offending
+// in range, no path longer than the facilities) and each path's node. InvalidArgument naming the first offending
 // route or table entry otherwise.
 [[nodiscard]] absl::Status ValidateIndices(const v1::SitePlan& plan);
 

@@ -213,6 +213,13 @@ TEST(SitePlanTest, ValidateIndicesNamesWhatIsOutOfRange) {
               HasSubstr("path node 3: facility index 5 is out of range (the plan has 5)"));
   EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.set_path_node_parents(1, 2); }),
               HasSubstr("path node 2: parent 2 is not an earlier node"));
+  EXPECT_THAT(refused([](v1::SitePlan& plan) {
+                for (int k = 0; k < 5; ++k) {  // below iad>nyc (node 6): node 10 is 6 deep, of 5 facilities
+                  plan.add_path_node_parents(static_cast<uint32_t>(plan.path_node_parents_size()));
+                  plan.add_path_node_facilities(0);
+                }
+              }),
+              HasSubstr("path node 10: 6 facilities long, more than the plan's 5"));
   EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.add_path_node_parents(0); }),
               HasSubstr("path tree: 7 parents but 6 facilities"));
   EXPECT_THAT(refused([](v1::SitePlan& plan) { plan.set_path_nodes(1, 7); }),
