@@ -20,7 +20,7 @@ using state::Kind;
 constexpr char kCurrentGenerationId[] = "current-generation";
 constexpr char kLegacyCurrentPlanId[] = "current";
 
-// A plan stored before SitePlan's paths were a flat table: its routes stand,
+// A plan stored before SitePlan's paths were a tree: its routes stand,
 // without their paths (site_plan::DetachLegacyPaths), so that what reads it
 // resolves it safely until the next plan.
 void DetachLegacyPaths(v1::Plan& plan) {
@@ -87,7 +87,14 @@ absl::Status PlanHistory::Load() {
   }
   auto history = store_.ListRaw(Kind::kPlanHistory);
   if (!history.ok()) return history.status();
+  const std::string current_id = current_ ? PaddedId(current_->generation()) : "";
   for (auto& [id, bytes] : *history) {
+    if (id == current_id) {  // parsed above
+      kept_[current_->generation()] = {SummaryOf(*current_), bytes.size()};
+      kept_bytes_ += bytes.size();
+      std::string().swap(bytes);
+      continue;
+    }
     v1::Plan old;
     if (!old.ParseFromString(bytes)) return absl::DataLossError(absl::StrCat("plan_history/", id, ": not a plan"));
     kept_[old.generation()] = {SummaryOf(old), bytes.size()};

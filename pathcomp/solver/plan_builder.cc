@@ -75,7 +75,8 @@ bool SameRepair(const McfFailure& a, const McfFailure& b) {
 // rounds run out (kMaxProtectionRounds) or `stop` ends them — the first
 // (unprotected) ones, with the reason.
 void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
-             std::span<const ChainPlacement> chain_primaries, int threads, const ProtectionStop& stop, absl::StatusOr<ElephantPlan>& elephants, BuiltPlan& built) {
+             std::span<const ChainPlacement> chain_primaries, int threads, const ProtectionStop& stop,
+             absl::StatusOr<ElephantPlan>& elephants, BuiltPlan& built) {
   const ProtectionChecker checker(snapshot, allocator.policies());
   if (checker.empty()) return;
   std::map<uint32_t, double> unprotected_mlu;

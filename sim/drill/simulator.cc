@@ -90,8 +90,10 @@ class Simulation {
       node_facility_[link.src_node_id()] = link.src_facility_id();
       node_facility_[link.dst_node_id()] = link.dst_facility_id();
     }
-    for (const auto& link : t.links) capacity_gbps_[link.id()] = link.capacity_gbps();
-    for (const auto& link : t.links) link_ids_.push_back(link.id());
+    for (const auto& link : t.links) {
+      capacity_gbps_[link.id()] = link.capacity_gbps();
+      link_ids_.push_back(link.id());
+    }
     for (const auto& workload : t.workloads) {
       if (workload.has_elephant()) elephant_prefixes_.insert(workload.elephant().dst_prefix());
       Runtime& runtime = runtime_[workload.id()];
