@@ -1,6 +1,8 @@
 #pragma once
 // A set of changes to the model that belong together, and why they were made.
 // A Store applies a ChangeSet all or nothing and records it as one journal entry.
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,12 +17,27 @@ class MessageLite;
 
 namespace geodesic::state {
 
+// What the journal keeps of a value it does not copy (JournaledByDigest):
+// its size and SHA-256, enough to tell whether a value held now is that one.
+struct ValueDigest {
+  uint64_t size = 0;
+  std::array<uint8_t, 32> sha256{};
+
+  friend bool operator==(const ValueDigest&, const ValueDigest&) = default;
+};
+
 // One change of one entity. `value` holds the serialized protobuf that replaces
 // the entity, or nullopt when the entity is deleted.
 struct Change {
   Kind kind;
   std::string id;
   std::optional<std::string> value;
+  // Only in a journal entry (Store::ReadJournal): a put of a kind journaled
+  // by digest has this in place of its value (`value` is then nullopt).
+  std::optional<ValueDigest> digest = std::nullopt;
+
+  // Neither a value nor a digest: the entity was deleted.
+  bool deleted() const { return !value.has_value() && !digest.has_value(); }
 
   friend bool operator==(const Change&, const Change&) = default;
 };

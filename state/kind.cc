@@ -43,6 +43,8 @@ std::optional<Kind> KindFromName(std::string_view name) {
   return std::nullopt;
 }
 
+bool JournaledByDigest(Kind kind) { return kind == Kind::kPlanHistory; }
+
 std::string EntityKey(Kind kind, std::string_view id) {
   const std::string_view name = KindName(kind);
   std::string key;

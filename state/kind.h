@@ -42,6 +42,15 @@ std::string_view KindName(Kind kind);
 // The inverse of KindName; nullopt for an unknown name.
 std::optional<Kind> KindFromName(std::string_view name);
 
+// Whether the journal records a put of `kind` by its value's size and
+// SHA-256 rather than by its bytes: true for plan_history only, whose values
+// are whole plans (178 MB on a 754-facility backbone), are written once per
+// plan and live in their column family as long as the history keeps them.
+// Copied into the journal, every plan stayed on disk forever, and a page of
+// `tectl journal` read every plan it listed. Persistent: journal entries
+// written with it (schema 2 on, rocks_migration.h) hold the digest.
+bool JournaledByDigest(Kind kind);
+
 // "<kind>/<id>", e.g. "link/iad-ord-1": the entity's RocksDB key (DESIGN §3),
 // and how messages name an entity.
 std::string EntityKey(Kind kind, std::string_view id);

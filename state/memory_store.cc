@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "state/internal/journal_codec.h"
 
 namespace geodesic::state {
 namespace {
@@ -32,7 +33,8 @@ class MemoryStore final : public Store {
     entry.seq = journal_.size();
     entry.at_unix_ms = absl::ToUnixMillis(absl::Now());
     entry.cause = changes.cause();
-    entry.changes = changes.changes();
+    entry.changes.reserve(changes.changes().size());
+    for (const Change& change : changes.changes()) entry.changes.push_back(internal::JournaledChange(change));
     return entry.seq;
   }
   absl::StatusOr<uint64_t> CommitUnsynced(const ChangeSet& changes) override { return Commit(changes); }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "state/internal/journal_codec.h"
 
 namespace geodesic::state {
 namespace {
@@ -41,9 +42,20 @@ absl::Status ReplayJournal(const Store& from, uint64_t up_to_seq, Store& into) {
       for (const Change& change : entry.changes) {
         if (change.value.has_value()) {
           changes.PutRaw(change.kind, change.id, *change.value);
+        } else if (change.digest.has_value()) {
+          absl::StatusOr<std::string> held = from.GetRaw(change.kind, change.id);
+          if (absl::IsNotFound(held.status())) continue;  // dropped since: left out
+          if (!held.ok()) return held.status();
+          if (internal::DigestOf(*held) != *change.digest) continue;  // put again since: that put replays it
+          changes.PutRaw(change.kind, change.id, *std::move(held));
         } else {
           changes.Delete(change.kind, change.id);
         }
+      }
+      if (changes.empty()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("cannot replay journal seq ", entry.seq, " (\"", entry.cause,
+                         "\"): every value it put is journaled by digest and no longer held"));
       }
       absl::StatusOr<uint64_t> seq = into.Commit(changes);
       if (!seq.ok()) {

@@ -13,9 +13,19 @@ namespace geodesic::state {
 // commit `up_to_seq` and its journal repeats those entries with the same seqs
 // (but new timestamps). up_to_seq = 0 replays nothing.
 //
+// The journal keeps a put of a kind journaled by digest (JournaledByDigest:
+// plan_history) as its value's size and SHA-256, so such a put replays with
+// the value `from` holds now under that id when that is the value put (same
+// digest), and is left out when `from` no longer holds it (the history keeps
+// only the newest plans: a past state lacks the plans dropped since). Every
+// other change replays exactly; replaying up to LastJournalSeq() copies the
+// whole store.
+//
 // Errors: FailedPrecondition when `into` is not empty (LastJournalSeq() != 0);
 // OutOfRange when up_to_seq > from.LastJournalSeq(); DataLoss when `from`'s
-// journal is corrupt or has a gap; any error of reading `from` or committing
+// journal is corrupt or has a gap; FailedPrecondition, naming it, for an entry
+// whose every change is a value left out (none that pathcomp commits: a plan
+// goes with the name of the current one); any error of reading `from` or committing
 // into `into` (which is then left with the entries before the failing one).
 // `from` may be written to meanwhile; nothing else may write to `into`.
 [[nodiscard]] absl::Status ReplayJournal(const Store& from, uint64_t up_to_seq, Store& into);

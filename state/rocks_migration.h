@@ -26,7 +26,10 @@ namespace geodesic::state {
 // When you bump kSchemaVersion, keep the old fixture (the new build must
 // migrate it: the test will fail until a migration is registered) and write
 // the new version's fixture with make_store_fixture.
-inline constexpr int kSchemaVersion = 1;
+//
+// Schema 2: the journal keeps puts of kinds journaled by digest
+// (JournaledByDigest, state/kind.h) as their digest, no longer their value.
+inline constexpr int kSchemaVersion = 2;
 
 // What a migration may read and write.
 struct MigrationContext {
@@ -48,8 +51,11 @@ struct Migration {
   std::function<absl::Status(const MigrationContext& ctx, rocksdb::WriteBatch& batch)> apply;
 };
 
-// This build's migrations, from every older schema it can open (none yet:
-// schema 1 is the first). The default of RocksStoreOptions::migrations.
+// This build's migrations, from every older schema it can open (1 -> 2:
+// journal entries of schema 1 that copied a value now journaled by digest
+// are rewritten with its digest, so the plans they held leave the disk at
+// RocksDB's next compaction of them). The default of
+// RocksStoreOptions::migrations.
 std::vector<Migration> StoreMigrations();
 
 }  // namespace geodesic::state

@@ -483,8 +483,6 @@ absl::StatusOr<StorePtr> OpenRocksStore(const std::string& dir, RocksStoreOption
                                       *last_seq);
 }
 
-std::vector<Migration> StoreMigrations() { return {}; }
-
 absl::StatusOr<CheckpointInfo> CheckpointRocksStore(const Store& store, const std::string& dir) {
   const auto* rocks = dynamic_cast<const RocksStore*>(&store);
   if (rocks == nullptr) {

@@ -50,6 +50,8 @@ class Store {
 
   // Journal entries with seq >= from_seq, at most `limit`, ascending by seq.
   // Empty when from_seq > LastJournalSeq(). DataLoss when an entry is corrupt.
+  // A put of a kind journaled by digest (JournaledByDigest) comes with its
+  // value's digest, not the value (Change::digest).
   [[nodiscard]] virtual absl::StatusOr<std::vector<JournalEntry>> ReadJournal(uint64_t from_seq,
                                                                               size_t limit) const = 0;
 

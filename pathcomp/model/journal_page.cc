@@ -26,7 +26,7 @@ absl::StatusOr<v1::ListJournalResponse> JournalPage(const state::Store& store, c
       auto* out = record->add_changes();
       out->set_kind(std::string(state::KindName(change.kind)));
       out->set_id(change.id);
-      out->set_deleted(!change.value.has_value());
+      out->set_deleted(change.deleted());
     }
   }
   return response;

@@ -1,5 +1,10 @@
 #include "state/internal/journal_codec.h"
 
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -37,11 +42,23 @@ class Reader {
     return true;
   }
 
+  // Exactly `size` bytes, unprefixed.
+  bool ReadBytes(size_t size, std::string_view& bytes) {
+    if (in_.size() < size) return false;
+    bytes = in_.substr(0, size);
+    in_.remove_prefix(size);
+    return true;
+  }
+
   size_t left() const { return in_.size(); }
 
  private:
   std::string_view in_;
 };
+
+constexpr size_t kSha256Bytes = std::tuple_size_v<decltype(ValueDigest::sha256)>;
+
+enum Op : uint8_t { kDelete = 0, kPut = 1, kPutByDigest = 2 };
 
 absl::Status Corrupt(uint64_t seq, const std::string& what) {
   return absl::DataLossError(absl::StrCat("journal entry ", seq, " is corrupt: ", what));
@@ -62,15 +79,43 @@ std::optional<uint64_t> DecodeJournalKey(std::string_view key) {
   return seq;
 }
 
+ValueDigest DigestOf(std::string_view value) {
+  ValueDigest digest{.size = value.size()};
+  unsigned int size = 0;
+  // Only an out-of-memory can fail this; a wrong digest would be kept for good, so stop.
+  if (EVP_Digest(value.data(), value.size(), digest.sha256.data(), &size, EVP_sha256(), nullptr) != 1 ||
+      size != digest.sha256.size()) {
+    std::abort();
+  }
+  return digest;
+}
+
+Change JournaledChange(const Change& change) {
+  if (!change.value.has_value() || !JournaledByDigest(change.kind)) return change;
+  return Change{.kind = change.kind, .id = change.id, .value = std::nullopt, .digest = DigestOf(*change.value)};
+}
+
 std::string EncodeJournalValue(const JournalEntry& entry) {
   return EncodeJournalValue(entry.at_unix_ms, entry.cause, entry.changes);
 }
 
 std::string EncodeJournalValue(int64_t at_unix_ms, std::string_view cause, const std::vector<Change>& changes) {
+  // The digest of each value journaled by one, computed once.
+  std::vector<std::optional<ValueDigest>> digests(changes.size());
   size_t size = 1 + 8 + 4 + cause.size() + 4;
-  for (const Change& change : changes) {
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const Change& change = changes[i];
     size += 4 + KindName(change.kind).size() + 4 + change.id.size() + 1;
-    if (change.value.has_value()) size += 4 + change.value->size();
+    if (change.value.has_value() && JournaledByDigest(change.kind)) {
+      digests[i] = DigestOf(*change.value);
+    } else if (change.digest.has_value()) {
+      digests[i] = change.digest;
+    }
+    if (digests[i].has_value()) {
+      size += 8 + kSha256Bytes;
+    } else if (change.value.has_value()) {
+      size += 4 + change.value->size();
+    }
   }
   std::string out;
   out.reserve(size);
@@ -78,11 +123,20 @@ std::string EncodeJournalValue(int64_t at_unix_ms, std::string_view cause, const
   AppendFixed(out, static_cast<uint64_t>(at_unix_ms), 8);
   AppendBytes(out, cause);
   AppendFixed(out, changes.size(), 4);
-  for (const Change& change : changes) {
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const Change& change = changes[i];
     AppendBytes(out, KindName(change.kind));
     AppendBytes(out, change.id);
-    out.push_back(change.value.has_value() ? 1 : 0);
-    if (change.value.has_value()) AppendBytes(out, *change.value);
+    if (const std::optional<ValueDigest>& digest = digests[i]; digest.has_value()) {
+      out.push_back(static_cast<char>(kPutByDigest));
+      AppendFixed(out, digest->size, 8);
+      out.append(reinterpret_cast<const char*>(digest->sha256.data()), digest->sha256.size());
+    } else if (change.value.has_value()) {
+      out.push_back(static_cast<char>(kPut));
+      AppendBytes(out, *change.value);
+    } else {
+      out.push_back(static_cast<char>(kDelete));
+    }
   }
   return out;
 }
@@ -115,10 +169,17 @@ absl::StatusOr<JournalEntry> DecodeJournalValue(uint64_t seq, std::string_view v
     if (!reader.ReadBytes(id)) return Corrupt(seq, absl::StrCat("change ", i, ": truncated id"));
     if (!reader.ReadFixed(1, op)) return Corrupt(seq, absl::StrCat("change ", i, ": truncated op"));
     Change& change = entry.changes.emplace_back(Change{*kind, std::string(id), std::nullopt});
-    if (op == 1) {
+    if (op == kPut) {
       if (!reader.ReadBytes(bytes)) return Corrupt(seq, absl::StrCat("change ", i, ": truncated value"));
       change.value = std::string(bytes);
-    } else if (op != 0) {
+    } else if (op == kPutByDigest) {
+      ValueDigest digest;
+      if (!reader.ReadFixed(8, digest.size) || !reader.ReadBytes(kSha256Bytes, bytes)) {
+        return Corrupt(seq, absl::StrCat("change ", i, ": truncated digest"));
+      }
+      std::copy(bytes.begin(), bytes.end(), digest.sha256.begin());
+      change.digest = digest;
+    } else if (op != kDelete) {
       return Corrupt(seq, absl::StrCat("change ", i, ": unknown op ", op));
     }
   }

@@ -12,9 +12,13 @@
 //              change * change_count
 //   change  := bytes kind_name         (KindName(), e.g. "link")
 //              bytes id
-//              u8 op                   (1 = put, 0 = delete)
-//              bytes value             (present only when op = 1)
+//              u8 op                   (1 = put, 0 = delete, 2 = put by digest)
+//              bytes value             (only when op = 1)
+//              u64 size, 32 bytes sha256  (only when op = 2: the value's)
 //   bytes   := u32 length, then `length` bytes
+// A put of a kind journaled by digest (JournaledByDigest) is always written
+// as op 2 (schema 2 on); op 1 of such a kind is what schema 1 wrote, and
+// decodes as it was (the migration from 1 rewrites it).
 // The seq is not repeated in the value; it is the key. Decoding checks every
 // length against the bytes left, rejects unknown formats, kinds and ops, and
 // trailing bytes. Pure functions; thread-safe.
@@ -32,10 +36,17 @@ namespace geodesic::state::internal {
 inline constexpr uint8_t kJournalFormat = 1;
 
 std::string EncodeJournalKey(uint64_t seq);
+
+// The size and SHA-256 of `value`.
+ValueDigest DigestOf(std::string_view value);
+// What the journal keeps of `change`: the change, or for a put of a kind
+// journaled by digest, the change with its value's digest in place of it.
+Change JournaledChange(const Change& change);
 // nullopt when `key` is not 8 bytes.
 std::optional<uint64_t> DecodeJournalKey(std::string_view key);
 
-// Encodes everything but entry.seq.
+// Encodes everything but entry.seq; a value of a kind journaled by digest
+// as its digest (JournaledChange).
 std::string EncodeJournalValue(const JournalEntry& entry);
 // The same from the parts of an entry, so a commit needs no JournalEntry (which
 // would copy every value of its ChangeSet).

@@ -3,7 +3,7 @@
 // way pathcomp writes one. Run it once per schema version (see
 // tests/data/README.md and kSchemaVersion in state/rocks_migration.h):
 //
-//   build/bin/make_store_fixture deploy/examples/backbone.yaml tests/data/store-v1
+//   build/bin/make_store_fixture deploy/examples/backbone.yaml tests/data/store-v2
 //
 // What it holds is what store_upgrade_test checks in every fixture, whatever
 // its version; change both together:

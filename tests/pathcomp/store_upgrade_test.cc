@@ -66,6 +66,17 @@ TEST(StoreUpgradeTest, EveryKeptVersionOpensWithItsContents) {
     ASSERT_TRUE(journal.ok()) << journal.status();
     ASSERT_EQ(journal->size(), last_seq);
     EXPECT_EQ(journal->front().cause, "fixture: import of the topology");
+    // Plans are journaled by their digest (schema 2 on): no entry holds one.
+    int plans_journaled = 0;
+    for (const state::JournalEntry& entry : *journal) {
+      for (const state::Change& change : entry.changes) {
+        if (change.kind != state::Kind::kPlanHistory || change.deleted()) continue;
+        EXPECT_EQ(change.value, std::nullopt) << "journal seq " << entry.seq << " holds a plan";
+        EXPECT_TRUE(change.digest.has_value());
+        ++plans_journaled;
+      }
+    }
+    EXPECT_EQ(plans_journaled, 1);
     auto model = Model::Open(*std::move(store));
     ASSERT_TRUE(model.ok()) << model.status();
     Model& m = **model;

@@ -64,6 +64,56 @@ TEST(JournalCodecTest, RejectsTrailingBytesUnknownFormatKindAndOp) {
   EXPECT_THAT(DecodeJournalValue(1, op).status().message(), HasSubstr("unknown op 7"));
 }
 
+// A plan (plan_history) is journaled as its size and SHA-256, never its bytes.
+TEST(JournalCodecTest, ValuesOfKindsJournaledByDigestAreWrittenAsTheirDigest) {
+  const std::string plan(100'000, 'p');
+  JournalEntry entry = SampleEntry();
+  entry.changes.push_back({Kind::kPlanHistory, "00000000000000000007", plan});
+  entry.changes.push_back({Kind::kPlan, "current-generation", std::string("7")});
+  const std::string value = EncodeJournalValue(entry);
+  EXPECT_LT(value.size(), 1'000u);
+  absl::StatusOr<JournalEntry> decoded = DecodeJournalValue(42, value);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  const Change& journaled = decoded->changes[3];
+  EXPECT_EQ(journaled.kind, Kind::kPlanHistory);
+  EXPECT_EQ(journaled.value, std::nullopt);
+  ASSERT_TRUE(journaled.digest.has_value());
+  EXPECT_EQ(journaled.digest->size, plan.size());
+  EXPECT_EQ(journaled.digest, DigestOf(plan));
+  EXPECT_FALSE(journaled.deleted());
+  EXPECT_EQ(journaled, JournaledChange(entry.changes[3]));
+  // Every other change as it was, and a decoded digest encodes the same.
+  EXPECT_EQ(decoded->changes[4], entry.changes[4]);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(decoded->changes[i], entry.changes[i]);
+  EXPECT_EQ(EncodeJournalValue(*decoded), value);
+  // SHA-256 as everyone computes it (FIPS 180-2's "abc").
+  const ValueDigest abc = DigestOf("abc");
+  EXPECT_EQ(abc.size, 3u);
+  EXPECT_EQ(abc.sha256[0], 0xba);
+  EXPECT_EQ(abc.sha256[31], 0xad);
+  EXPECT_NE(DigestOf("abd"), abc);
+
+  // Schema 1 copied such values (op 1): they still decode as values.
+  JournalEntry copied;
+  copied.changes = {{Kind::kLink, "00000000000000000007", plan}};
+  std::string old = EncodeJournalValue(copied);
+  const size_t at = old.find("link");
+  ASSERT_NE(at, std::string::npos);
+  old.replace(at - 4, 8, std::string("\x0c\0\0\0plan_history", 16));
+  absl::StatusOr<JournalEntry> read = DecodeJournalValue(3, old);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->changes[0].kind, Kind::kPlanHistory);
+  EXPECT_EQ(read->changes[0].value, plan);
+  // Every truncation of a digest is DataLoss too.
+  JournalEntry digest_only;
+  digest_only.changes = {{Kind::kPlanHistory, "1", plan}};
+  const std::string short_value = EncodeJournalValue(digest_only);
+  for (size_t size = 0; size < short_value.size(); ++size) {
+    EXPECT_EQ(DecodeJournalValue(7, short_value.substr(0, size)).status().code(), absl::StatusCode::kDataLoss)
+        << "truncated to " << size;
+  }
+}
+
 TEST(JournalCodecTest, HugeChangeCountIsRejectedWithoutAllocating) {
   JournalEntry empty;
   std::string value = EncodeJournalValue(empty);

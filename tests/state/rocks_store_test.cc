@@ -265,8 +265,9 @@ class MigrationTest : public RocksStoreTest {
   }
 
   RocksStoreOptions WithMigration() {
-    static_assert(kSchemaVersion == 1, "add the migrations from 1 when kSchemaVersion changes");
+    static_assert(kSchemaVersion == 2, "add the migrations from 2 when kSchemaVersion changes");
     RocksStoreOptions opts;
+    opts.migrations = StoreMigrations();  // from 1 on, this build's own
     opts.migrations.push_back(Migration{
         .from_version = 0, .apply = [this](const MigrationContext& ctx, rocksdb::WriteBatch& batch) -> absl::Status {
           ++runs_;
@@ -302,7 +303,7 @@ TEST_F(MigrationTest, RunsOnceAndMovesTheData) {
     EXPECT_EQ(runs_, 1);
   }
   RawDb raw(dir_);
-  EXPECT_EQ(raw.Get("default", "schema_version"), "1");
+  EXPECT_EQ(raw.Get("default", "schema_version"), absl::StrCat(kSchemaVersion));
   EXPECT_THAT(raw.Get("default", "links:old-1"), HasSubstr("NotFound"));
 }
 
@@ -365,6 +366,69 @@ TEST_F(RocksStoreTest, CorruptJournalEntryIsDataLoss) {
   EXPECT_TRUE(ReplayJournal(*store, 1, *into).ok());
   StorePtr into2 = NewMemoryStore();
   EXPECT_EQ(ReplayJournal(*store, 3, *into2).code(), absl::StatusCode::kDataLoss);
+}
+
+// A journal entry as schema 1 wrote it: every put with its value (op 1).
+std::string Schema1JournalValue(const std::string& cause, const std::vector<Change>& changes) {
+  std::string out(1, '\x01');
+  auto fixed = [&](uint64_t value, int bytes) {
+    for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+  };
+  auto bytes = [&](std::string_view b) {
+    fixed(b.size(), 4);
+    out.append(b);
+  };
+  fixed(1'700'000'000'000, 8);
+  bytes(cause);
+  fixed(changes.size(), 4);
+  for (const Change& change : changes) {
+    bytes(KindName(change.kind));
+    bytes(change.id);
+    out.push_back(change.value ? 1 : 0);
+    if (change.value) bytes(*change.value);
+  }
+  return out;
+}
+
+// Schema 1 copied every plan into the journal; opening such a store rewrites
+// those entries with the plans' digests, once, and changes nothing else.
+TEST_F(RocksStoreTest, MigrationFromSchema1JournalsPlansByDigest) {
+  const std::string plan(200'000, 'p');
+  const std::vector<Change> plan_commit = {{Kind::kPlan, "current-generation", std::string("7")},
+                                           {Kind::kPlanHistory, "00000000000000000007", plan}};
+  {
+    StorePtr store = MustOpen(dir_);
+    ASSERT_NE(store, nullptr);
+    MustCommitLink(*store, "first", "l1", 100);
+    ChangeSet changes("plan generation 7");
+    for (const Change& change : plan_commit) changes.PutRaw(change.kind, change.id, *change.value);
+    ASSERT_EQ(store->Commit(changes).value(), 2u);
+  }
+  std::string link_entry;
+  {
+    RawDb raw(dir_);
+    raw.Put("default", "schema_version", "1");
+    raw.Put("journal", internal::EncodeJournalKey(2), Schema1JournalValue("plan generation 7", plan_commit));
+    link_entry = raw.Get("journal", internal::EncodeJournalKey(1));
+    ASSERT_GT(raw.Get("journal", internal::EncodeJournalKey(2)).size(), plan.size());
+  }
+  {
+    StorePtr store = MustOpen(dir_);
+    ASSERT_NE(store, nullptr);
+    const std::vector<JournalEntry> journal = store->ReadJournal(1, 10).value();
+    ASSERT_EQ(journal.size(), 2u);
+    EXPECT_EQ(journal[1].cause, "plan generation 7");
+    ASSERT_EQ(journal[1].changes.size(), 2u);
+    EXPECT_EQ(journal[1].changes[0], plan_commit[0]);
+    EXPECT_EQ(journal[1].changes[1], internal::JournaledChange(plan_commit[1]));
+    EXPECT_EQ(journal[1].changes[1].value, std::nullopt);
+    EXPECT_EQ(store->GetRaw(Kind::kPlanHistory, "00000000000000000007").value(), plan);
+    EXPECT_EQ(store->LastJournalSeq(), 2u);
+  }
+  RawDb raw(dir_);
+  EXPECT_EQ(raw.Get("default", "schema_version"), "2");
+  EXPECT_LT(raw.Get("journal", internal::EncodeJournalKey(2)).size(), 200u);
+  EXPECT_EQ(raw.Get("journal", internal::EncodeJournalKey(1)), link_entry) << "an entry without a plan is kept as is";
 }
 
 TEST_F(RocksStoreTest, JournalGapIsDataLossOnReplay) {

@@ -343,6 +343,72 @@ TYPED_TEST(StoreContractTest, ReplayToAPastSeqReproducesThePastState) {
   EXPECT_EQ(empty->LastJournalSeq(), 0u);
 }
 
+// Plans (plan_history) are journaled by digest: the journal names each
+// plan put, and a replay takes the plans the store still holds.
+TYPED_TEST(StoreContractTest, ValuesJournaledByDigestReplayWhileTheStoreHoldsThem) {
+  Store& store = *this->store_;
+  auto commit_plan = [&](const std::string& generation, const std::string& bytes, const std::string& drop = "") {
+    ChangeSet plan(absl::StrCat("plan generation ", generation));
+    plan.PutRaw(Kind::kPlan, "current-generation", generation);
+    plan.PutRaw(Kind::kPlanHistory, generation, bytes);
+    if (!drop.empty()) plan.Delete(Kind::kPlanHistory, drop);
+    return store.Commit(plan);
+  };
+  ASSERT_EQ(commit_plan("1", "plan one").value(), 1u);
+  ASSERT_EQ(commit_plan("2", "plan two").value(), 2u);
+  ASSERT_EQ(commit_plan("3", "plan three", "1").value(), 3u);
+  ASSERT_EQ(commit_plan("3", "plan three, again").value(), 4u);
+
+  const std::vector<JournalEntry> journal = store.ReadJournal(1, 10).value();
+  ASSERT_EQ(journal.size(), 4u);
+  ASSERT_EQ(journal[0].changes.size(), 2u);
+  EXPECT_EQ(journal[0].changes[0], (Change{Kind::kPlan, "current-generation", "1"}));
+  const Change& plan = journal[0].changes[1];
+  EXPECT_EQ(plan.kind, Kind::kPlanHistory);
+  EXPECT_EQ(plan.id, "1");
+  EXPECT_EQ(plan.value, std::nullopt) << "the journal holds no copy of a plan";
+  ASSERT_TRUE(plan.digest.has_value());
+  EXPECT_EQ(plan.digest->size, 8u);
+  EXPECT_NE(journal[1].changes[1].digest, plan.digest);
+  EXPECT_FALSE(plan.deleted());
+  EXPECT_TRUE(journal[2].changes[2].deleted());
+
+  // As of seq 2: plan 1 was dropped since, so the past lacks it; plan 2 is there.
+  StorePtr past = this->factory_.Make();
+  ASSERT_NE(past, nullptr);
+  ASSERT_TRUE(ReplayJournal(store, 2, *past).ok());
+  EXPECT_THAT(past->ListRaw(Kind::kPlanHistory).value(), ElementsAre(Pair("2", "plan two")));
+  EXPECT_EQ(past->GetRaw(Kind::kPlan, "current-generation").value(), "2");
+  EXPECT_EQ(past->LastJournalSeq(), 2u);
+  // As of seq 3: plan 3 was put again since with other bytes: not the ones of seq 3.
+  StorePtr before_again = this->factory_.Make();
+  ASSERT_NE(before_again, nullptr);
+  ASSERT_TRUE(ReplayJournal(store, 3, *before_again).ok());
+  EXPECT_THAT(before_again->ListRaw(Kind::kPlanHistory).value(), ElementsAre(Pair("2", "plan two")));
+  // Up to the last seq: the present, exactly, and the same journal.
+  StorePtr present = this->factory_.Make();
+  ASSERT_NE(present, nullptr);
+  ASSERT_TRUE(ReplayJournal(store, 4, *present).ok());
+  for (Kind kind : kAllKinds) EXPECT_EQ(present->ListRaw(kind).value(), store.ListRaw(kind).value()) << KindName(kind);
+  const std::vector<JournalEntry> replayed = present->ReadJournal(1, 10).value();
+  ASSERT_EQ(replayed.size(), 4u);
+  EXPECT_EQ(replayed[3].changes, journal[3].changes);
+
+  // An entry of nothing but a plan no longer held cannot be replayed: said, naming it.
+  ChangeSet lone("a lone plan");
+  lone.PutRaw(Kind::kPlanHistory, "9", "plan nine");
+  ASSERT_EQ(store.Commit(lone).value(), 5u);
+  ChangeSet drop("drop it");
+  drop.Delete(Kind::kPlanHistory, "9");
+  ASSERT_EQ(store.Commit(drop).value(), 6u);
+  StorePtr gap = this->factory_.Make();
+  ASSERT_NE(gap, nullptr);
+  const absl::Status refused = ReplayJournal(store, 6, *gap);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_THAT(refused.message(), HasSubstr("journal seq 5 (\"a lone plan\")"));
+  EXPECT_EQ(gap->LastJournalSeq(), 4u);
+}
+
 TYPED_TEST(StoreContractTest, CorruptValueIsDataLossNamingTheEntity) {
   Store& store = *this->store_;
   ChangeSet changes("bad writer");
