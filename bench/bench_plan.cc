@@ -14,8 +14,8 @@
 //
 // Results, per instance <net>:
 //   plan_build_<net>     BuildPlan wall time; reference: ElephantAllocator::
-//                        Allocate alone on the same snapshot and chain plan
-//                        (elephant_solve).
+//                        Allocate alone on the same snapshot and chain plan,
+//                        pricing on as many threads (elephant_solve).
 //   plan_peak_mb_<net>   the peak resident memory of a process that builds
 //                        the snapshot and the plan; reference: of one that
 //                        builds the snapshot, places the chains and solves
@@ -237,12 +237,12 @@ ChildOutcome InChild(const std::function<Measured()>& work, double limit_gb) {
   return outcome;
 }
 
-Measured ElephantSolve(const Instance& instance) {
+Measured ElephantSolve(const Instance& instance, int threads) {
   const pathcomp::Snapshot snapshot = SnapshotOf(instance.make());
   const pathcomp::ChainPlan chains = pathcomp::ChainPlacer(snapshot).PlanAll();
   pathcomp::ElephantAllocator allocator(kChainHeadroom);
   const auto start = Clock::now();
-  auto elephants = allocator.Allocate(snapshot, chains.primary);
+  auto elephants = allocator.Allocate(snapshot, chains.primary, nullptr, threads);
   Measured measured;
   measured.ms = Ms(Clock::now() - start);
   if (!elephants.ok()) Die(absl::StrCat(instance.name, ": elephant allocation failed: ", elephants.status().ToString()));
@@ -373,7 +373,7 @@ void Run(const Instance& instance, double limit_gb, bool in_process, int threads
             static_cast<unsigned long long>(plan.digest));
     return;
   }
-  const ChildOutcome reference = InChild([&] { return ElephantSolve(instance); }, limit_gb);
+  const ChildOutcome reference = InChild([&] { return ElephantSolve(instance, threads); }, limit_gb);
   if (!reference.ok) Die(absl::StrCat(instance.name, ": the elephant solve failed: ", reference.failure));
   fprintf(stderr, "bench_plan: %s: elephant solve %.0f ms, peak %.0f MB, child CPU %.1f s (%s)\n",
           instance.name.c_str(), reference.measured.ms, reference.peak_mb, reference.cpu_s, reference.measured.note);

@@ -33,7 +33,7 @@ std::string PathSignature(McfPaths::Range paths, double demand_gbps) {
 
 absl::StatusOr<ElephantPlan> ElephantAllocator::Allocate(const Snapshot& snapshot,
                                                          std::span<const ChainPlacement> chain_primaries,
-                                                         const McfProtection* protection) {
+                                                         const McfProtection* protection, int threads) {
   ElephantPlan plan;
   plan.problem = McfProblemFromSnapshot(snapshot);
   plan.problem.policies = policies_;
@@ -54,6 +54,7 @@ absl::StatusOr<ElephantPlan> ElephantAllocator::Allocate(const Snapshot& snapsho
     plan.problem.node_receive_gbps = plan.problem.node_send_gbps;
   }
 
+  solver_.set_threads(threads);
   auto allocation = solved_once_ ? solver_.Resolve(plan.problem) : solver_.Solve(plan.problem);
   if (!allocation.ok()) return allocation.status();
   solved_once_ = true;

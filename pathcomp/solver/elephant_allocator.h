@@ -40,9 +40,11 @@ class ElephantAllocator {
   // `protection`, when given, holds the protected classes to those limits
   // (a protection round of the planner, protection.h): the workloads that
   // moved are then those that moved since the last call without it.
+  // `threads`: the solver's pricing may use that many (McfSolverConfig::
+  // threads); the plan is the same whatever the number.
   [[nodiscard]] absl::StatusOr<ElephantPlan> Allocate(const Snapshot& snapshot,
                                                       std::span<const ChainPlacement> chain_primaries,
-                                                      const McfProtection* protection = nullptr);
+                                                      const McfProtection* protection = nullptr, int threads = 1);
 
   const McfClassPolicies& policies() const { return policies_; }
 

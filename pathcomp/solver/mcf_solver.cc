@@ -332,9 +332,11 @@ class ClassSequence {
          .max_pricing_rounds = config_.max_pricing_rounds,
          .max_new_paths_per_round = spec.phase == internal::kLatencyPhase ? config_.max_new_paths_per_latency_round
                                                                        : config_.max_new_paths_per_round,
-         .stop = state_.problem.protection.stop ? &state_.problem.protection.stop : nullptr});
+         .stop = state_.problem.protection.stop ? &state_.problem.protection.stop : nullptr,
+         .threads = config_.threads});
     if (outcome.ok()) {
       stats_.pricing_rounds += outcome->pricing_rounds;
+      stats_.pricing_threads = std::max(stats_.pricing_threads, outcome->pricing_threads);
       stats_.lp_solves += outcome->lp_solves;
       stats_.absorbed_phases += outcome->absorbed;
       stats_.stopped |= outcome->stopped;
@@ -417,6 +419,8 @@ void McfPaths::Reserve(size_t paths, size_t arcs) {
 }
 
 McfSolver::McfSolver(McfSolverConfig config) : config_(config) {}
+
+void McfSolver::set_threads(int threads) { config_.threads = std::max(threads, 1); }
 McfSolver::~McfSolver() = default;
 
 absl::StatusOr<McfAllocation> McfSolver::Solve(const McfProblem& problem) {

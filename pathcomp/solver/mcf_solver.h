@@ -54,6 +54,9 @@ struct McfSolverConfig {
   // round solved the latency class in 1.6-1.9 s, 100 in 2.7-3.6 s, 300 in
   // 1.8-2.3 s, 3,000 in 2.4-2.9 s, all of them at once in 5.6-6.2 s).
   int max_new_paths_per_latency_round = 1000;
+  // Threads a pricing round may use (ColumnGenerationLimits::threads): the
+  // allocation is the same whatever the number.
+  int threads = 1;
 };
 
 // One path of a commodity: a view into the McfPaths it came from.
@@ -167,6 +170,7 @@ struct McfSolveStats {
   // last link prices prove without the failed arcs).
   int absorbed_phases = 0;
   int columns = 0;          // paths held at the end
+  int pricing_threads = 1;  // the most threads a pricing round shared its sources out to
   // McfProtection::stop ended a protected class's phase: the failure limits
   // may not hold, and failure_limit_excess_gbps proves nothing.
   bool stopped = false;
@@ -201,6 +205,9 @@ class McfSolver {
   // capacities, arc costs, fabric limits or class objectives changed (same
   // nodes, arc endpoints and commodities); otherwise it is Solve().
   [[nodiscard]] absl::StatusOr<McfAllocation> Resolve(const McfProblem& problem);
+
+  // McfSolverConfig::threads from the next solve on (at least 1).
+  void set_threads(int threads);
 
  private:
   McfSolverConfig config_;

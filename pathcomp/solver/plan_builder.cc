@@ -148,7 +148,7 @@ void Protect(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator
         }
       }
     }
-    auto next = allocator.Allocate(snapshot, chain_primaries, &protection);
+    auto next = allocator.Allocate(snapshot, chain_primaries, &protection, threads);
     if (!next.ok()) {
       impossible = absl::StrCat("the allocation with failure limits failed: ", next.status().message());
       break;
@@ -264,7 +264,7 @@ BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAl
   const std::span<const ChainPlacement> chain_primaries =
       threads > 1 ? std::span<const ChainPlacement>(primaries) : std::span<const ChainPlacement>(built.chains.primary);
   ended(PlanPhase::kChains);
-  auto elephants = allocator.Allocate(snapshot, chain_primaries);
+  auto elephants = allocator.Allocate(snapshot, chain_primaries, nullptr, threads);
   ended(PlanPhase::kElephants);
   if (!elephants.ok()) {
     built.problems.push_back(absl::StrCat("elephant allocation failed: ", elephants.status().message()));

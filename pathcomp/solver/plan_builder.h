@@ -13,7 +13,8 @@
 // class's protection_problem and in `problems`. Shared by the
 // planner, what-if and the drill simulator, so all three plan alike.
 // Pure: no I/O, no clock; no threads unless asked: with `threads` > 1 the
-// sites' routes are shared out to that many threads, and one more places
+// elephant allocation's pricing rounds and the sites' routes are shared out
+// to that many threads, and one more places
 // the chains' backups, audits and writes them while the elephants are
 // allocated (with the primaries, placed again on the build's thread) and
 // the routes computed. The plan is the same whatever the count.
@@ -86,7 +87,8 @@ inline constexpr std::chrono::milliseconds kDefaultProtectionBudget{30'000};
 // is then empty; the published plan carries the chains as always).
 // `phase_ended`, when set, is called once per phase in PlanPhase order, on
 // the calling thread. `threads`: 1 builds on the calling thread alone; more
-// makes the routes on that many (PathSolver::Solve) and adds one thread for
+// prices the allocation's paths (McfSolverConfig::threads) and makes the
+// routes (PathSolver::Solve) on that many and adds one thread for
 // the chains' wire form; all are joined before returning.
 BuiltPlan BuildPlan(const Snapshot& snapshot, const PlanStamp& stamp, ElephantAllocator& allocator,
                     const v1::Plan* previous, ChainPlanCache* chain_cache = nullptr,

@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
+#include <string>
 #include <vector>
 
 #include "pathcomp/solver/edge_lp.h"
@@ -243,6 +246,70 @@ TEST(McfSolverTest, FairThroughputMatchesTheEdgeLp) {
   for (size_t c = 0; c < problem.commodities.size(); ++c) {
     EXPECT_GE(allocation->carried_gbps[c],
               exact->fair_fraction * problem.commodities[c].demand_gbps * (1 - 1e-6));
+  }
+}
+
+// Where two allocations differ, or "" when they are the same bit for bit.
+std::string Difference(const McfAllocation& a, const McfAllocation& b) {
+  if (a.arc_load_gbps != b.arc_load_gbps) return "arc loads";
+  if (a.carried_gbps != b.carried_gbps) return "carried";
+  if (a.max_utilization != b.max_utilization) return "max utilization";
+  if (a.stats.pricing_rounds != b.stats.pricing_rounds) return "pricing rounds";
+  if (a.paths.size() != b.paths.size()) return "commodities";
+  for (size_t c = 0; c < a.paths.size(); ++c) {
+    if (a.paths[c].size() != b.paths[c].size()) return "paths of commodity " + std::to_string(c);
+    for (size_t p = 0; p < a.paths[c].size(); ++p) {
+      const McfPathFlow x = a.paths[c][p], y = b.paths[c][p];
+      if (x.gbps != y.gbps || !std::equal(x.arcs.begin(), x.arcs.end(), y.arcs.begin(), y.arcs.end())) {
+        return "path " + std::to_string(p) + " of commodity " + std::to_string(c);
+      }
+    }
+  }
+  return "";
+}
+
+// Pricing shares each round's sources out to threads; the allocation is the
+// one a single thread finds, cold and warm, in every class's phases.
+TEST(McfSolverTest, PricingOnMoreThreadsFindsTheSameAllocation) {
+  absl::StatusOr<McfProblem> generated = testing::GeneratedProblem(150, 4'000, 11);
+  ASSERT_TRUE(generated.ok()) << generated.status();
+  McfProblem problem = *std::move(generated);
+  for (size_t c = 0; c < problem.commodities.size(); ++c) problem.commodities[c].priority = c % 3;
+  problem.policies.by_priority[1].objective = McfObjective::kMinLatency;
+  problem.policies.by_priority[2].objective = McfObjective::kMaxFairThroughput;
+  McfSolver one({.threads = 1});
+  absl::StatusOr<McfAllocation> reference = one.Solve(problem);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  ASSERT_GT(reference->stats.pricing_rounds, 3);
+  EXPECT_EQ(reference->stats.pricing_threads, 1);
+  // The arcs the reference loads most, failed one after the other: warm re-solves.
+  std::vector<int> busiest(problem.arcs.size());
+  std::iota(busiest.begin(), busiest.end(), 0);
+  std::partial_sort(busiest.begin(), busiest.begin() + 3, busiest.end(),
+                    [&](int x, int y) { return reference->arc_load_gbps[x] > reference->arc_load_gbps[y]; });
+  std::vector<McfAllocation> warm_references;
+  McfProblem failed = problem;
+  for (int i = 0; i < 3; ++i) {
+    failed.arcs[busiest[i]].capacity_gbps = 0;
+    absl::StatusOr<McfAllocation> warm = one.Resolve(failed);
+    ASSERT_TRUE(warm.ok()) << warm.status();
+    warm_references.push_back(*std::move(warm));
+  }
+  for (int threads : {2, 3}) {
+    SCOPED_TRACE(threads);
+    McfSolver many({.threads = threads});
+    absl::StatusOr<McfAllocation> allocation = many.Solve(problem);
+    ASSERT_TRUE(allocation.ok()) << allocation.status();
+    EXPECT_EQ(allocation->stats.pricing_threads, threads) << "150 facilities are enough sources to share";
+    EXPECT_EQ(Difference(*allocation, *reference), "");
+    McfProblem again = problem;
+    for (int i = 0; i < 3; ++i) {
+      again.arcs[busiest[i]].capacity_gbps = 0;
+      absl::StatusOr<McfAllocation> warm = many.Resolve(again);
+      ASSERT_TRUE(warm.ok()) << warm.status();
+      EXPECT_TRUE(warm->stats.warm);
+      EXPECT_EQ(Difference(*warm, warm_references[i]), "") << "after failing arc " << busiest[i];
+    }
   }
 }
 

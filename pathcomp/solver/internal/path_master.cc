@@ -1,10 +1,14 @@
 #include "pathcomp/solver/internal/path_master.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "pathcomp/solver/internal/failure_absorber.h"
@@ -34,6 +38,9 @@ namespace {
 constexpr double kPricingTolerance = 1e-7;
 // Rounds a path must sit unused and overpriced before the master drops it.
 constexpr int kIdleRoundsBeforeDrop = 3;
+// Pricing shares a round's sources out to more threads only while each gets
+// this many: a small network's round is over before a thread starts.
+constexpr int kSourcesPerPricingThread = 48;
 
 // Drops the paths of `group` the master has not used for a while and would
 // not use at these prices (no flow, nonbasic, reduced cost > 0 for
@@ -230,12 +237,103 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
   const bool some_frozen = std::count(roles.begin(), roles.end(), Role::kFrozen) > 0;
   bool partial = some_frozen;
   bool master_changed = true;
+  // Pricing: one shortest-path tree per source prices all its groups. What
+  // one source finds, in the order its groups are priced:
+  struct Candidate {
+    double gain;  // -reduced cost x demand: how much the path could improve the master
+    int group;
+    std::vector<int> arcs;
+  };
+  // Searches again, with the failed arcs priced for their destination
+  // (RestrictedMaster::DivertedWeights, then DivertedOnlyWeights), the
+  // groups whose first path a failure diverts onto priced rows: the path
+  // that avoids that failure is often the one the master needs, and the
+  // first search cannot see why.
+  struct Retry {
+    int group;
+    double threshold, tolerance;
+  };
+  struct SourcePricing {
+    std::vector<double> bound_terms;  // demand x dual distance of each group priced
+    std::vector<Candidate> candidates;
+    std::vector<Retry> retries;  // protected phases only
+    void Clear() {
+      bound_terms.clear();
+      candidates.clear();
+      retries.clear();
+    }
+  };
   struct PricedGroup {
     int group;
     double threshold;
     double tolerance;
   };
-  std::vector<PricedGroup> priced;  // of one source
+  // A pricing thread's own search and lists.
+  struct PricingScratch {
+    explicit PricingScratch(const Graph& graph) : paths(graph) {}
+    PricedShortestPaths paths;
+    std::vector<PricedGroup> priced;
+    std::vector<int> targets;
+  };
+  // With more than one thread, the sources of a round are shared out and
+  // each one's findings kept apart, then taken in source order: what one
+  // thread finds, in the same order. The protected phases' lengths read
+  // caches (failure_loads.h) and stay on this thread.
+  const int pricing_threads =
+      protected_phase ? 1 : std::clamp(graph.node_count / kSourcesPerPricingThread, 1, std::max(limits.threads, 1));
+  outcome.pricing_threads = pricing_threads;
+  std::vector<std::unique_ptr<PricingScratch>> scratches;
+  for (int t = 0; t < pricing_threads; ++t) scratches.push_back(std::make_unique<PricingScratch>(graph));
+  std::vector<SourcePricing> found_at(pricing_threads > 1 ? graph.node_count : 1);
+  auto add_candidate = [&](std::vector<Candidate>& to, int g, double threshold, double exact, std::vector<int> path) {
+    const bool known = std::any_of(groups[g]->paths.begin(), groups[g]->paths.end(),
+                                   [&](const PathColumn& column) { return column.arcs == path; });
+    if (known && roles[g] == Role::kFree) return;
+    if (known) path.clear();  // the group only needs to be free to use it
+    to.push_back({(threshold - exact) * spec.group_upper[g], g, std::move(path)});
+  };
+  // Prices `source`'s groups into `found` (cleared first). Touches no group
+  // of another source: threads may price different sources at once.
+  auto price_source = [&](int source, const std::vector<double>& weight, PricingScratch& scratch,
+                          SourcePricing& found) {
+    found.Clear();
+    // The groups to price: the free ones, and in a full round the frozen
+    // ones too; but a group that uses a path of dual length 0 cannot
+    // improve and adds 0 to the bound, so it needs no tree. Prices sit on
+    // the few bottleneck links, so most sources need none.
+    scratch.priced.clear();
+    scratch.targets.clear();
+    for (int g : by_source.of(source)) {
+      if (roles[g] == Role::kLeftOut || (partial && roles[g] != Role::kFree)) continue;
+      const RestrictedMaster::GroupPrice price = master.PriceOf(g);
+      const double tolerance = kPricingTolerance * std::max(std::abs(price.threshold), 1e-12);
+      if (roles[g] == Role::kFree) {
+        DropIdlePaths(*groups[g], spec, open_arcs, [&](const PathColumn& path) { return master.Length(g, path); },
+                      price.threshold + tolerance);
+      }
+      if (price.used_path_length <= 0) continue;
+      scratch.priced.push_back({g, price.threshold, tolerance});
+      scratch.targets.push_back(groups[g]->dst);
+    }
+    if (scratch.priced.empty()) return;
+    scratch.paths.Run(source, weight, spec.arc_open, scratch.targets);
+    for (const auto [g, threshold, tolerance] : scratch.priced) {
+      const double length = scratch.paths.weight(groups[g]->dst);
+      found.bound_terms.push_back(spec.group_upper[g] * length);
+      if (!(length < threshold - tolerance)) continue;
+      std::vector<int> path = scratch.paths.PathTo(groups[g]->dst);
+      double exact = length;
+      if (protected_phase) {
+        // The search's length is exact only for paths no failure diverts.
+        exact = master.Length(g, PathColumn(path));
+        if (!(exact < threshold - tolerance)) {
+          found.retries.push_back({g, threshold, tolerance});
+          continue;
+        }
+      }
+      add_candidate(found.candidates, g, threshold, exact, std::move(path));
+    }
+  };
   while (true) {
     if (master_changed) {
       if (absl::Status solved = master.Solve(outcome.lp_solves == 0); !solved.ok()) return solved;
@@ -258,70 +356,14 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
     // Price: the cheapest path of every group under the link duals.
     const std::vector<double>& weight = master.arc_weight();
     double bound_numerator = 0;
-    struct Candidate {
-      double gain;  // -reduced cost x demand: how much the path could improve the master
-      int group;
-      std::vector<int> arcs;
-    };
     std::vector<Candidate> candidates;
-    // Searches again, with the failed arcs priced for their destination
-    // (RestrictedMaster::DivertedWeights, then DivertedOnlyWeights), the
-    // groups whose first path a failure diverts onto priced rows: the path
-    // that avoids that failure is often the one the master needs, and the
-    // first search cannot see why.
-    struct Retry {
-      int group;
-      double threshold, tolerance;
-    };
-    std::vector<Retry> retries;
     std::map<int, std::vector<double>> diverted_weight, diverted_only_weight;  // by destination, this round
-    auto add_candidate = [&](int g, double threshold, double exact, std::vector<int> path) {
-      const bool known = std::any_of(groups[g]->paths.begin(), groups[g]->paths.end(),
-                                     [&](const PathColumn& column) { return column.arcs == path; });
-      if (known && roles[g] == Role::kFree) return;
-      if (known) path.clear();  // the group only needs to be free to use it
-      candidates.push_back({(threshold - exact) * spec.group_upper[g], g, std::move(path)});
-    };
-    for (int source = 0; source < graph.node_count; ++source) {
-      // The groups to price: the free ones, and in a full round the frozen
-      // ones too; but a group that uses a path of dual length 0 cannot
-      // improve and adds 0 to the bound, so it needs no tree. Prices sit on
-      // the few bottleneck links, so most sources need none.
-      priced.clear();
-      targets.clear();
-      for (int g : by_source.of(source)) {
-        if (roles[g] == Role::kLeftOut || (partial && roles[g] != Role::kFree)) continue;
-        const RestrictedMaster::GroupPrice price = master.PriceOf(g);
-        const double tolerance = kPricingTolerance * std::max(std::abs(price.threshold), 1e-12);
-        if (roles[g] == Role::kFree) {
-          DropIdlePaths(*groups[g], spec, open_arcs, [&](const PathColumn& path) { return master.Length(g, path); },
-                        price.threshold + tolerance);
-        }
-        if (price.used_path_length <= 0) continue;
-        priced.push_back({g, price.threshold, tolerance});
-        targets.push_back(groups[g]->dst);
-      }
-      if (priced.empty()) continue;
-      paths.Run(source, weight, spec.arc_open, targets);
-      retries.clear();
-      for (const auto [g, threshold, tolerance] : priced) {
-        FlowGroup& group = *groups[g];
-        const double length = paths.weight(group.dst);
-        bound_numerator += spec.group_upper[g] * length;
-        if (!(length < threshold - tolerance)) continue;
-        std::vector<int> path = paths.PathTo(group.dst);
-        double exact = length;
-        if (protected_phase) {
-          // The search's length is exact only for paths no failure diverts.
-          exact = master.Length(g, PathColumn(path));
-          if (!(exact < threshold - tolerance)) {
-            retries.push_back({g, threshold, tolerance});
-            continue;
-          }
-        }
-        add_candidate(g, threshold, exact, std::move(path));
-      }
-      for (const auto [g, threshold, tolerance] : retries) {
+    // Takes a source's findings, and tries its retries, in source order.
+    auto take = [&](int source, SourcePricing& found) {
+      for (const double term : found.bound_terms) bound_numerator += term;
+      for (Candidate& candidate : found.candidates) candidates.push_back(std::move(candidate));
+      PricedShortestPaths& paths = scratches[0]->paths;
+      for (const auto [g, threshold, tolerance] : found.retries) {
         const int dst = groups[g]->dst;
         for (auto* cache : {&diverted_weight, &diverted_only_weight}) {
           auto [it, added] = cache->try_emplace(dst);
@@ -332,11 +374,39 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
           std::vector<int> path = paths.PathTo(dst);
           const double exact = master.Length(g, PathColumn(path));
           if (exact < threshold - tolerance) {
-            add_candidate(g, threshold, exact, std::move(path));
+            add_candidate(candidates, g, threshold, exact, std::move(path));
             break;
           }
         }
       }
+    };
+    if (pricing_threads == 1) {
+      for (int source = 0; source < graph.node_count; ++source) {
+        price_source(source, weight, *scratches[0], found_at[0]);
+        take(source, found_at[0]);
+      }
+    } else {
+      std::atomic<int> next_source{0};
+      std::vector<std::exception_ptr> failed(pricing_threads);
+      auto work = [&](int t) {
+        try {
+          for (int source; (source = next_source.fetch_add(1, std::memory_order_relaxed)) < graph.node_count;) {
+            price_source(source, weight, *scratches[t], found_at[source]);
+          }
+        } catch (...) {  // std::bad_alloc: rethrown on this thread
+          failed[t] = std::current_exception();
+          next_source.store(graph.node_count);
+        }
+      };
+      {
+        std::vector<std::jthread> helpers;
+        for (int t = 1; t < pricing_threads; ++t) helpers.emplace_back(work, t);
+        work(0);
+      }
+      for (const std::exception_ptr& error : failed) {
+        if (error) std::rethrow_exception(error);
+      }
+      for (int source = 0; source < graph.node_count; ++source) take(source, found_at[source]);
     }
     // The most promising paths only: a link is relieved by moving a few
     // groups, and every path in the master costs every later LP solve.

@@ -216,6 +216,7 @@ struct PhaseOutcome {
   double objective = 0;    // U, or the total carried (solver units)
   double lower_bound = 0;  // utilization phase: proven bound on the optimal U
   int pricing_rounds = 0;
+  int pricing_threads = 1;  // ColumnGenerationLimits::threads as this phase could use them
   int lp_solves = 0;
   bool absorbed = false;  // routed around a failure at a proven bound, no LP
   // ColumnGenerationLimits::stop ended it: its flows hold the arc rows, the
@@ -236,6 +237,10 @@ struct ColumnGenerationLimits {
   // Asked before every pricing round of a phase with protection rows; true
   // ends the phase where it is (PhaseOutcome::stopped). May be null.
   const std::function<bool()>* stop = nullptr;
+  // Threads a pricing round may share its sources out to (this one among
+  // them; the phases with protection rows price on this one alone). The
+  // outcome is the same whatever the number.
+  int threads = 1;
 };
 
 // Runs column generation over `groups` (paths, flows and statuses are
