@@ -1,6 +1,8 @@
 #include "state/memory_store.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -30,11 +32,13 @@ class MemoryStore final : public Store {
       }
     }
     JournalEntry& entry = journal_.emplace_back();
-    entry.seq = journal_.size();
+    entry.seq = last_seq_ + 1;
     entry.at_unix_ms = absl::ToUnixMillis(absl::Now());
     entry.cause = changes.cause();
     entry.changes.reserve(changes.changes().size());
     for (const Change& change : changes.changes()) entry.changes.push_back(internal::JournaledChange(change));
+    entry_bytes_.push_back(internal::EncodeJournalValue(entry).size());
+    last_seq_ = entry.seq;
     return entry.seq;
   }
   absl::StatusOr<uint64_t> CommitUnsynced(const ChangeSet& changes) override { return Commit(changes); }
@@ -63,16 +67,40 @@ class MemoryStore final : public Store {
   absl::StatusOr<std::vector<JournalEntry>> ReadJournal(uint64_t from_seq, size_t limit) const override {
     std::lock_guard lock(mu_);
     std::vector<JournalEntry> out;
-    // journal_[i] has seq i + 1.
-    for (uint64_t seq = std::max<uint64_t>(from_seq, 1); seq <= journal_.size() && out.size() < limit; ++seq) {
-      out.push_back(journal_[seq - 1]);
+    for (uint64_t seq = std::max(from_seq, first_seq_); seq <= last_seq_ && out.size() < limit; ++seq) {
+      out.push_back(journal_[seq - first_seq_]);
     }
     return out;
   }
 
   uint64_t LastJournalSeq() const override {
     std::lock_guard lock(mu_);
-    return journal_.size();
+    return last_seq_;
+  }
+
+  uint64_t FirstJournalSeq() const override {
+    std::lock_guard lock(mu_);
+    return first_seq_;
+  }
+
+  absl::StatusOr<uint64_t> TrimJournal(uint64_t before_seq) override {
+    std::lock_guard lock(mu_);
+    const uint64_t end = std::min(before_seq, last_seq_);
+    if (end <= first_seq_) return 0;
+    const uint64_t dropped = end - first_seq_;
+    journal_.erase(journal_.begin(), journal_.begin() + static_cast<std::ptrdiff_t>(dropped));
+    entry_bytes_.erase(entry_bytes_.begin(), entry_bytes_.begin() + static_cast<std::ptrdiff_t>(dropped));
+    first_seq_ = end;
+    return dropped;
+  }
+
+  uint64_t JournalBytes(uint64_t from_seq, uint64_t to_seq) const override {
+    std::lock_guard lock(mu_);
+    uint64_t bytes = 0;
+    for (uint64_t seq = std::max(from_seq, first_seq_); seq <= std::min(to_seq, last_seq_); ++seq) {
+      bytes += entry_bytes_[seq - first_seq_];
+    }
+    return bytes;
   }
 
  private:
@@ -82,7 +110,11 @@ class MemoryStore final : public Store {
   mutable std::mutex mu_;
   // Per kind, id -> bytes; std::less<> so lookups take a string_view.
   std::map<Kind, std::map<std::string, std::string, std::less<>>> entities_;  // guarded by mu_
-  std::vector<JournalEntry> journal_;                                         // guarded by mu_
+  // The entries kept, seqs first_seq_..last_seq_, and each one's encoded size.
+  std::deque<JournalEntry> journal_;  // guarded by mu_
+  std::deque<uint64_t> entry_bytes_;  // guarded by mu_
+  uint64_t first_seq_ = 1;            // guarded by mu_
+  uint64_t last_seq_ = 0;             // guarded by mu_
 };
 
 }  // namespace

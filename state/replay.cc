@@ -23,6 +23,10 @@ absl::Status ReplayJournal(const Store& from, uint64_t up_to_seq, Store& into) {
     return absl::OutOfRangeError(
         absl::StrCat("cannot replay up to seq ", up_to_seq, ": the journal ends at seq ", from.LastJournalSeq()));
   }
+  if (up_to_seq > 0 && from.FirstJournalSeq() > 1) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot replay up to seq ", up_to_seq, ": the journal starts at seq ",
+                                                      from.FirstJournalSeq(), " (older entries were trimmed)"));
+  }
   uint64_t next_seq = 1;
   while (next_seq <= up_to_seq) {
     // Never read past up_to_seq: entries after it may be corrupt without harm.

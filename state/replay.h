@@ -21,7 +21,9 @@ namespace geodesic::state {
 // other change replays exactly; replaying up to LastJournalSeq() copies the
 // whole store.
 //
-// Errors: FailedPrecondition when `into` is not empty (LastJournalSeq() != 0);
+// Errors: FailedPrecondition when `into` is not empty (LastJournalSeq() != 0)
+// or `from`'s journal was trimmed (FirstJournalSeq() > 1: the state before
+// its first entry is not in it);
 // OutOfRange when up_to_seq > from.LastJournalSeq(); DataLoss when `from`'s
 // journal is corrupt or has a gap; FailedPrecondition, naming it, for an entry
 // whose every change is a value left out (none that pathcomp commits: a plan

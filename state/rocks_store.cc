@@ -107,11 +107,12 @@ struct OpenDb {
 
 class RocksStore final : public Store {
  public:
-  RocksStore(std::string dir, OpenDb db, bool sync_writes, bool read_only, uint64_t last_seq)
+  RocksStore(std::string dir, OpenDb db, bool sync_writes, bool read_only, uint64_t first_seq, uint64_t last_seq)
       : dir_(std::move(dir)),
         db_(std::move(db)),
         sync_writes_(sync_writes),
         read_only_(read_only),
+        first_seq_(first_seq),
         last_seq_(last_seq) {
     for (Kind kind : kAllKinds) kind_cfs_[static_cast<size_t>(kind)] = db_.cf(KindName(kind));
     journal_cf_ = db_.cf(kJournalColumnFamily);
@@ -185,6 +186,47 @@ class RocksStore final : public Store {
   }
 
   uint64_t LastJournalSeq() const override { return last_seq_.load(); }
+  uint64_t FirstJournalSeq() const override { return first_seq_.load(); }
+
+  absl::StatusOr<uint64_t> TrimJournal(uint64_t before_seq) override {
+    if (read_only_) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("trim the journal: the state store in ", dir_, " is open read-only"));
+    }
+    std::lock_guard lock(commit_mu_);
+    const uint64_t first = first_seq_.load(), end = std::min(before_seq, last_seq_.load());
+    if (end <= first) return 0;
+    const std::string begin_key = internal::EncodeJournalKey(first), end_key = internal::EncodeJournalKey(end);
+    rocksdb::WriteBatch batch;
+    rocksdb::Status s = batch.DeleteRange(journal_cf_, begin_key, end_key);
+    if (s.ok()) {
+      rocksdb::WriteOptions options;
+      options.sync = sync_writes_;
+      s = db_.db->Write(options, &batch);
+    }
+    if (!s.ok()) return RocksError(absl::StrCat("trim the journal before seq ", end), dir_, s);
+    first_seq_.store(end);
+    // The dropped entries' files go now rather than whenever a compaction
+    // happens to reach them: the journal is written in order, so nothing
+    // else would rewrite its oldest files. Only space is at stake: a failure
+    // here leaves the range deleted all the same.
+    const rocksdb::Slice begin(begin_key), stop(end_key);
+    db_.db->CompactRange(rocksdb::CompactRangeOptions(), journal_cf_, &begin, &stop).PermitUncheckedError();
+    return end - first;
+  }
+
+  uint64_t JournalBytes(uint64_t from_seq, uint64_t to_seq) const override {
+    if (journal_cf_ == nullptr || from_seq > to_seq) return 0;
+    const std::string begin = internal::EncodeJournalKey(from_seq);
+    const std::string end = internal::EncodeJournalKey(to_seq == ~uint64_t{0} ? to_seq : to_seq + 1);
+    const rocksdb::Range range(begin, end);
+    uint64_t bytes = 0;
+    rocksdb::SizeApproximationOptions options;
+    options.include_memtables = true;
+    options.include_files = true;
+    db_.db->GetApproximateSizes(options, journal_cf_, &range, 1, &bytes).PermitUncheckedError();
+    return bytes;
+  }
 
   // CheckpointRocksStore's RocksDB part: the checkpoint itself.
   absl::Status WriteCheckpoint(const std::string& dir) const {
@@ -252,7 +294,8 @@ class RocksStore final : public Store {
   // hints set in OpenColumnFamilies.) std::mutex, not absl::Mutex, so
   // ThreadSanitizer sees it (Debian's Abseil is not TSan-instrumented).
   std::mutex commit_mu_;
-  // Written only under commit_mu_, after the commit's write succeeded.
+  // Written only under commit_mu_, after the commit's (or trim's) write succeeded.
+  std::atomic<uint64_t> first_seq_;
   std::atomic<uint64_t> last_seq_;
 };
 
@@ -454,13 +497,22 @@ absl::Status CheckSchemaReadOnly(const std::string& dir, const OpenDb& db) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<uint64_t> ReadLastSeq(const std::string& dir, const OpenDb& db) {
+enum class JournalEnd { kFirst, kLast };
+
+// The seq of the oldest journal entry (kFirst; 1 when there is none) or of
+// the newest (kLast; 0 when there is none).
+absl::StatusOr<uint64_t> ReadJournalSeq(const std::string& dir, const OpenDb& db, JournalEnd end) {
+  const bool first = end == JournalEnd::kFirst;
   rocksdb::ColumnFamilyHandle* journal = db.cf(kJournalColumnFamily);
-  if (journal == nullptr) return 0;  // a read-only store of a DB that never had a journal
+  if (journal == nullptr) return first ? 1 : 0;  // a read-only store of a DB that never had a journal
   std::unique_ptr<rocksdb::Iterator> it(db.db->NewIterator(rocksdb::ReadOptions(), journal));
-  it->SeekToLast();
+  if (first) {
+    it->SeekToFirst();
+  } else {
+    it->SeekToLast();
+  }
   if (!it->status().ok()) return RocksError("read journal", dir, it->status());
-  if (!it->Valid()) return 0;
+  if (!it->Valid()) return first ? 1 : 0;
   const std::string_view key(it->key().data(), it->key().size());
   std::optional<uint64_t> seq = internal::DecodeJournalKey(key);
   if (!seq.has_value()) {
@@ -477,10 +529,12 @@ absl::StatusOr<StorePtr> OpenRocksStore(const std::string& dir, RocksStoreOption
   if (!db.ok()) return db.status();
   absl::Status schema = opts.read_only ? CheckSchemaReadOnly(dir, *db) : PrepareSchema(dir, *db, opts.migrations);
   if (!schema.ok()) return schema;
-  absl::StatusOr<uint64_t> last_seq = ReadLastSeq(dir, *db);
+  absl::StatusOr<uint64_t> last_seq = ReadJournalSeq(dir, *db, JournalEnd::kLast);
   if (!last_seq.ok()) return last_seq.status();
+  absl::StatusOr<uint64_t> first_seq = ReadJournalSeq(dir, *db, JournalEnd::kFirst);
+  if (!first_seq.ok()) return first_seq.status();
   return std::make_unique<RocksStore>(dir, *std::move(db), opts.sync_writes && !opts.read_only, opts.read_only,
-                                      *last_seq);
+                                      *first_seq, *last_seq);
 }
 
 absl::StatusOr<CheckpointInfo> CheckpointRocksStore(const Store& store, const std::string& dir) {
@@ -506,7 +560,7 @@ absl::StatusOr<CheckpointInfo> CheckpointRocksStore(const Store& store, const st
     result = copy.status();
     if (result.ok()) result = CheckSchemaReadOnly(dir, *copy);
     if (result.ok()) {
-      absl::StatusOr<uint64_t> last_seq = ReadLastSeq(dir, *copy);
+      absl::StatusOr<uint64_t> last_seq = ReadJournalSeq(dir, *copy, JournalEnd::kLast);
       result = last_seq.status();
       if (last_seq.ok()) info.last_journal_seq = *last_seq;
     }

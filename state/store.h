@@ -57,6 +57,20 @@ class Store {
 
   // The seq of the latest commit; 0 for a store that was never written.
   virtual uint64_t LastJournalSeq() const = 0;
+
+  // The seq of the oldest journal entry kept: 1 until TrimJournal dropped
+  // some (and for a store that was never written).
+  virtual uint64_t FirstJournalSeq() const = 0;
+  // Drops the journal entries with seq < `before_seq`, but never the newest
+  // (the seqs of a reopened store go on from it): `before_seq` is capped at
+  // LastJournalSeq(). The entities keep every change the entries made; only
+  // their history goes. Returns how many entries were dropped (0: none
+  // older). Durable when it returns, as a Commit.
+  [[nodiscard]] virtual absl::StatusOr<uint64_t> TrimJournal(uint64_t before_seq) = 0;
+  // About how many bytes the journal entries from_seq..to_seq (inclusive)
+  // take: what a retention by size weighs. An estimate (RocksDB's of its
+  // files and memtables; the encoded size in a MemoryStore).
+  virtual uint64_t JournalBytes(uint64_t from_seq, uint64_t to_seq) const = 0;
 };
 
 using StorePtr = std::unique_ptr<Store>;

@@ -309,6 +309,10 @@ absl::StatusOr<uint64_t> Model::NextEpoch() {
 
 uint64_t Model::LastJournalSeq() const { return store_->LastJournalSeq(); }
 
+absl::StatusOr<uint64_t> Model::TrimJournal(const JournalRetention& retention, int64_t now_unix_ms) {
+  return ApplyJournalRetention(*store_, retention, now_unix_ms);
+}
+
 absl::StatusOr<v1::ListJournalResponse> Model::Journal(const v1::ListJournalRequest& request) const {
   return JournalPage(*store_, request);
 }

@@ -32,6 +32,7 @@
 #include "geodesic/v1/telemetry.pb.h"
 #include "pathcomp/model/audit_log.h"
 #include "pathcomp/model/entities.h"
+#include "pathcomp/model/journal_retention.h"
 #include "pathcomp/model/plan_history.h"
 #include "pathcomp/model/service_report_book.h"
 #include "pathcomp/solver/snapshot.h"
@@ -245,6 +246,9 @@ class Model {
       const v1::ListJournalRequest& request) const;
   // The seq of the newest journal entry (0 for an empty store).
   uint64_t LastJournalSeq() const;
+  // Drops the journal entries `retention` keeps no longer (journal_retention.h);
+  // returns how many went. Commits go on meanwhile.
+  [[nodiscard]] absl::StatusOr<uint64_t> TrimJournal(const JournalRetention& retention, int64_t now_unix_ms);
 
  private:
   explicit Model(state::StorePtr store);

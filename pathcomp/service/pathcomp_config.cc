@@ -27,6 +27,15 @@ absl::StatusOr<PathcompConfig> LoadPathcompConfig(const std::string& path) {
         telemetry->OptionalUint("measurement_flush_ms", config.measurement_flush.count(), 1, 10'000));
     telemetry->RejectUnknownKeys();
   }
+  if (auto journal = reader->OptionalMap("journal")) {
+    JournalRetention& retention = config.journal_retention;
+    retention.max_age =
+        std::chrono::hours(journal->OptionalUint("max_age_hours", retention.max_age.count(), 1, 87'600));
+    retention.max_bytes = journal->OptionalUint("max_mb", retention.max_bytes >> 20, 1, 1'048'576) << 20;
+    retention.check_interval =
+        std::chrono::seconds(journal->OptionalUint("check_interval_s", retention.check_interval.count(), 1, 3600));
+    journal->RejectUnknownKeys();
+  }
   ReadClassPolicies(*reader, config.elephant_policies);
   config.plan_threads = static_cast<int>(reader->OptionalUint("plan_threads", config.plan_threads, 1, 64));
   config.protection_budget = std::chrono::milliseconds(

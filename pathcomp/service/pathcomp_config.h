@@ -15,6 +15,10 @@
 //     measurement_flush_ms: 100      #   1..10000: link measurements (RTT, jitter, loss, utilization) are
 //                                    #   acknowledged once in memory and written, the latest per link,
 //                                    #   this often, unsynced; state changes are synced before their ack
+//   journal:                         # optional: how much of the store's journal is kept (every
+//     max_age_hours: 168             #   change and its cause; pathcomp/model/journal_retention.h):
+//     max_mb: 4096                   #   1..87600 hours and 1..1048576 MB, the defaults shown; the
+//     check_interval_s: 60           #   older entries go (never the newest), checked this often (1..3600)
 //   elephant_objectives:             # optional, per priority class (the rest: elephant_default):
 //     - {priority: 0, objective: mlu}         # route all, minimize max link utilization
 //     - {priority: 1, objective: total-flow}  # carry the most that fits, fairly
@@ -78,6 +82,7 @@
 #include "pathcomp/solver/chain_stragglers.h"
 #include "pathcomp/health/auto_drain_policy.h"
 #include "pathcomp/health/link_judge.h"
+#include "pathcomp/model/journal_retention.h"
 #include "pathcomp/solver/mcf_problem.h"
 #include "pathcomp/solver/plan_builder.h"
 #include "tls/credentials.h"
@@ -101,6 +106,7 @@ struct PathcompConfig {
   std::chrono::milliseconds solve_debounce{50};
   double chain_headroom = 0.1;
   std::chrono::milliseconds measurement_flush{100};  // telemetry.measurement_flush_ms
+  JournalRetention journal_retention;  // journal.max_age_hours, .max_mb, .check_interval_s
   McfClassPolicies elephant_policies;  // elephant_objectives, elephant_default
   int plan_threads = DefaultBuildThreads();
   std::chrono::milliseconds protection_budget = kDefaultProtectionBudget;

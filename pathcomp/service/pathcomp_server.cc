@@ -48,8 +48,10 @@ class PathcompServerImpl final : public PathcompServer {
                      const std::string& replica_id, PlannerConfig planner_config,
                      std::optional<ReplicationConfig> replication, const health::VerdictThresholds& gray_failures,
                      const health::AutoDrainOptions& auto_drain, metrics::Registry& registry,
-                     StragglerRules stragglers, std::chrono::milliseconds measurement_flush)
-      : replication_(std::move(replication)),
+                     StragglerRules stragglers, std::chrono::milliseconds measurement_flush,
+                     JournalRetention journal_retention)
+      : journal_retention_(journal_retention),
+        replication_(std::move(replication)),
         model_(std::move(model)),
         metrics_(registry),
         planner_(*model_, events_, WithLeadership(planner_config), metrics_.solves()),  // a copy: read below
@@ -436,15 +438,33 @@ class PathcompServerImpl final : public PathcompServer {
     return absl::OkStatus();
   }
 
-  // Metric overrides end on their own: checked every second.
+  // Metric overrides end on their own: checked every second. The journal's
+  // retention every journal.check_interval_s (from the first second: a store
+  // that grew past it under an older build or config is trimmed at once).
   void ExpireIntentsUntilShutdown() {
     std::unique_lock lock(expiry_mu_);
-    while (!expiry_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_expiry_; })) {
+    for (int tick = 0; !expiry_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_expiry_; }); ++tick) {
       lock.unlock();
       operators_.ExpireIntents(daemon::UnixNowMs());
       auto_drainer_.Tick(daemon::UnixNowMs());
+      if (tick % journal_retention_.check_interval.count() == 0) TrimJournal();
       heartbeat_.Beat();
       lock.lock();
+    }
+  }
+
+  void TrimJournal() {
+    const uint64_t last = model_->LastJournalSeq();
+    absl::StatusOr<uint64_t> dropped = model_->TrimJournal(journal_retention_, daemon::UnixNowMs());
+    if (!dropped.ok()) {
+      daemon::LogWarn("journal retention not applied; tried again in a minute",
+                      {{"error", dropped.status().ToString()}});
+    } else if (*dropped > 0) {
+      daemon::LogInfo("journal trimmed to its retention",
+                      {{"dropped_entries", absl::StrCat(*dropped)},
+                       {"max_age_hours", absl::StrCat(journal_retention_.max_age.count())},
+                       {"max_mb", absl::StrCat(journal_retention_.max_bytes >> 20)},
+                       {"last_seq", absl::StrCat(last)}});
     }
   }
 
@@ -489,6 +509,7 @@ class PathcompServerImpl final : public PathcompServer {
   }
 
  private:
+  const JournalRetention journal_retention_;
   const std::optional<ReplicationConfig> replication_;
   std::unique_ptr<EtcdClient> etcd_;
   std::unique_ptr<LeaderElection> election_;
@@ -563,7 +584,8 @@ absl::StatusOr<std::unique_ptr<PathcompServer>> PathcompServer::Start(const Path
   auto server = std::make_unique<PathcompServerImpl>(*std::move(model), store_ref, config.backup_dir,
                                                      config.replica_id, planner_config, config.replication,
                                                      config.gray_failures, config.auto_drain, registry,
-                                                     config.straggler, config.measurement_flush);
+                                                     config.straggler, config.measurement_flush,
+                                                     config.journal_retention);
   if (auto status = server->PrepareReplication(); !status.ok()) return status;
   if (auto status = server->LoadInventory(*inventory, config.topology_path); !status.ok()) return status;
   server->StartInventoryWatch();

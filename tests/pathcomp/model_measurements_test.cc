@@ -97,6 +97,11 @@ class SharedStore final : public state::Store {
     return store_->ReadJournal(from_seq, limit);
   }
   uint64_t LastJournalSeq() const override { return store_->LastJournalSeq(); }
+  uint64_t FirstJournalSeq() const override { return store_->FirstJournalSeq(); }
+  absl::StatusOr<uint64_t> TrimJournal(uint64_t before_seq) override { return store_->TrimJournal(before_seq); }
+  uint64_t JournalBytes(uint64_t from_seq, uint64_t to_seq) const override {
+    return store_->JournalBytes(from_seq, to_seq);
+  }
 
  private:
   std::shared_ptr<state::Store> store_;

@@ -306,6 +306,11 @@ class SyncWatchingStore final : public state::Store {
     return store_->ReadJournal(from_seq, limit);
   }
   uint64_t LastJournalSeq() const override { return store_->LastJournalSeq(); }
+  uint64_t FirstJournalSeq() const override { return store_->FirstJournalSeq(); }
+  absl::StatusOr<uint64_t> TrimJournal(uint64_t before_seq) override { return store_->TrimJournal(before_seq); }
+  uint64_t JournalBytes(uint64_t from_seq, uint64_t to_seq) const override {
+    return store_->JournalBytes(from_seq, to_seq);
+  }
 
  private:
   state::StorePtr store_ = state::NewMemoryStore();

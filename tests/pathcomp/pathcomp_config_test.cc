@@ -254,6 +254,26 @@ TEST(PathcompConfigTest, PlanThreads) {
   }
 }
 
+TEST(PathcompConfigTest, JournalRetention) {
+  const Loaded plain = LoadRequiredWith("");
+  ASSERT_TRUE(plain.config.ok()) << plain.config.status();
+  EXPECT_EQ(plain.config->journal_retention.max_age, std::chrono::hours(168));
+  EXPECT_EQ(plain.config->journal_retention.max_bytes, uint64_t{4096} << 20);
+  EXPECT_EQ(plain.config->journal_retention.check_interval, std::chrono::seconds(60));
+  const Loaded set = LoadRequiredWith("journal: {max_age_hours: 24, max_mb: 512, check_interval_s: 5}\n");
+  ASSERT_TRUE(set.config.ok()) << set.config.status();
+  EXPECT_EQ(set.config->journal_retention.check_interval, std::chrono::seconds(5));
+  EXPECT_EQ(set.config->journal_retention.max_age, std::chrono::hours(24));
+  EXPECT_EQ(set.config->journal_retention.max_bytes, uint64_t{512} << 20);
+  for (const char* bad : {"journal: {max_age_hours: 0}\n", "journal: {max_age_hours: 87601}\n",
+                          "journal: {max_mb: 0}\n", "journal: {max_mb: 1048577}\n", "journal: {max_mb: lots}\n",
+                          "journal: {check_interval_s: 0}\n", "journal: {keep: all}\n"}) {
+    const Loaded refused = LoadRequiredWith(bad);
+    ASSERT_FALSE(refused.config.ok()) << bad;
+    EXPECT_THAT(std::string(refused.config.status().message()), HasSubstr(refused.path + ":6: journal.")) << bad;
+  }
+}
+
 TEST(PathcompConfigTest, Replication) {
   const std::string base =
       "replica_id: pc1\nlisten: 127.0.0.1:0\nstate_dir: state\ntopology: /t.yaml\n"

@@ -431,6 +431,29 @@ TEST_F(RocksStoreTest, MigrationFromSchema1JournalsPlansByDigest) {
   EXPECT_EQ(raw.Get("journal", internal::EncodeJournalKey(1)), link_entry) << "an entry without a plan is kept as is";
 }
 
+// A trimmed journal stays trimmed across a restart, and the seqs go on.
+TEST_F(RocksStoreTest, ATrimmedJournalReopensWhereItWas) {
+  {
+    StorePtr store = MustOpen(dir_);
+    ASSERT_NE(store, nullptr);
+    for (int i = 1; i <= 4; ++i) MustCommitLink(*store, absl::StrCat("commit ", i), absl::StrCat("l", i), i);
+    ASSERT_EQ(store->TrimJournal(3).value(), 2u);
+  }
+  {
+    absl::StatusOr<StorePtr> reader = OpenRocksStore(dir_, {.read_only = true});
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    EXPECT_EQ((*reader)->FirstJournalSeq(), 3u);
+    EXPECT_EQ((*reader)->TrimJournal(4).status().code(), absl::StatusCode::kFailedPrecondition);
+  }
+  StorePtr store = MustOpen(dir_);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->FirstJournalSeq(), 3u);
+  EXPECT_EQ(store->LastJournalSeq(), 4u);
+  EXPECT_EQ(store->ReadJournal(1, 10).value().front().seq, 3u);
+  EXPECT_EQ(MustCommitLink(*store, "commit 5", "l5", 5), 5u);
+  EXPECT_EQ(store->ListRaw(Kind::kLink).value().size(), 5u);
+}
+
 TEST_F(RocksStoreTest, JournalGapIsDataLossOnReplay) {
   {
     StorePtr store = MustOpen(dir_);

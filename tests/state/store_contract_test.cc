@@ -409,6 +409,55 @@ TYPED_TEST(StoreContractTest, ValuesJournaledByDigestReplayWhileTheStoreHoldsThe
   EXPECT_EQ(gap->LastJournalSeq(), 4u);
 }
 
+// A journal bounded by its retention: the oldest entries go, the newest
+// stays (the next seq goes on from it), the entities keep what they did.
+TYPED_TEST(StoreContractTest, TrimJournalDropsTheOldestEntriesButNeverTheNewest) {
+  Store& store = *this->store_;
+  EXPECT_EQ(store.FirstJournalSeq(), 1u);
+  EXPECT_EQ(store.TrimJournal(10).value(), 0u) << "an empty journal has nothing to drop";
+  for (int i = 1; i <= 5; ++i) {
+    ChangeSet link(absl::StrCat("commit ", i));
+    link.Put(Kind::kLink, absl::StrCat("l", i), MakeLink(absl::StrCat("l", i), 100 * i));
+    ASSERT_EQ(store.Commit(link).value(), static_cast<uint64_t>(i));
+  }
+  EXPECT_EQ(store.FirstJournalSeq(), 1u);
+  EXPECT_GT(store.JournalBytes(1, 5), 0u);
+  EXPECT_GE(store.JournalBytes(1, 5), store.JournalBytes(3, 5));
+  auto seqs = [&](uint64_t from) {
+    std::vector<uint64_t> out;
+    const std::vector<JournalEntry> journal = store.ReadJournal(from, 100).value();
+    for (const JournalEntry& entry : journal) out.push_back(entry.seq);
+    return out;
+  };
+
+  EXPECT_EQ(store.TrimJournal(3).value(), 2u);
+  EXPECT_EQ(store.FirstJournalSeq(), 3u);
+  EXPECT_EQ(store.LastJournalSeq(), 5u);
+  EXPECT_THAT(seqs(1), ElementsAre(3, 4, 5));
+  EXPECT_THAT(seqs(4), ElementsAre(4, 5));
+  EXPECT_EQ(store.ReadJournal(3, 1).value().front().cause, "commit 3");
+  EXPECT_EQ(store.ListRaw(Kind::kLink).value().size(), 5u) << "the entities keep every change";
+  EXPECT_EQ(store.TrimJournal(3).value(), 0u);
+  EXPECT_EQ(store.TrimJournal(2).value(), 0u);
+
+  // Never the newest: a trim past it stops there.
+  EXPECT_EQ(store.TrimJournal(1'000).value(), 2u);
+  EXPECT_EQ(store.FirstJournalSeq(), 5u);
+  EXPECT_THAT(seqs(1), ElementsAre(5));
+  ChangeSet next("commit 6");
+  next.Delete(Kind::kLink, "l1");
+  EXPECT_EQ(store.Commit(next).value(), 6u);
+  EXPECT_THAT(seqs(1), ElementsAre(5, 6));
+
+  // The state before the first entry kept is not in the journal: no replay.
+  StorePtr into = this->factory_.Make();
+  ASSERT_NE(into, nullptr);
+  const absl::Status replay = ReplayJournal(store, 6, *into);
+  EXPECT_EQ(replay.code(), absl::StatusCode::kFailedPrecondition) << replay;
+  EXPECT_THAT(replay.message(), HasSubstr("the journal starts at seq 5"));
+  EXPECT_EQ(into->LastJournalSeq(), 0u);
+}
+
 TYPED_TEST(StoreContractTest, CorruptValueIsDataLossNamingTheEntity) {
   Store& store = *this->store_;
   ChangeSet changes("bad writer");
