@@ -193,23 +193,30 @@ class RocksStore final : public Store {
       return absl::FailedPreconditionError(
           absl::StrCat("trim the journal: the state store in ", dir_, " is open read-only"));
     }
-    std::lock_guard lock(commit_mu_);
-    const uint64_t first = first_seq_.load(), end = std::min(before_seq, last_seq_.load());
-    if (end <= first) return 0;
-    const std::string begin_key = internal::EncodeJournalKey(first), end_key = internal::EncodeJournalKey(end);
-    rocksdb::WriteBatch batch;
-    rocksdb::Status s = batch.DeleteRange(journal_cf_, begin_key, end_key);
-    if (s.ok()) {
-      rocksdb::WriteOptions options;
-      options.sync = sync_writes_;
-      s = db_.db->Write(options, &batch);
+    uint64_t first = 0, end = 0;
+    std::string begin_key, end_key;
+    {
+      std::lock_guard lock(commit_mu_);
+      first = first_seq_.load();
+      end = std::min(before_seq, last_seq_.load());
+      if (end <= first) return 0;
+      begin_key = internal::EncodeJournalKey(first);
+      end_key = internal::EncodeJournalKey(end);
+      rocksdb::WriteBatch batch;
+      rocksdb::Status s = batch.DeleteRange(journal_cf_, begin_key, end_key);
+      if (s.ok()) {
+        rocksdb::WriteOptions options;
+        options.sync = sync_writes_;
+        s = db_.db->Write(options, &batch);
+      }
+      if (!s.ok()) return RocksError(absl::StrCat("trim the journal before seq ", end), dir_, s);
+      first_seq_.store(end);
     }
-    if (!s.ok()) return RocksError(absl::StrCat("trim the journal before seq ", end), dir_, s);
-    first_seq_.store(end);
     // The dropped entries' files go now rather than whenever a compaction
     // happens to reach them: the journal is written in order, so nothing
-    // else would rewrite its oldest files. Only space is at stake: a failure
-    // here leaves the range deleted all the same.
+    // else would rewrite its oldest files. Outside the commit lock (commits
+    // go on meanwhile); only space is at stake: a failure here leaves the
+    // range deleted all the same.
     const rocksdb::Slice begin(begin_key), stop(end_key);
     db_.db->CompactRange(rocksdb::CompactRangeOptions(), journal_cf_, &begin, &stop).PermitUncheckedError();
     return end - first;
