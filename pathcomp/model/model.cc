@@ -309,6 +309,12 @@ absl::StatusOr<uint64_t> Model::NextEpoch() {
 
 uint64_t Model::LastJournalSeq() const { return store_->LastJournalSeq(); }
 
+Model::JournalSpan Model::KeptJournal() const {
+  JournalSpan span{.first_seq = store_->FirstJournalSeq(), .last_seq = store_->LastJournalSeq()};
+  span.bytes = store_->JournalBytes(span.first_seq, span.last_seq);
+  return span;
+}
+
 absl::StatusOr<uint64_t> Model::TrimJournal(const JournalRetention& retention, int64_t now_unix_ms) {
   return ApplyJournalRetention(*store_, retention, now_unix_ms);
 }

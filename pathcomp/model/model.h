@@ -246,6 +246,13 @@ class Model {
       const v1::ListJournalRequest& request) const;
   // The seq of the newest journal entry (0 for an empty store).
   uint64_t LastJournalSeq() const;
+  // What the journal keeps now: its oldest and newest seqs and about how
+  // many bytes (Store::JournalBytes).
+  struct JournalSpan {
+    uint64_t first_seq = 1, last_seq = 0;
+    uint64_t bytes = 0;
+  };
+  JournalSpan KeptJournal() const;
   // Drops the journal entries `retention` keeps no longer (journal_retention.h);
   // returns how many went. Commits go on meanwhile.
   [[nodiscard]] absl::StatusOr<uint64_t> TrimJournal(const JournalRetention& retention, int64_t now_unix_ms);

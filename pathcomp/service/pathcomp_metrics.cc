@@ -72,6 +72,12 @@ PathcompScrapedFamilies DeclareScraped(Registry& registry) {
           "model_revision",
           "Changes that call for a re-plan (link and plane states, inventory, intents, workloads) counted so far; "
           "grows across restarts"),
+      .journal_entries = registry.ScrapedGauge(
+          "journal_entries",
+          "Entries the store's journal keeps (every change and its cause), within journal.max_age_hours and "
+          "journal.max_mb"),
+      .journal_bytes = registry.ScrapedGauge(
+          "journal_bytes", "The store's estimate of the bytes its journal takes (journal.max_mb bounds it)"),
       .replan_pending = registry.ScrapedGauge(
           "replan_pending",
           "1 while a re-plan is queued, running or owed (the model changed since the last solve saw it), else 0"),

@@ -121,6 +121,8 @@ struct PathcompScrapedFamilies {
   metrics::ScrapedFamily& plan_generation;
   metrics::ScrapedFamily& plan_model_revision;
   metrics::ScrapedFamily& model_revision;
+  metrics::ScrapedFamily& journal_entries;
+  metrics::ScrapedFamily& journal_bytes;
   metrics::ScrapedFamily& replan_pending;
   metrics::ScrapedFamily& elephant_max_utilization_ratio;
   metrics::ScrapedFamily& elephant_demand_bytes_per_second;

@@ -135,7 +135,7 @@ std::vector<metrics::ScrapedFamily*> AllFamilies(const PathcompScrapedFamilies& 
           &f.link_loss_ratio, &f.link_utilization_ratio, &f.link_capacity_bytes_per_second,
           &f.link_planned_load_bytes_per_second, &f.telemetry_messages_total, &f.telemetry_refused_total,
           &f.agent_sessions_connected, &f.plan_generation, &f.plan_model_revision, &f.model_revision,
-          &f.replan_pending, &f.elephant_max_utilization_ratio, &f.elephant_demand_bytes_per_second,
+          &f.journal_entries, &f.journal_bytes, &f.replan_pending, &f.elephant_max_utilization_ratio, &f.elephant_demand_bytes_per_second,
           &f.elephant_carried_bytes_per_second, &f.elephant_mean_latency_stretch_ratio,
           &f.elephant_p95_latency_stretch_ratio, &f.elephant_failure_safe,
           &f.elephant_max_utilization_after_failure_ratio, &f.unreachable_facility_pairs, &f.single_facility_dependencies,
@@ -247,6 +247,11 @@ PathcompMetricsBinding::PathcompMetricsBinding(const PathcompScrapedFamilies& fa
   bind(families.plan_model_revision,
        [](S s) { return One(static_cast<double>(s.planner.ConvergenceState().plan_model_revision)); });
   bind(families.model_revision, [](S s) { return One(static_cast<double>(s.model.Revision())); });
+  bind(families.journal_entries, [](S s) {
+    const Model::JournalSpan journal = s.model.KeptJournal();
+    return One(static_cast<double>(journal.last_seq + 1 - journal.first_seq));
+  });
+  bind(families.journal_bytes, [](S s) { return One(static_cast<double>(s.model.KeptJournal().bytes)); });
   bind(families.replan_pending, [](S s) { return One(s.planner.ConvergenceState().replan_pending ? 1 : 0); });
   // The plan's figures, or none before the first plan.
   const auto plan_figure = [&bind](metrics::ScrapedFamily& family, double (*figure)(const v1::Plan&)) {

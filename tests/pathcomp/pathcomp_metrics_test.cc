@@ -57,6 +57,8 @@ const std::set<std::string> kFamilies = {
     "geodesic_pathcomp_elephant_p95_latency_stretch_ratio",
     "geodesic_pathcomp_etcd_reachable",
     "geodesic_pathcomp_info",
+    "geodesic_pathcomp_journal_bytes",
+    "geodesic_pathcomp_journal_entries",
     "geodesic_pathcomp_leader",
     "geodesic_pathcomp_leader_epoch",
     "geodesic_pathcomp_link_capacity_bytes_per_second",
@@ -295,6 +297,10 @@ TEST_F(BoundMetricsTest, SolvesPlansAndSitesFollowThePlanner) {
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_solve_duration_seconds_count"), Optional(1.0));
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_plan_generation"), Optional(1.0));
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_replan_pending"), Optional(0.0));
+  // Nothing trimmed: the journal keeps every commit, and they take room.
+  EXPECT_THAT(Value(registry_, "geodesic_pathcomp_journal_entries"),
+              Optional(static_cast<double>(model_->LastJournalSeq())));
+  EXPECT_GT(Value(registry_, "geodesic_pathcomp_journal_bytes").value_or(0), 0);
   // No link is measured yet: nothing is reachable, no chain placed, no demand carried.
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_unreachable_facility_pairs"), Optional(2.0));
   EXPECT_THAT(Value(registry_, "geodesic_pathcomp_chains", {{"budget", "le_20ms"}}), Optional(1.0));
