@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "state/change_set.h"
 #include "state/memory_store.h"
+#include "tests/support/forwarding_store.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -21,35 +22,16 @@ constexpr int64_t kHourMs = 3'600'000;
 
 // A MemoryStore whose entries were committed an hour apart: entry n at n
 // hours (its own clock says now for all of them).
-class HourlyStore final : public state::Store {
+class HourlyStore final : public testing::ForwardingStore {
  public:
-  absl::StatusOr<uint64_t> Commit(const state::ChangeSet& changes) override { return store_->Commit(changes); }
-  absl::StatusOr<uint64_t> CommitUnsynced(const state::ChangeSet& changes) override {
-    return store_->CommitUnsynced(changes);
-  }
-  absl::Status Sync() override { return store_->Sync(); }
-  absl::StatusOr<std::string> GetRaw(state::Kind kind, std::string_view id) const override {
-    return store_->GetRaw(kind, id);
-  }
-  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ListRaw(state::Kind kind) const override {
-    return store_->ListRaw(kind);
-  }
+  HourlyStore() : ForwardingStore(state::NewMemoryStore()) {}
   absl::StatusOr<std::vector<state::JournalEntry>> ReadJournal(uint64_t from_seq, size_t limit) const override {
-    auto entries = store_->ReadJournal(from_seq, limit);
+    auto entries = ForwardingStore::ReadJournal(from_seq, limit);
     if (entries.ok()) {
       for (state::JournalEntry& entry : *entries) entry.at_unix_ms = static_cast<int64_t>(entry.seq) * kHourMs;
     }
     return entries;
   }
-  uint64_t LastJournalSeq() const override { return store_->LastJournalSeq(); }
-  uint64_t FirstJournalSeq() const override { return store_->FirstJournalSeq(); }
-  absl::StatusOr<uint64_t> TrimJournal(uint64_t before_seq) override { return store_->TrimJournal(before_seq); }
-  uint64_t JournalBytes(uint64_t from_seq, uint64_t to_seq) const override {
-    return store_->JournalBytes(from_seq, to_seq);
-  }
-
- private:
-  state::StorePtr store_ = state::NewMemoryStore();
 };
 
 // 100 commits of one link each, about 1 KB of journal apiece.

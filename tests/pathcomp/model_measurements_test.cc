@@ -13,6 +13,7 @@
 #include "state/memory_store.h"
 #include "state/rocks_store.h"
 #include "state/typed_access.h"
+#include "tests/support/forwarding_store.h"
 #include "tests/support/test_dirs.h"
 
 namespace geodesic::pathcomp {
@@ -78,39 +79,11 @@ v1::AgentMessage Sync(uint64_t seq) {
   return message;
 }
 
-// A store the test reads while the model owns it.
-class SharedStore final : public state::Store {
- public:
-  explicit SharedStore(std::shared_ptr<state::Store> store) : store_(std::move(store)) {}
-  absl::StatusOr<uint64_t> Commit(const state::ChangeSet& changes) override { return store_->Commit(changes); }
-  absl::StatusOr<uint64_t> CommitUnsynced(const state::ChangeSet& changes) override {
-    return store_->CommitUnsynced(changes);
-  }
-  absl::Status Sync() override { return store_->Sync(); }
-  absl::StatusOr<std::string> GetRaw(state::Kind kind, std::string_view id) const override {
-    return store_->GetRaw(kind, id);
-  }
-  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ListRaw(state::Kind kind) const override {
-    return store_->ListRaw(kind);
-  }
-  absl::StatusOr<std::vector<state::JournalEntry>> ReadJournal(uint64_t from_seq, size_t limit) const override {
-    return store_->ReadJournal(from_seq, limit);
-  }
-  uint64_t LastJournalSeq() const override { return store_->LastJournalSeq(); }
-  uint64_t FirstJournalSeq() const override { return store_->FirstJournalSeq(); }
-  absl::StatusOr<uint64_t> TrimJournal(uint64_t before_seq) override { return store_->TrimJournal(before_seq); }
-  uint64_t JournalBytes(uint64_t from_seq, uint64_t to_seq) const override {
-    return store_->JournalBytes(from_seq, to_seq);
-  }
-
- private:
-  std::shared_ptr<state::Store> store_;
-};
-
 class ModelMeasurementsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto model = Model::Open(std::make_unique<SharedStore>(store_));
+    // The model owns a store the test reads as well.
+    auto model = Model::Open(std::make_unique<testing::ForwardingStore>(store_));
     ASSERT_TRUE(model.ok()) << model.status();
     model_ = *std::move(model);
     ASSERT_TRUE(model_->ApplyConfiguredInventory(Inventory(), "inventory.yaml").ok());

@@ -10,6 +10,7 @@
 
 #include "state/memory_store.h"
 #include "state/rocks_store.h"
+#include "tests/support/forwarding_store.h"
 #include "tests/support/test_dirs.h"
 
 namespace geodesic::pathcomp {
@@ -282,38 +283,21 @@ TEST_F(ModelTest, TwoAgentsAndAReaderAtOnce) {
 }
 
 // A memory store that counts its syncs and can fail them, as a disk would.
-class SyncWatchingStore final : public state::Store {
+class SyncWatchingStore final : public testing::ForwardingStore {
  public:
   explicit SyncWatchingStore(std::shared_ptr<std::atomic<int>> syncs, bool fail_syncs = false)
-      : syncs_(std::move(syncs)), fail_syncs_(fail_syncs) {}
-  absl::StatusOr<uint64_t> Commit(const state::ChangeSet& changes) override { return store_->Commit(changes); }
+      : ForwardingStore(state::NewMemoryStore()), syncs_(std::move(syncs)), fail_syncs_(fail_syncs) {}
   absl::StatusOr<uint64_t> CommitUnsynced(const state::ChangeSet& changes) override {
     unsynced_ = true;
-    return store_->CommitUnsynced(changes);
+    return ForwardingStore::CommitUnsynced(changes);
   }
   absl::Status Sync() override {
     ++*syncs_;
     if (fail_syncs_ && unsynced_) return absl::DataLossError("fsync: input/output error");
-    return store_->Sync();
-  }
-  absl::StatusOr<std::string> GetRaw(state::Kind kind, std::string_view id) const override {
-    return store_->GetRaw(kind, id);
-  }
-  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ListRaw(state::Kind kind) const override {
-    return store_->ListRaw(kind);
-  }
-  absl::StatusOr<std::vector<state::JournalEntry>> ReadJournal(uint64_t from_seq, size_t limit) const override {
-    return store_->ReadJournal(from_seq, limit);
-  }
-  uint64_t LastJournalSeq() const override { return store_->LastJournalSeq(); }
-  uint64_t FirstJournalSeq() const override { return store_->FirstJournalSeq(); }
-  absl::StatusOr<uint64_t> TrimJournal(uint64_t before_seq) override { return store_->TrimJournal(before_seq); }
-  uint64_t JournalBytes(uint64_t from_seq, uint64_t to_seq) const override {
-    return store_->JournalBytes(from_seq, to_seq);
+    return ForwardingStore::Sync();
   }
 
  private:
-  state::StorePtr store_ = state::NewMemoryStore();
   std::shared_ptr<std::atomic<int>> syncs_;
   const bool fail_syncs_;
   bool unsynced_ = false;
