@@ -105,10 +105,12 @@ std::vector<std::string> DrainPrecheck(pathcomp::ModelView view, const std::vect
   stamp.reason = "what-if";
   const pathcomp::Snapshot before_snapshot = pathcomp::Snapshot::Build(view);
   pathcomp::ElephantAllocator cold_before(chain_headroom);
-  const v1::Plan before = pathcomp::BuildPlan(before_snapshot, stamp, cold_before, nullptr).plan;
+  const int threads = pathcomp::DefaultBuildThreads();  // the plans are the same whatever the number
+  const v1::Plan before = pathcomp::BuildPlan(before_snapshot, stamp, cold_before, nullptr, nullptr, {}, threads).plan;
   view.intents.insert(view.intents.end(), drains.begin(), drains.end());
   pathcomp::ElephantAllocator cold_after(chain_headroom);
-  const v1::Plan after = pathcomp::BuildPlan(pathcomp::Snapshot::Build(view), stamp, cold_after, nullptr).plan;
+  const v1::Plan after =
+      pathcomp::BuildPlan(pathcomp::Snapshot::Build(view), stamp, cold_after, nullptr, nullptr, {}, threads).plan;
   return pathcomp::DrainRefusals(pathcomp::CompareImpact(before, after, before_snapshot, utilization_limit));
 }
 

@@ -335,7 +335,8 @@ class Simulation {
     stamp.reason = asking_event == kFirstPlan       ? "drill start"
                    : asking_event == kAutomaticPlan ? "automatic drain"
                                                     : spec_.timeline[asking_event].Describe();
-    BuiltPlan built = BuildPlan(snapshot, stamp, allocator_, current_ ? &current_->plan : nullptr);
+    BuiltPlan built = BuildPlan(snapshot, stamp, allocator_, current_ ? &current_->plan : nullptr, nullptr, {},
+                                pathcomp::DefaultBuildThreads());
     // What forwarding needs of the sites' routes, before they are dropped
     // (the last plan's let go first: one at a time at the peak).
     forwarding_ = ForwardingPlan();

@@ -29,7 +29,10 @@
 // Outage is measured per workload from losing connectivity to getting it
 // back. Workloads whose own facility failed are reported apart (they are
 // lost with it) and leave the carried ratio's demand.
-// Deterministic: same spec, same report. No I/O, no clock, no threads.
+// Deterministic: same spec, same report. No I/O, no clock. Plans are built
+// on the machine's cores (pathcomp::DefaultBuildThreads, as pathcomp builds
+// them), which changes nothing in them: BuildPlan's plan is the same
+// whatever the number of threads.
 #include "geodesic/v1/drill.pb.h"
 #include "sim/drill/drill_judge.h"
 #include "sim/drill/drill_spec.h"
