@@ -54,6 +54,11 @@ int RunJournal(const Options& options, ModelSource& source) {
     PrintStructured(*response, options.output);
     return 0;
   }
+  // Asked for entries the retention dropped: said, on stderr, before what is kept.
+  if (options.from_seq != 0 && options.from_seq < response->first_seq()) {
+    std::cerr << "The journal keeps seq " << response->first_seq()
+              << " on: older entries were dropped by its retention (journal.max_age_hours, journal.max_mb).\n";
+  }
   if (response->entries().empty()) {
     std::cerr << (response->last_seq() == 0 ? "The journal is empty.\n"
                                             : absl::StrCat("No journal entries from seq ", options.from_seq,

@@ -17,6 +17,7 @@ absl::StatusOr<v1::ListJournalResponse> JournalPage(const state::Store& store, c
   if (!entries.ok()) return entries.status();
   v1::ListJournalResponse response;
   response.set_last_seq(last);
+  response.set_first_seq(store.FirstJournalSeq());
   for (const auto& entry : *entries) {
     auto* record = response.add_entries();
     record->set_seq(entry.seq);

@@ -118,6 +118,7 @@ TEST_F(StoreModelSourceTest, JournalWindows) {
   ASSERT_TRUE(journal.ok()) << journal.status();
   ASSERT_EQ(journal->entries_size(), 3);  // import, intent, plan
   EXPECT_EQ(journal->last_seq(), 3u);
+  EXPECT_EQ(journal->first_seq(), 1u);  // nothing dropped
   EXPECT_EQ(journal->entries(0).cause(), "import of inventory.yaml");
   EXPECT_EQ(journal->entries(0).changes(0).kind(), "facility");
   request.set_limit(1);

@@ -1,5 +1,6 @@
 // The real tectl binary on store directories, without any pathcomp: import
-// into a fresh store, then read it back (get, describe, journal).
+// into a fresh store, then read it back (get, describe, journal, also of a
+// journal its retention trimmed).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -7,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "geodesic/v1/operator.pb.h"
+#include "state/rocks_store.h"
 #include "tests/cli/tectl_testing.h"
 #include "yaml-cpp/yaml.h"
 
@@ -14,9 +16,39 @@ namespace geodesic::cli {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 using namespace ::geodesic::cli::tectl_testing;  // NOLINT: test helpers
 namespace fs = std::filesystem;
+
+// A journal its retention trimmed: tectl lists what is kept and says that
+// the older entries were dropped.
+TEST(TectlOfflineTest, JournalSaysWhatItsRetentionDropped) {
+  TempDir scratch{"tectl"};
+  const std::string store = scratch.path() + "/state";
+  ASSERT_EQ(Tectl({"--store", store, "import", RepetitaDir() + "/Abilene.graph"}).exit_code, 0);
+  ASSERT_EQ(Tectl({"--store", store, "import", Backbone(), "--replace-workloads"}).exit_code, 0);
+  {
+    auto opened = state::OpenRocksStore(store);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    ASSERT_EQ((*opened)->TrimJournal(2).value(), 1u);
+  }
+  TectlRun run = Tectl({"--store", store, "journal", "--from", "1"});
+  ASSERT_EQ(run.exit_code, 0) << run;
+  EXPECT_THAT(run.err, HasSubstr("The journal keeps seq 2 on: older entries were dropped by its retention"));
+  EXPECT_THAT(run.out, HasSubstr("import of " + Absolute(Backbone())));
+  EXPECT_THAT(run.out, Not(HasSubstr("Abilene")));
+  run = Tectl({"--store", store, "journal", "-o", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run;
+  const auto journal = ParseJson<v1::ListJournalResponse>(run.out);
+  EXPECT_EQ(journal.first_seq(), 2u);
+  EXPECT_EQ(journal.last_seq(), 2u);
+  ASSERT_EQ(journal.entries_size(), 1);
+  EXPECT_EQ(journal.entries(0).seq(), 2u);
+  run = Tectl({"--store", store, "journal"});  // the newest: nothing asked that was dropped
+  ASSERT_EQ(run.exit_code, 0) << run;
+  EXPECT_EQ(run.err, "");
+}
 
 TEST(TectlOfflineTest, ImportsIntoAFreshStoreAndReadsItBack) {
   TempDir scratch{"tectl"};

@@ -27,9 +27,10 @@ class JournalRetentionTest : public ::testing::Test {
     if (HasFailure()) work_.keep();
   }
 
-  // The oldest entry the journal keeps and the newest seq, over gRPC.
+  // The oldest seq the journal keeps (as the response says, and as its
+  // first entry from seq 1 is) and the newest, over gRPC.
   struct Ends {
-    uint64_t first = 0, last = 0;
+    uint64_t first = 0, first_listed = 0, last = 0;
   };
   absl::StatusOr<Ends> JournalEnds() {
     auto stub = lab_->OperatorClient("viewer");
@@ -42,7 +43,7 @@ class JournalRetentionTest : public ::testing::Test {
     const grpc::Status status = stub->ListJournal(&context, request, &response);
     if (!status.ok()) return absl::UnavailableError(status.error_message());
     if (response.entries_size() == 0) return absl::NotFoundError("no journal entries");
-    return Ends{.first = response.entries(0).seq(), .last = response.last_seq()};
+    return Ends{.first = response.first_seq(), .first_listed = response.entries(0).seq(), .last = response.last_seq()};
   }
 
   testing::TempDir work_{"journal-retention"};
@@ -59,6 +60,7 @@ TEST_F(JournalRetentionTest, PathcompDropsTheEntriesBeyondItsBound) {
   absl::StatusOr<Ends> before = JournalEnds();
   ASSERT_TRUE(before.ok()) << before.status();
   EXPECT_EQ(before->first, 1u) << "nothing to drop yet";
+  EXPECT_EQ(before->first_listed, 1u);
 
   // Cogentco with its 37,805 demands, the backbone again (every one of them
   // deleted), Cogentco again: megabytes of journal even as RocksDB
@@ -91,6 +93,7 @@ TEST_F(JournalRetentionTest, PathcompDropsTheEntriesBeyondItsBound) {
   ASSERT_TRUE(trimmed.ok()) << trimmed << " (journal seqs " << ends.first << ".." << ends.last << ", import "
                             << import_seq << ")";
   EXPECT_LE(ends.first, ends.last) << "the newest entry stays";
+  EXPECT_EQ(ends.first_listed, ends.first) << "entries from seq 1 start at the oldest kept";
   // What the dropped entries did stays: Cogentco's inventory and a plan on it.
   sim::LabClient client(*lab_);
   auto links = client.Links();
