@@ -37,7 +37,7 @@ class MemoryStore final : public Store {
     entry.cause = changes.cause();
     entry.changes.reserve(changes.changes().size());
     for (const Change& change : changes.changes()) entry.changes.push_back(internal::JournaledChange(change));
-    entry_bytes_.push_back(internal::EncodeJournalValue(entry).size());
+    entry_bytes_.push_back(internal::JournalValueSize(entry.cause, entry.changes));
     last_seq_ = entry.seq;
     return entry.seq;
   }

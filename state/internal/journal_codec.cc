@@ -99,35 +99,32 @@ std::string EncodeJournalValue(const JournalEntry& entry) {
   return EncodeJournalValue(entry.at_unix_ms, entry.cause, entry.changes);
 }
 
-std::string EncodeJournalValue(int64_t at_unix_ms, std::string_view cause, const std::vector<Change>& changes) {
-  // The digest of each value journaled by one, computed once.
-  std::vector<std::optional<ValueDigest>> digests(changes.size());
+size_t JournalValueSize(std::string_view cause, const std::vector<Change>& changes) {
   size_t size = 1 + 8 + 4 + cause.size() + 4;
-  for (size_t i = 0; i < changes.size(); ++i) {
-    const Change& change = changes[i];
+  for (const Change& change : changes) {
     size += 4 + KindName(change.kind).size() + 4 + change.id.size() + 1;
-    if (change.value.has_value() && JournaledByDigest(change.kind)) {
-      digests[i] = DigestOf(*change.value);
-    } else if (change.digest.has_value()) {
-      digests[i] = change.digest;
-    }
-    if (digests[i].has_value()) {
+    if (change.digest.has_value() || (change.value.has_value() && JournaledByDigest(change.kind))) {
       size += 8 + kSha256Bytes;
     } else if (change.value.has_value()) {
       size += 4 + change.value->size();
     }
   }
+  return size;
+}
+
+std::string EncodeJournalValue(int64_t at_unix_ms, std::string_view cause, const std::vector<Change>& changes) {
   std::string out;
-  out.reserve(size);
+  out.reserve(JournalValueSize(cause, changes));
   out.push_back(static_cast<char>(kJournalFormat));
   AppendFixed(out, static_cast<uint64_t>(at_unix_ms), 8);
   AppendBytes(out, cause);
   AppendFixed(out, changes.size(), 4);
-  for (size_t i = 0; i < changes.size(); ++i) {
-    const Change& change = changes[i];
+  for (const Change& change : changes) {
     AppendBytes(out, KindName(change.kind));
     AppendBytes(out, change.id);
-    if (const std::optional<ValueDigest>& digest = digests[i]; digest.has_value()) {
+    std::optional<ValueDigest> digest = change.digest;
+    if (change.value.has_value() && JournaledByDigest(change.kind)) digest = DigestOf(*change.value);
+    if (digest.has_value()) {
       out.push_back(static_cast<char>(kPutByDigest));
       AppendFixed(out, digest->size, 8);
       out.append(reinterpret_cast<const char*>(digest->sha256.data()), digest->sha256.size());

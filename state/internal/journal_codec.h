@@ -51,6 +51,9 @@ std::string EncodeJournalValue(const JournalEntry& entry);
 // The same from the parts of an entry, so a commit needs no JournalEntry (which
 // would copy every value of its ChangeSet).
 std::string EncodeJournalValue(int64_t at_unix_ms, std::string_view cause, const std::vector<Change>& changes);
+// The size EncodeJournalValue's result has for these parts, without
+// encoding (or hashing) anything.
+size_t JournalValueSize(std::string_view cause, const std::vector<Change>& changes);
 // DataLoss, naming `seq` and what is wrong, when `value` is not a valid encoding.
 [[nodiscard]] absl::StatusOr<JournalEntry> DecodeJournalValue(uint64_t seq, std::string_view value);
 

@@ -86,6 +86,9 @@ TEST(JournalCodecTest, ValuesOfKindsJournaledByDigestAreWrittenAsTheirDigest) {
   EXPECT_EQ(decoded->changes[4], entry.changes[4]);
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(decoded->changes[i], entry.changes[i]);
   EXPECT_EQ(EncodeJournalValue(*decoded), value);
+  // Its size, known without encoding: from the values and from the digests alike.
+  EXPECT_EQ(JournalValueSize(entry.cause, entry.changes), value.size());
+  EXPECT_EQ(JournalValueSize(decoded->cause, decoded->changes), value.size());
   // SHA-256 as everyone computes it (FIPS 180-2's "abc").
   const ValueDigest abc = DigestOf("abc");
   EXPECT_EQ(abc.size, 3u);
