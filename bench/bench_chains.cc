@@ -17,6 +17,8 @@
 //                        use it), from the previous plan (moved in, as a
 //                        planner keeping it would); same reference.
 //
+// PlanAll and Replan place backups on `--threads=N` threads (default: the
+// machine's cores, as pathcomp builds plans); the reference runs on one.
 // Before timing, the plans are checked once against the straightforward
 // PlanAllReference (and the re-plan against a fresh PlanAll); a mismatch fails
 // the bench. Medians of a few runs. One line per result:
@@ -34,6 +36,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/bench_report.h"
 #include "pathcomp/solver/chain_placer.h"
+#include "pathcomp/solver/plan_builder.h"
 #include "pathcomp/solver/shortest_paths.h"
 #include "pathcomp/solver/snapshot.h"
 #include "topology/repetita.h"
@@ -87,21 +90,21 @@ pathcomp::ModelView CogentcoWithChains() {
 
 // `--profile-plan=N`: only N PlanAll runs, each timed, for a profiler
 // (perf record) to see PlanAll alone, without the oracle check.
-// Also the thread's CPU time, which a loaded machine disturbs less (time
-// spent waiting for a core is not in it).
-double ThreadCpuMs() {
+// Also the process's CPU time (all its threads), which a loaded machine
+// disturbs less (time spent waiting for a core is not in it).
+double CpuMs() {
   timespec now{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
   return now.tv_sec * 1e3 + now.tv_nsec / 1e6;
 }
 
-int ProfilePlan(const pathcomp::Snapshot& snapshot, int runs) {
+int ProfilePlan(const pathcomp::Snapshot& snapshot, int runs, int threads) {
   std::vector<double> wall, cpu;
   for (int run = 0; run < runs; ++run) {
     const auto start = std::chrono::steady_clock::now();
-    const double cpu_start = ThreadCpuMs();
-    const pathcomp::ChainPlan plan = pathcomp::ChainPlacer(snapshot).PlanAll();
-    cpu.push_back(ThreadCpuMs() - cpu_start);
+    const double cpu_start = CpuMs();
+    const pathcomp::ChainPlan plan = pathcomp::ChainPlacer(snapshot, threads).PlanAll();
+    cpu.push_back(CpuMs() - cpu_start);
     wall.push_back(Ms(std::chrono::steady_clock::now() - start));
     fprintf(stderr, "bench_chains: PlanAll %.1f ms, %.1f ms CPU (%zu backups)\n", wall.back(), cpu.back(),
             plan.total_backups());
@@ -110,28 +113,43 @@ int ProfilePlan(const pathcomp::Snapshot& snapshot, int runs) {
   return 0;
 }
 
+// The value of `--name=N` in `arg`, when it is that flag with a whole
+// number in [low, high]; -1 when `arg` is not that flag; -2 when it is, with a bad value.
+long FlagValue(const std::string& arg, const std::string& name, long low, long high) {
+  const std::string flag = "--" + name + "=";
+  if (arg.rfind(flag, 0) != 0) return -1;
+  char* end = nullptr;
+  const long value = strtol(arg.c_str() + flag.size(), &end, 10);
+  if (end == arg.c_str() + flag.size() || *end != '\0' || value < low || value > high) return -2;
+  return value;
+}
+
 int Main(int argc, char** argv) {
   int profile_runs = 0;
+  int threads = pathcomp::DefaultBuildThreads();
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    const std::string flag = "--profile-plan=";
-    char* end = nullptr;
-    if (arg.rfind(flag, 0) == 0) profile_runs = static_cast<int>(strtol(arg.c_str() + flag.size(), &end, 10));
-    if (arg.rfind(flag, 0) != 0 || end == arg.c_str() + flag.size() || *end != '\0' || profile_runs < 1 ||
-        profile_runs > 1000) {
-      fprintf(stderr, "bench_chains: unknown argument '%s' (usage: bench_chains [--profile-plan=N], N in 1..1000)\n",
+    if (const long runs = FlagValue(arg, "profile-plan", 1, 1000); runs > 0) {
+      profile_runs = static_cast<int>(runs);
+    } else if (const long count = FlagValue(arg, "threads", 1, 64); count > 0) {
+      threads = static_cast<int>(count);
+    } else {
+      fprintf(stderr,
+              "bench_chains: bad argument '%s' (usage: bench_chains [--profile-plan=N] [--threads=T], N in 1..1000, "
+              "T in 1..64)\n",
               arg.c_str());
       return 2;
     }
   }
+  fprintf(stderr, "bench_chains: PlanAll and Replan on %d thread(s)\n", threads);
   const pathcomp::Snapshot snapshot = pathcomp::Snapshot::Build(CogentcoWithChains());
   if (snapshot.chains().size() != kChains) {
     fprintf(stderr, "bench_chains: %zu chains in the snapshot\n", snapshot.chains().size());
     return 1;
   }
-  if (profile_runs > 0) return ProfilePlan(snapshot, profile_runs);
+  if (profile_runs > 0) return ProfilePlan(snapshot, profile_runs, threads);
   // Exactness first, outside the timings.
-  pathcomp::ChainPlan checked = pathcomp::ChainPlacer(snapshot).PlanAll();
+  pathcomp::ChainPlan checked = pathcomp::ChainPlacer(snapshot, threads).PlanAll();
   auto start = std::chrono::steady_clock::now();
   if (!(checked == pathcomp::ChainPlacer(snapshot).PlanAllReference())) {
     fprintf(stderr, "bench_chains: PlanAll differs from PlanAllReference\n");
@@ -161,7 +179,7 @@ int Main(int argc, char** argv) {
     fprintf(stderr, "bench_chains: %s\n", after.status().ToString().c_str());
     return 1;
   }
-  if (!(pathcomp::ChainPlacer(*after).Replan(checked, snapshot) == pathcomp::ChainPlacer(*after).PlanAll())) {
+  if (!(pathcomp::ChainPlacer(*after, threads).Replan(checked, snapshot) == pathcomp::ChainPlacer(*after).PlanAll())) {
     fprintf(stderr, "bench_chains: Replan differs from PlanAll\n");
     return 1;
   }
@@ -186,9 +204,9 @@ int Main(int argc, char** argv) {
     primary.push_back(Ms(std::chrono::steady_clock::now() - start));
 
     start = std::chrono::steady_clock::now();
-    double cpu_start = ThreadCpuMs();
-    pathcomp::ChainPlan result = pathcomp::ChainPlacer(snapshot).PlanAll();
-    plan_cpu.push_back(ThreadCpuMs() - cpu_start);
+    double cpu_start = CpuMs();
+    pathcomp::ChainPlan result = pathcomp::ChainPlacer(snapshot, threads).PlanAll();
+    plan_cpu.push_back(CpuMs() - cpu_start);
     plan.push_back(Ms(std::chrono::steady_clock::now() - start));
     backups = result.total_backups();
     dependencies = result.dependencies.size();
@@ -198,16 +216,17 @@ int Main(int argc, char** argv) {
     // plan's storage keeps for re-plans).
     pathcomp::ChainPlan previous = std::move(result);
     start = std::chrono::steady_clock::now();
-    cpu_start = ThreadCpuMs();
-    const pathcomp::ChainPlan replanned = pathcomp::ChainPlacer(*after).Replan(std::move(previous), snapshot);
-    replan_cpu.push_back(ThreadCpuMs() - cpu_start);
+    cpu_start = CpuMs();
+    const pathcomp::ChainPlan replanned =
+        pathcomp::ChainPlacer(*after, threads).Replan(std::move(previous), snapshot);
+    replan_cpu.push_back(CpuMs() - cpu_start);
     replan.push_back(Ms(std::chrono::steady_clock::now() - start));
     if (replanned.primary.size() != snapshot.chains().size()) return 1;
   }
   fprintf(stderr, "bench_chains: %zu of %d chains placed, %zu backups (%zu changed hops), %zu single-facility dependencies\n",
           placed, kChains, backups, changed_hops, dependencies);
   // On a shared machine wall time also counts waiting for a core.
-  fprintf(stderr, "bench_chains: thread CPU medians: PlanAll %.1f ms, Replan %.1f ms\n", Median(plan_cpu),
+  fprintf(stderr, "bench_chains: CPU medians (all threads): PlanAll %.1f ms, Replan %.1f ms\n", Median(plan_cpu),
           Median(replan_cpu));
   PrintResult("chains_primary_10k", Median(primary), "all_pairs_dijkstra", Median(all_pairs), "ms", 1);
   PrintResult("chains_plan_10k", Median(plan), "all_pairs_dijkstra", Median(all_pairs), "ms", 1);

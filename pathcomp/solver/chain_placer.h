@@ -14,7 +14,8 @@
 // The minimum over all replica choices is a shortest path through the layered
 // graph of replicas (dynamic programming over the calls, exact), with
 // all-pairs distances from Dijkstra on the snapshot's usable links.
-// Pure: no I/O, no clock, no threads. Thread-compatible.
+// Pure: no I/O, no clock; no threads unless asked (PlanAll and Replan with
+// `threads` > 1, joined before they return). Thread-compatible.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -26,10 +27,16 @@
 #include "pathcomp/solver/snapshot.h"
 
 namespace geodesic::pathcomp {
+namespace internal {
+class ChainBackupPlacer;  // what PlanAll() and Replan() share between chains
+}  // namespace internal
 
 class ChainPlacer {
  public:
-  explicit ChainPlacer(const Snapshot& snapshot);
+  // `threads`: how many threads PlanAll() and Replan() place backups on
+  // (the calling thread one of them; at least 1). Their plans are the same
+  // whatever the count, down to the order of their storage and path ids.
+  explicit ChainPlacer(const Snapshot& snapshot, int threads = 1);
   ~ChainPlacer();
 
   // The least latency-sum placement of `chain` when `failure` has happened
@@ -49,9 +56,11 @@ class ChainPlacer {
   // predecessor and round trip the failure leaves alone keeps its sum, and
   // an entry no placement cheaper than the primary's surviving hops can
   // pass is left out; elephant flows are audited with one dominator tree per
-  // source facility. Failures are solved one at a time, so the working
-  // memory beyond the plan stays O(facilities^2) (per distinct pin mask for
-  // pinned chains) plus the layered graphs, O(replicas summed over calls).
+  // source facility. Failures are solved one at a time (per thread: runs
+  // of failures go to the placer's threads, each thread's backups are then
+  // stored in failure order), so the working memory beyond the plan stays
+  // O(facilities^2) per thread (and per distinct pin mask for pinned
+  // chains) plus the layered graphs, O(replicas summed over calls).
   // Equal (ChainPlan's operator==) to PlanAllReference().
   ChainPlan PlanAll();
 
@@ -79,6 +88,11 @@ class ChainPlacer {
   // `previous` by value: move it in to avoid copying it.
   ChainPlan Replan(ChainPlan previous, const Snapshot& before);
 
+  // The threads the last PlanAll() or Replan() placed backups on: fewer
+  // than asked when the plan has too few backups to share (thousands per
+  // thread); 0 before either, and after a Replan() that had nothing to do.
+  int backup_threads() const { return backup_threads_; }
+
   // The straightforward computation PlanAll() replaces (a Place() per chain
   // and failure, shortest paths per failure from scratch, the elephant audit
   // by removing each transit facility). The oracle of tests and benchmarks;
@@ -86,8 +100,7 @@ class ChainPlacer {
   ChainPlan PlanAllReference();
 
  private:
-  class Shared;  // what PlanAll() and Replan() share between chains
-  Shared& shared();
+  internal::ChainBackupPlacer& shared();
 
   // Place() as it was before plans shared work (chain_placer_reference.cc).
   ChainPlacement PlaceReference(const Chain& chain, const Exclusion& failure = {});
@@ -96,9 +109,11 @@ class ChainPlacer {
   void SetFailure(const Exclusion& failure);
 
   const Snapshot& snapshot_;
+  const int threads_;
+  int backup_threads_ = 0;
   Exclusion failure_;
   std::vector<std::unique_ptr<ShortestPaths>> from_;  // per source, lazily
-  std::unique_ptr<Shared> shared_;                     // lazily
+  std::unique_ptr<internal::ChainBackupPlacer> shared_;  // lazily
 };
 
 }  // namespace geodesic::pathcomp

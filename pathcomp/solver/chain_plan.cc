@@ -1,6 +1,7 @@
 #include "pathcomp/solver/chain_plan.h"
 
 #include <algorithm>
+#include <atomic>
 #include <set>
 #include <tuple>
 
@@ -108,8 +109,30 @@ bool DependencyBefore(const FacilityDependency& a, const FacilityDependency& b) 
          std::tie(b.workload, b.facility, b.why, b.from, b.to, b.service, b.total_us, b.budget_us);
 }
 
-ChainPathTable::ChainPathTable() : begin_{0, 0}, hashes_{HashLinks({})}, slots_(64, -1) {
+namespace {
+std::atomic<uint64_t> next_table_identity{1};
+}  // namespace
+
+ChainPathTable::ChainPathTable()
+    : begin_{0, 0}, hashes_{HashLinks({})}, slots_(64, -1), identity_(next_table_identity++) {
   slots_[Slot(hashes_[0])] = 0;
+}
+
+ChainPathTable::ChainPathTable(const ChainPathTable& other)
+    : links_(other.links_),
+      begin_(other.begin_),
+      hashes_(other.hashes_),
+      slots_(other.slots_),
+      identity_(next_table_identity++) {}
+
+ChainPathTable& ChainPathTable::operator=(const ChainPathTable& other) {
+  if (this == &other) return *this;
+  links_ = other.links_;
+  begin_ = other.begin_;
+  hashes_ = other.hashes_;
+  slots_ = other.slots_;
+  identity_ = next_table_identity++;
+  return *this;
 }
 
 void ChainPathTable::Grow() {

@@ -111,6 +111,14 @@ bool DependencyBefore(const FacilityDependency& a, const FacilityDependency& b);
 class ChainPathTable {
  public:
   ChainPathTable();
+  // A copy is another table, with the same ids so far: a new identity().
+  ChainPathTable(const ChainPathTable& other);
+  ChainPathTable& operator=(const ChainPathTable& other);
+  ChainPathTable(ChainPathTable&&) noexcept = default;
+  ChainPathTable& operator=(ChainPathTable&&) noexcept = default;
+  // Tells tables apart for what remembers their ids (FailureDistances::PathId):
+  // unique among the process's tables, kept by a move, new for a copy.
+  uint64_t identity() const { return identity_; }
   // The id of the path with these links, added when new.
   int Intern(std::span<const int> links);
   std::span<const int> Links(int path) const {
@@ -127,6 +135,7 @@ class ChainPathTable {
   std::vector<uint32_t> begin_;   // path p: links_[begin_[p] .. begin_[p + 1])
   std::vector<uint64_t> hashes_;  // per path
   std::vector<int> slots_;        // open addressing: path id or -1
+  uint64_t identity_;
 };
 
 class ChainPlan {

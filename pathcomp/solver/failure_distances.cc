@@ -133,6 +133,16 @@ const uint64_t* FailureDistances::DecideRow(int from) {
 }
 
 int FailureDistances::PathId(int from, int to, ChainPathTable& paths) {
+  if (paths.identity() != path_table_) {  // ids in another table: forget them
+    for (auto& tree : trees_) {
+      if (!tree) continue;
+      for (Tree::Target& target : tree->target) {
+        target.base_path_id = -1;
+        target.path_epoch = 0;
+      }
+    }
+    path_table_ = paths.identity();
+  }
   if (from == to || to == exclusion_.facility) return 0;
   Tree& tree = TreeFrom(from);
   Tree::Target& target = tree.target[to];

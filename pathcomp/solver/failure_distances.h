@@ -62,8 +62,9 @@ class FailureDistances {
     if (row_epoch_[from] != epoch_) DecideRow(from);
     return (may_change_[static_cast<size_t>(from) * words_ + (to >> 6)] >> (to & 63)) & 1;
   }
-  // The id in `paths` of LinksTo(from, to), interned there. Pass the same
-  // table on every call: ids are remembered per pair.
+  // The id in `paths` of LinksTo(from, to), interned there. Ids are
+  // remembered per pair for the table last passed (another table, by
+  // ChainPathTable::identity, makes it forget them).
   int PathId(int from, int to, ChainPathTable& paths);
   // Whether a failure can change the path from `from` to a facility that the
   // failure does not touch (its link, its SRLG's links, the facility's
@@ -103,6 +104,7 @@ class FailureDistances {
   std::vector<char> excluded_;  // per link, under the failure of excluded_epoch_
   uint32_t excluded_epoch_ = 0;
   std::vector<int> path_scratch_;
+  uint64_t path_table_ = 0;  // the identity of the table PathId's ids are in (0: none yet)
 };
 
 }  // namespace geodesic::pathcomp

@@ -17,7 +17,9 @@
 // to that many threads, and one more places
 // the chains' backups, audits and writes them while the elephants are
 // allocated (with the primaries, placed again on the build's thread) and
-// the routes computed. The plan is the same whatever the count.
+// the routes computed (their backups on as many more threads as the
+// machine has cores the build leaves free). The plan is the same whatever
+// the count.
 #include <chrono>
 #include <functional>
 #include <optional>

@@ -1,0 +1,417 @@
+#include "pathcomp/solver/internal/chain_backup_placer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
+
+#include "pathcomp/solver/internal/huge_pages.h"
+
+namespace geodesic::pathcomp::internal {
+namespace {
+
+// How many chains ahead of the one placed PlanAll asks the memory for a
+// chain's head, and for its layers (which the head locates).
+constexpr size_t kHeadsAhead = 8, kLayersAhead = 4;
+
+// Backups a plan needs per thread before more than one thread places them:
+// fewer finish before a thread would have started.
+constexpr size_t kBackupsPerThread = 4096;
+
+void ClearUnplaced(ChainPlacement& unplaced) {
+  unplaced.failed_call = -1;
+  unplaced.why = ChainUnplacedWhy::kNone;
+  unplaced.failed_facility = -1;
+  unplaced.unreached_from.clear();
+}
+
+}  // namespace
+
+ChainBackupPlacer::ChainBackupPlacer(const Snapshot& snapshot)
+    : snapshot_(snapshot),
+      ids_(snapshot),
+      mark_(ids_.size(), 0),
+      position_(ids_.size(), 0) {
+  const auto& chains = snapshot.chains();
+  service_begin_.reserve(chains.size() + 1);
+  service_begin_.push_back(0);
+  heads_.reserve(chains.size());
+  size_t entries = 0;
+  for (const Chain& chain : chains) {
+    services_.insert(services_.end(), chain.services.begin(), chain.services.end());
+    service_begin_.push_back(static_cast<uint32_t>(services_.size()));
+    heads_.push_back({.budget_us = chain.budget_us, .origin = chain.origin,
+                      .calls = static_cast<int>(chain.services.size()),
+                      .pinned = !chain.pinned_replicas.empty() || !chain.allowed.empty()});
+    entries += 1;
+    for (int service : chain.services) entries += snapshot.service(service).facilities.size();
+  }
+  // Every chain's layers, if all are kept: read all over by every failure.
+  ReserveInHugePages(layer_calls_, services_.size());
+  ReserveInHugePages(layer_entries_, entries);
+}
+
+ChainPlacement ChainBackupPlacer::PlacePrimary(int c) {
+  const Chain& chain = snapshot_.chains()[c];
+  FailureDistances& paths = PathsFor(main_, c);
+  paths.SetFailure(Exclusion{});
+  ChainPlacement result;
+  if (!SolveLayers(snapshot_, View(c), -1, [&](int a) { return paths.Row(a); }, main_.scratch, result)) {
+    return result;
+  }
+  return FullPlacement(snapshot_, chain, main_.scratch, [&](int a, int b) { return paths.LinksTo(a, b); });
+}
+
+void ChainBackupPlacer::KeepLayers(int c, const ChainPlan& plan, bool just_placed) {
+  LayerChain& head = heads_[c];
+  const LayerScratch& scratch = main_.scratch;
+  if (!just_placed) {
+    FailureDistances& paths = PathsFor(main_, c);
+    paths.SetFailure(Exclusion{});
+    if (!SolveLayers(snapshot_, View(c), -1, [&](int a) { return paths.Row(a); }, main_.scratch, main_.unplaced)) {
+      ClearUnplaced(main_.unplaced);
+      return;  // not placed: no backups
+    }
+  }
+  head.calls_at = static_cast<uint32_t>(layer_calls_.size());
+  head.entries_at = static_cast<uint32_t>(layer_entries_.size());
+  head.primary_within_budget = plan.primary[c].within_budget;
+  const ChainView chain = View(c);
+  layer_entries_.push_back({.total_us = 0, .from = -1, .facility = chain.origin});
+  for (int call = 0; call < chain.calls; ++call) {
+    const ServiceReplicas& replicas = snapshot_.service(chain.services[call]);
+    const ChainPlan::PrimaryCall& primary = plan.primary_calls[plan.call_begin[c] + call];
+    layer_calls_.push_back({.service_time_us = replicas.service_time_us,
+                            .count = static_cast<int>(replicas.facilities.size()),
+                            .service = chain.services[call],
+                            .replica = primary.replica,
+                            .from = primary.from,
+                            .path_there = primary.path_there,
+                            .path_back = primary.path_back,
+                            .rtt_us = plan.primary[c].hops[call].network_rtt_us});
+    const size_t at = layer_entries_.size();
+    for (int facility : replicas.facilities) layer_entries_.push_back({.facility = facility});
+    for (size_t i = scratch.begin[call + 1]; i < scratch.begin[call + 2]; ++i) {
+      const SearchEntry& entry = scratch.entries[i];
+      layer_entries_[at + entry.position].total_us = entry.total_us;
+      layer_entries_[at + entry.position].from = scratch.entries[scratch.begin[call] + entry.from].position;
+    }
+  }
+  head.entry_count = static_cast<uint32_t>(layer_entries_.size() - head.entries_at);
+  // What is left to go from each entry, last call first (the rows
+  // SolveLayers read are still the unfailed ones).
+  for (size_t i = scratch.begin[chain.calls]; i < scratch.begin[chain.calls + 1]; ++i) {
+    ToGo(head, chain.calls, scratch.entries[i].position) = 0;
+  }
+  for (int call = chain.calls; call-- > 0;) {  // the layer of call - 1 (0: the origin) from call's
+    const uint64_t service_us = layer_calls_[head.calls_at + call].service_time_us;
+    for (size_t i = scratch.begin[call]; i < scratch.begin[call + 1]; ++i) {
+      const SearchEntry& entry = scratch.entries[i];
+      uint64_t best = kUnreachable;
+      for (size_t j = scratch.begin[call + 1]; j < scratch.begin[call + 2]; ++j) {
+        const SearchEntry& next = scratch.entries[j];
+        const uint64_t after = ToGo(head, call + 1, next.position);
+        if (after == kUnreachable) continue;
+        uint64_t network = 0;
+        if (next.facility != entry.facility) {
+          const uint64_t there = entry.row[next.facility], back = next.row[entry.facility];
+          if (there == kUnreachable || back == kUnreachable) continue;
+          network = there + back;
+        }
+        best = std::min(best, network + service_us + after);
+      }
+      ToGo(head, call, entry.position) = best;
+    }
+  }
+  // The primary's entry per layer, back from the best last one as
+  // SolveLayers chose it; the best placement through any other entry.
+  primary_position_.assign(chain.calls + 1, 0);
+  size_t at = scratch.begin[chain.calls];
+  for (size_t i = at + 1; i < scratch.begin[chain.calls + 1]; ++i) {
+    if (scratch.entries[i].total_us < scratch.entries[at].total_us) at = i;
+  }
+  for (int layer = chain.calls; layer > 0; --layer) {
+    primary_position_[layer] = scratch.entries[at].position;
+    at = scratch.begin[layer - 1] + scratch.entries[at].from;
+  }
+  head.runner_up_us = kUnreachable;
+  size_t k = head.entries_at + 1;
+  for (int call = 0; call < chain.calls; ++call) {
+    const int count = layer_calls_[head.calls_at + call].count;
+    for (int position = 0; position < count; ++position, ++k) {
+      const LayerEntry& entry = layer_entries_[k];
+      if (position == primary_position_[call + 1] || entry.total_us == kUnreachable ||
+          entry.to_go_us == kUnreachable) {
+        continue;
+      }
+      head.runner_up_us = std::min(head.runner_up_us, entry.total_us + entry.to_go_us);
+    }
+  }
+}
+
+uint64_t& ChainBackupPlacer::ToGo(const LayerChain& head, int layer, int position) {
+  size_t at = head.entries_at;
+  for (int call = 0; call < layer; ++call) at += call == 0 ? 1 : layer_calls_[head.calls_at + call - 1].count;
+  return layer_entries_[at + position].to_go_us;
+}
+
+void ChainBackupPlacer::PrefetchLayers(int c) const {
+  const LayerChain& chain = heads_[c];
+  if (chain.calls_at == LayerChain::kNone) return;
+  auto lines = [](const void* begin, size_t bytes) {
+    if (bytes == 0) return;
+    const char* at = static_cast<const char*>(begin);
+    for (size_t offset = 0; offset < bytes; offset += 64) __builtin_prefetch(at + offset);
+    __builtin_prefetch(at + bytes - 1);
+  };
+  lines(layer_calls_.data() + chain.calls_at, chain.calls * sizeof(LayerCall));
+  lines(layer_entries_.data() + chain.entries_at, chain.entry_count * sizeof(LayerEntry));
+}
+
+ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, int c, const ChainFailure& failure,
+                                                        uint32_t on_path, BackupSink& sink) const {
+  const LayerChain& chain = heads_[c];
+  LayerScratch& scratch = worker.scratch;
+  FailureDistances& paths = PathsFor(worker, c);
+  const Exclusion exclusion = failure.AsExclusion();
+  paths.SetFailure(exclusion);
+  ChainPlan::CompactBackup backup;
+  backup.failure = failure;
+  backup.chain = c;
+  const LayerCall* was = &layer_calls_[chain.calls_at];
+  // The primary's hops under the failure, if it survives: a bound. A hop
+  // whose paths the failure is not on keeps its round trip.
+  scratch.rtt_us.resize(chain.calls);
+  uint64_t bound_us = 0;
+  for (int call = 0; call < chain.calls && bound_us != kUnreachable; ++call) {
+    const int from = was[call].from, replica = was[call].replica;
+    uint64_t& rtt = scratch.rtt_us[call];
+    rtt = 0;
+    if (replica == exclusion.facility || from == exclusion.facility) {
+      bound_us = kUnreachable;
+      break;
+    }
+    if (from != replica) {
+      if (call < 32 && ((on_path >> call) & 1) == 0) {
+        rtt = was[call].rtt_us;
+      } else {
+        const uint64_t there = paths.Row(from)[replica], back = paths.Row(replica)[from];
+        if (there == kUnreachable || back == kUnreachable) {
+          bound_us = kUnreachable;
+          break;
+        }
+        rtt = there + back;
+      }
+    }
+    bound_us += rtt + was[call].service_time_us;
+  }
+  if (bound_us < chain.runner_up_us) {
+    // Every other placement takes at least the runner-up's sum: the
+    // primary's replicas stay, alone best (no tie to break).
+    scratch.replica.resize(chain.calls);
+    scratch.from.resize(chain.calls);
+    for (int call = 0; call < chain.calls; ++call) {
+      scratch.replica[call] = was[call].replica;
+      scratch.from[call] = was[call].from;
+    }
+    scratch.total_us = bound_us;
+  } else if (!SolveLayersAfter(snapshot_, chain, was, &layer_entries_[chain.entries_at],
+                               chain.pinned ? &snapshot_.chains()[c] : nullptr, exclusion.facility, bound_us,
+                               paths, scratch, worker.unplaced)) {
+    const ChainPlacement& unplaced = worker.unplaced;
+    backup.failed_call = static_cast<int16_t>(unplaced.failed_call);
+    backup.why = unplaced.why;
+    backup.first = static_cast<uint32_t>(sink.unreached_from.size());
+    backup.count = static_cast<uint16_t>(unplaced.unreached_from.size());
+    sink.unreached_from.insert(sink.unreached_from.end(), unplaced.unreached_from.begin(),
+                               unplaced.unreached_from.end());
+    ClearUnplaced(worker.unplaced);
+    return backup;
+  }
+  backup.placed = true;
+  backup.total_us = scratch.total_us;
+  backup.within_budget = scratch.total_us <= chain.budget_us;
+  backup.first = static_cast<uint32_t>(sink.changed.size());
+  for (int call = 0; call < chain.calls; ++call) {
+    const int from = scratch.from[call], replica = scratch.replica[call];
+    if (replica == was[call].replica && from == was[call].from) {
+      // The same hop keeps its paths unless the failure is on them.
+      if (from == replica) continue;
+      const bool maybe_on_path = call >= 32 || ((on_path >> call) & 1) != 0;
+      if (!maybe_on_path && !paths.MovesUntouchedPaths(from) && !paths.MovesUntouchedPaths(replica)) continue;
+    }
+    int there = 0, back = 0;
+    if (from != replica) {
+      there = paths.PathId(from, replica, sink.paths);
+      back = paths.PathId(replica, from, sink.paths);
+    }
+    if (replica == was[call].replica && there == was[call].path_there && back == was[call].path_back) continue;
+    sink.changed.push_back({call, replica, there, back, scratch.rtt_us[call]});
+    ++backup.count;
+  }
+  return backup;
+}
+
+template <typename Placed>
+void ChainBackupPlacer::PlaceFailure(BackupWorker& worker, int id, const std::vector<BackupTask>& tasks,
+                                     BackupSink& sink, Placed&& placed) const {
+  if (tasks.empty()) return;
+  const ChainFailure failure = ids_.At(id);
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (i + kHeadsAhead < tasks.size()) PrefetchHead(tasks[i + kHeadsAhead].chain);
+    if (i + kLayersAhead < tasks.size()) PrefetchLayers(tasks[i + kLayersAhead].chain);
+    placed(tasks[i], PlaceBackup(worker, tasks[i].chain, failure, tasks[i].on_path, sink));
+  }
+}
+
+int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& tasks, ChainPlan& plan, int threads,
+                                    const std::function<void(const ChainPlan::CompactBackup&)>& stored) {
+  size_t total = 0;
+  for (const auto& failure_tasks : tasks) total += failure_tasks.size();
+  threads = static_cast<int>(std::clamp<size_t>(total / kBackupsPerThread, 1, static_cast<size_t>(threads)));
+  if (threads == 1) {
+    BackupSink sink{plan.changed, plan.unreached_from, plan.paths};
+    for (int id = 0; id < static_cast<int>(tasks.size()); ++id) {
+      PlaceFailure(main_, id, tasks[id], sink, [&](const BackupTask& task, const ChainPlan::CompactBackup& backup) {
+        stored(Store(plan, task.slot, backup));
+      });
+    }
+    return 1;
+  }
+  // Runs of failures, about a backup count each, taken in turn by the
+  // threads: a failure's backups stay on one (its repairs are made once).
+  struct Run {
+    int begin = 0, end = 0;
+    int worker = -1;
+    std::vector<ChainPlan::CompactBackup> backups;
+    std::vector<ChainPlan::ChangedHop> changed;
+    std::vector<int> unreached_from;
+  };
+  std::vector<Run> runs;
+  const size_t per_run = std::max<size_t>(total / (static_cast<size_t>(threads) * 16), 1);
+  size_t in_run = 0;
+  for (int id = 0; id < static_cast<int>(tasks.size()); ++id) {
+    if (runs.empty() || in_run >= per_run) {
+      runs.emplace_back().begin = id;
+      in_run = 0;
+    }
+    runs.back().end = id + 1;
+    in_run += tasks[id].size();
+  }
+  for (Run& run : runs) {
+    size_t backups = 0;
+    for (int id = run.begin; id < run.end; ++id) backups += tasks[id].size();
+    run.backups.reserve(backups);
+    run.changed.reserve(2 * backups);  // as PlanAll's storage
+  }
+  std::vector<std::unique_ptr<BackupWorker>> helpers;
+  for (int t = 1; t < threads; ++t) helpers.push_back(std::make_unique<BackupWorker>());
+  const int base_paths = plan.paths.size();
+  std::vector<ChainPathTable> tables(static_cast<size_t>(threads), plan.paths);
+  std::atomic<size_t> next_run{0};
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
+  auto work = [&](int t) {
+    try {
+      BackupWorker& worker = t == 0 ? main_ : *helpers[static_cast<size_t>(t) - 1];
+      for (size_t r; (r = next_run++) < runs.size();) {
+        Run& run = runs[r];
+        run.worker = t;
+        BackupSink sink{run.changed, run.unreached_from, tables[static_cast<size_t>(t)]};
+        for (int id = run.begin; id < run.end; ++id) {
+          PlaceFailure(worker, id, tasks[id], sink, [&](const BackupTask&, const ChainPlan::CompactBackup& backup) {
+            run.backups.push_back(backup);
+          });
+        }
+      }
+    } catch (...) {  // std::bad_alloc: rethrown on the calling thread
+      errors[static_cast<size_t>(t)] = std::current_exception();
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    work(0);
+  }  // joined
+  for (const auto& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+  // In failure order, as one thread would have: paths new to the plan
+  // interned as they first come.
+  std::vector<std::vector<int>> to_plan(static_cast<size_t>(threads));
+  for (size_t t = 0; t < tables.size(); ++t) to_plan[t].assign(tables[t].size() - base_paths, -1);
+  auto path_in_plan = [&](int t, int path) {
+    if (path < base_paths) return path;
+    int& id = to_plan[static_cast<size_t>(t)][static_cast<size_t>(path - base_paths)];
+    if (id < 0) id = plan.paths.Intern(tables[static_cast<size_t>(t)].Links(path));
+    return id;
+  };
+  for (const Run& run : runs) {
+    size_t k = 0;
+    for (int id = run.begin; id < run.end; ++id) {
+      for (const BackupTask& task : tasks[id]) {
+        ChainPlan::CompactBackup backup = run.backups[k++];
+        if (backup.placed) {
+          const uint32_t first = static_cast<uint32_t>(plan.changed.size());
+          for (uint32_t i = backup.first; i < backup.first + backup.count; ++i) {
+            ChainPlan::ChangedHop hop = run.changed[i];
+            hop.path_there = path_in_plan(run.worker, hop.path_there);
+            hop.path_back = path_in_plan(run.worker, hop.path_back);
+            plan.changed.push_back(hop);
+          }
+          backup.first = first;
+        } else {
+          const uint32_t first = static_cast<uint32_t>(plan.unreached_from.size());
+          plan.unreached_from.insert(plan.unreached_from.end(), run.unreached_from.begin() + backup.first,
+                                     run.unreached_from.begin() + backup.first + backup.count);
+          backup.first = first;
+        }
+        stored(Store(plan, task.slot, backup));
+      }
+    }
+  }
+  return threads;
+}
+
+const std::vector<ChainBackupPlacer::TouchedFailure>& ChainBackupPlacer::Touched(const Chain& chain, const ChainPlacement& primary) {
+  touched_.clear();
+  ++stamp_;
+  auto add = [&](int id, uint32_t calls) {
+    if (mark_[id] != stamp_) {
+      mark_[id] = stamp_;
+      position_[id] = static_cast<int>(touched_.size());
+      touched_.push_back({id, 0});
+    }
+    touched_[position_[id]].on_path |= calls;
+  };
+  auto add_facility = [&](int facility, uint32_t calls) {
+    if (facility != chain.origin) add(ids_.Id({ChainFailure::Kind::kFacility, facility}), calls);
+  };
+  for (size_t call = 0; call < primary.hops.size(); ++call) {
+    const ChainHop& hop = primary.hops[call];
+    const uint32_t bit = call < 32 ? uint32_t{1} << call : ~uint32_t{0};
+    add_facility(hop.replica, 0);
+    for (const auto* links : {&hop.links_there, &hop.links_back}) {
+      for (int link : *links) {
+        add_facility(snapshot_.link_src(link), bit);
+        add_facility(snapshot_.link_dst(link), bit);
+        add(ids_.Id({ChainFailure::Kind::kLink, link}), bit);
+        for (int srlg : snapshot_.link_srlgs(link)) add(ids_.Id({ChainFailure::Kind::kSrlg, srlg}), bit);
+      }
+    }
+  }
+  std::sort(touched_.begin(), touched_.end());
+  return touched_;
+}
+
+FailureDistances& ChainBackupPlacer::PathsFor(BackupWorker& worker, int c) const {
+  const Chain* pins = heads_[c].pinned ? &snapshot_.chains()[c] : nullptr;
+  if (pins == nullptr || pins->allowed.empty()) {
+    if (!worker.unpinned) worker.unpinned = std::make_unique<FailureDistances>(snapshot_, nullptr);
+    return *worker.unpinned;
+  }
+  auto [it, inserted] = worker.pinned.try_emplace(pins->allowed);
+  if (inserted) it->second = std::make_unique<FailureDistances>(snapshot_, &it->first);
+  return *it->second;
+}
+
+}  // namespace geodesic::pathcomp::internal

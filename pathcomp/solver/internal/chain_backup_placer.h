@@ -1,0 +1,170 @@
+#pragma once
+// What ChainPlacer's plans (PlanAll, Replan: chain_placer.h) share between
+// chains: the chains in flat arrays; each placed chain's unfailed layered
+// graph and primary hops, kept for its backups (a failure's backups are for
+// chains all over the plan, so what a backup reads of its chain stays
+// together in memory); shortest paths under a failure per pin mask; the
+// failures' numbering; and the backups, placed failure by failure on one
+// thread or shared out to several.
+// Internal to pathcomp/solver. Thread-compatible; PlaceBackups starts
+// threads only when asked, and joins them before it returns.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "pathcomp/solver/chain_plan.h"
+#include "pathcomp/solver/failure_distances.h"
+#include "pathcomp/solver/internal/chain_layers.h"
+#include "pathcomp/solver/snapshot.h"
+
+namespace geodesic::pathcomp::internal {
+
+// Dense numbers for failures, in ChainFailure order: facilities, links, SRLGs.
+class FailureIds {
+ public:
+  explicit FailureIds(const Snapshot& snapshot)
+      : facilities_(snapshot.facility_count()), links_(snapshot.link_count()) {
+    for (int link = 0; link < links_; ++link) {
+      for (int srlg : snapshot.link_srlgs(link)) srlgs_ = std::max(srlgs_, srlg + 1);
+    }
+  }
+  int size() const { return facilities_ + links_ + srlgs_; }
+  int Id(const ChainFailure& failure) const {
+    switch (failure.kind) {
+      case ChainFailure::Kind::kFacility: return failure.index;
+      case ChainFailure::Kind::kLink: return facilities_ + failure.index;
+      case ChainFailure::Kind::kSrlg: return facilities_ + links_ + failure.index;
+    }
+    return -1;
+  }
+  ChainFailure At(int id) const {
+    if (id < facilities_) return {ChainFailure::Kind::kFacility, id};
+    if (id < facilities_ + links_) return {ChainFailure::Kind::kLink, id - facilities_};
+    return {ChainFailure::Kind::kSrlg, id - facilities_ - links_};
+  }
+
+ private:
+  int facilities_, links_, srlgs_ = 0;
+};
+
+// A backup to place under a failure: of which chain, the calls whose
+// primary paths the failure may be on (bit i: call i), and where in the
+// plan's backups it goes.
+struct BackupTask {
+  static constexpr uint32_t kAppend = ~uint32_t{0};
+  int chain;
+  uint32_t on_path;
+  uint32_t slot = kAppend;  // kAppend: after the others
+};
+
+// What one thread places backups with: shortest paths under the failure it
+// is on (per pin mask), and scratch.
+struct BackupWorker {
+  std::unique_ptr<FailureDistances> unpinned;
+  std::map<std::vector<char>, std::unique_ptr<FailureDistances>> pinned;  // by mask
+  LayerScratch scratch;
+  ChainPlacement unplaced;
+};
+
+// Where a backup's changed hops (or, unplaced, the facilities its call
+// could be made from) go, and the table their paths are interned in.
+struct BackupSink {
+  std::vector<ChainPlan::ChangedHop>& changed;
+  std::vector<int>& unreached_from;
+  ChainPathTable& paths;
+};
+
+class ChainBackupPlacer {
+ public:
+  explicit ChainBackupPlacer(const Snapshot& snapshot);
+
+  const FailureIds& ids() const { return ids_; }
+  bool primary_within_budget(int c) const { return heads_[c].primary_within_budget; }
+
+  // The primary placement of chain `c`, whole. Its layered graph is kept
+  // for its backups once `plan` has it (KeepLayers).
+  ChainPlacement PlacePrimary(int c);
+
+  // Keeps chain `c`'s unfailed layered graph and primary hops (from
+  // `plan`, which has its placed primary) for its backups. After
+  // PlacePrimary(c), from what it solved; else solved again (the unfailed
+  // graph of this snapshot, whose best placement is the primary).
+  void KeepLayers(int c, const ChainPlan& plan, bool just_placed);
+
+  // Places the backups of `tasks` (per failure id, ascending) into `plan`,
+  // each at its slot or appended, and calls `stored(backup)` for each as
+  // stored, in that order, on the calling thread. With `threads` > 1 and
+  // enough backups, runs of failures go to that many threads (joined before
+  // it returns), each with its own worker, sink and copy of the plan's path
+  // table; their backups are then stored in order and their new paths
+  // interned in the plan's as they come: the plan is the same (path ids
+  // included) whatever the count. Returns the threads used.
+  int PlaceBackups(const std::vector<std::vector<BackupTask>>& tasks, ChainPlan& plan, int threads,
+                   const std::function<void(const ChainPlan::CompactBackup&)>& stored);
+
+  // The failures a placed primary touches: every facility but the origin,
+  // every link, every SRLG of those links; by id, ascending, each with the
+  // calls whose paths it is on (bit i: call i; calls past 31 always set).
+  struct TouchedFailure {
+    int id;
+    uint32_t on_path;
+    friend bool operator<(const TouchedFailure& a, const TouchedFailure& b) { return a.id < b.id; }
+  };
+  const std::vector<TouchedFailure>& Touched(const Chain& chain, const ChainPlacement& primary);
+
+ private:
+  ChainView View(int c) const {
+    return {heads_[c].origin, services_.data() + service_begin_[c], heads_[c].calls,
+            heads_[c].pinned ? &snapshot_.chains()[c] : nullptr};
+  }
+
+  // The to_go_us of chain `head`'s entry at `position` in layer `layer` (0:
+  // the origin, i: call i - 1's replicas).
+  uint64_t& ToGo(const LayerChain& head, int layer, int position);
+  // Asks the memory for what PlaceBackup(c) reads of chain `c` ahead of
+  // it: a failure's backups read chains all over the plan, and waiting for
+  // each chain's layers in turn was most of their time.
+  void PrefetchHead(int c) const { __builtin_prefetch(&heads_[c]); }
+  void PrefetchLayers(int c) const;
+  // The backup of chain `c` under `failure`, placed by `worker`: its
+  // changed hops (or the facilities its call could be made from) appended
+  // to the sink, `first` counted there. `on_path`: bit i set when the
+  // failure may be on the primary's paths of call i (all set: unknown).
+  // The chain's layers must be kept (KeepLayers). Reads only what the
+  // primaries left (the layers), so threads with a worker and a sink each
+  // may place backups at once.
+  ChainPlan::CompactBackup PlaceBackup(BackupWorker& worker, int c, const ChainFailure& failure, uint32_t on_path,
+                                       BackupSink& sink) const;
+  // Every task of failure `id`, in order, placed by `worker` into `sink`,
+  // each backup handed to `placed(task, backup)`.
+  template <typename Placed>
+  void PlaceFailure(BackupWorker& worker, int id, const std::vector<BackupTask>& tasks, BackupSink& sink,
+                    Placed&& placed) const;
+  // `backup` into plan.backups at `slot` (BackupTask::kAppend: appended).
+  static ChainPlan::CompactBackup& Store(ChainPlan& plan, uint32_t slot, const ChainPlan::CompactBackup& backup) {
+    if (slot == BackupTask::kAppend) return plan.backups.emplace_back(backup);
+    return plan.backups[slot] = backup;
+  }
+  // The worker's shortest paths for chain `c` (its pin mask's).
+  FailureDistances& PathsFor(BackupWorker& worker, int c) const;
+
+  const Snapshot& snapshot_;
+  FailureIds ids_;
+  BackupWorker main_;  // the calling thread's: primaries, kept layers and backups
+  std::vector<uint32_t> mark_;  // per failure id: == stamp_ when touched by the current chain
+  uint32_t stamp_ = 0;
+  std::vector<int> position_;  // per failure id marked: its place in touched_
+  std::vector<TouchedFailure> touched_;
+  std::vector<int> primary_position_;  // KeepLayers' scratch: per layer
+  // The chains, flat: services of chain c at services_[service_begin_[c] ..).
+  std::vector<int> services_;
+  std::vector<uint32_t> service_begin_;
+  // Per chain, and the unfailed layered graphs kept (KeepLayers).
+  std::vector<LayerChain> heads_;
+  std::vector<LayerCall> layer_calls_;
+  std::vector<LayerEntry> layer_entries_;
+};
+
+}  // namespace geodesic::pathcomp::internal
