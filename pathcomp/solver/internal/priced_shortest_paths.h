@@ -21,7 +21,8 @@ class PricedShortestPaths {
         target_run_(graph.node_count, 0),
         weight_(graph.node_count),
         latency_(graph.node_count),
-        pred_(graph.node_count) {}
+        pred_(graph.node_count),
+        heap_position_(graph.node_count, -1) {}
 
   // Labels every node reachable from `source` over open arcs; with
   // `targets`, only those are sure to be final (the search stops once they
@@ -40,30 +41,28 @@ class PricedShortestPaths {
     std::fill(pred_.begin(), pred_.end(), -1);
     weight_[source] = 0;
     latency_[source] = 0;
-    queue_.clear();
-    Push({0.0, 0.0, source});
-    while (!queue_.empty()) {
-      std::pop_heap(queue_.begin(), queue_.end(), Later);
-      const Label label = queue_.back();
-      queue_.pop_back();
-      const int node = label.node;
-      if (label.weight != weight_[node] || label.latency != latency_[node]) continue;  // stale
+    Lower(source);
+    while (!heap_.empty()) {
+      const int node = PopFirst();
       if (target_run_[node] == run_ && --unsettled == 0) break;
+      const double weight = weight_[node], latency = latency_[node];
       for (int i = graph_.out_offsets[node]; i < graph_.out_offsets[node + 1]; ++i) {
         const int arc = graph_.out_arcs[i];
         if (!arc_open[arc]) continue;
         const int next = graph_.arc_dst[arc];
-        const double next_weight = label.weight + arc_weight[arc];
-        const double next_latency = label.latency + graph_.arc_cost_us[arc];
+        const double next_weight = weight + arc_weight[arc];
+        const double next_latency = latency + graph_.arc_cost_us[arc];
         if (next_weight < weight_[next] ||
             (next_weight == weight_[next] && next_latency < latency_[next])) {
           weight_[next] = next_weight;
           latency_[next] = next_latency;
           pred_[next] = arc;
-          Push({next_weight, next_latency, next});
+          Lower(next);
         }
       }
     }
+    for (const int node : heap_) heap_position_[node] = -1;  // left when the targets were settled
+    heap_.clear();
   }
 
   bool Reached(int node) const { return node == source_ || pred_[node] >= 0; }
@@ -82,30 +81,67 @@ class PricedShortestPaths {
   }
 
  private:
-  struct Label {
-    double weight;
-    double latency;
-    int node;
-  };
-  // Heap order: the lexicographically smallest (weight, latency, node) on
-  // top; the node makes ties, and so the paths chosen, deterministic.
-  static bool Later(const Label& a, const Label& b) {
-    if (a.weight != b.weight) return a.weight > b.weight;
-    if (a.latency != b.latency) return a.latency > b.latency;
-    return a.node > b.node;
+  // The queue: a 4-ary heap of the nodes labelled but not settled, the
+  // lexicographically smallest (weight, latency, node) first; a node's
+  // label only decreases while it waits, so it moves up in place (each node
+  // is in the heap once: no stale entries to skip). The node breaks ties, so
+  // nodes settle, and paths are chosen, in one order whatever the heap.
+  static constexpr int kArity = 4;
+  bool Before(int a, int b) const {
+    if (weight_[a] != weight_[b]) return weight_[a] < weight_[b];
+    if (latency_[a] != latency_[b]) return latency_[a] < latency_[b];
+    return a < b;
   }
-  void Push(const Label& label) {
-    queue_.push_back(label);
-    std::push_heap(queue_.begin(), queue_.end(), Later);
+  void Place(int at, int node) {
+    heap_[at] = node;
+    heap_position_[node] = at;
+  }
+  // `node` was labelled lower (or for the first time): moves it up.
+  void Lower(int node) {
+    int at = heap_position_[node];
+    if (at < 0) {
+      at = static_cast<int>(heap_.size());
+      heap_.push_back(node);
+    }
+    while (at > 0) {
+      const int parent = (at - 1) / kArity;
+      if (!Before(node, heap_[parent])) break;
+      Place(at, heap_[parent]);
+      at = parent;
+    }
+    Place(at, node);
+  }
+  int PopFirst() {
+    const int first = heap_.front();
+    heap_position_[first] = -1;
+    const int last = heap_.back();
+    heap_.pop_back();
+    if (heap_.empty()) return first;
+    const int size = static_cast<int>(heap_.size());
+    int at = 0;
+    while (true) {
+      const int child = kArity * at + 1;
+      if (child >= size) break;
+      int best = child;
+      for (int c = child + 1; c < std::min(child + kArity, size); ++c) {
+        if (Before(heap_[c], heap_[best])) best = c;
+      }
+      if (!Before(heap_[best], last)) break;
+      Place(at, heap_[best]);
+      at = best;
+    }
+    Place(at, last);
+    return first;
   }
 
   const Graph& graph_;
   int source_ = 0;
-  std::vector<Label> queue_;  // kept between runs to reuse its memory
+  std::vector<int> heap_;           // kept between runs to reuse its memory
   std::vector<int> target_run_;  // == run_: a target of the current run
   int run_ = 0;
   std::vector<double> weight_, latency_;
   std::vector<int> pred_;
+  std::vector<int> heap_position_;  // per node: its place in heap_, -1 when not there
 };
 
 }  // namespace geodesic::pathcomp::internal
