@@ -293,8 +293,31 @@ void FailureDistances::Decide(int source, Tree& tree) {
 
 void FailureDistances::ExcludedLinks() {
   if (excluded_epoch_ == epoch_) return;
-  excluded_.resize(snapshot_.link_count());
-  for (int link = 0; link < snapshot_.link_count(); ++link) excluded_[link] = exclusion_.Excludes(snapshot_, link);
+  const int links = snapshot_.link_count();
+  if (base_excluded_.empty() && links > 0) {  // what no failure brings back: links down, or out of the mask
+    const Exclusion none{.allowed = allowed_};
+    base_excluded_.resize(links);
+    for (int link = 0; link < links; ++link) base_excluded_[link] = none.Excludes(snapshot_, link);
+    excluded_ = base_excluded_;
+  }
+  // The last failure's links back, then this one's out: its link, its
+  // SRLG's, its facility's (what Exclusion::Excludes says, without asking
+  // every link: a site's detours set hundreds of failures).
+  for (const int link : failed_links_) excluded_[link] = base_excluded_[link];
+  failed_links_.clear();
+  auto exclude = [&](int link) {
+    if (excluded_[link]) return;
+    excluded_[link] = 1;
+    failed_links_.push_back(link);
+  };
+  if (exclusion_.link >= 0 && exclusion_.link < links) exclude(exclusion_.link);
+  if (exclusion_.srlg >= 0 && exclusion_.srlg < static_cast<int>(srlg_links_.size())) {
+    for (const int link : srlg_links_[exclusion_.srlg]) exclude(link);
+  }
+  if (exclusion_.facility >= 0 && exclusion_.facility < snapshot_.facility_count()) {
+    for (const int link : snapshot_.out_links(exclusion_.facility)) exclude(link);
+    for (const int link : in_links_[exclusion_.facility]) exclude(link);
+  }
   excluded_epoch_ = epoch_;
 }
 

@@ -102,6 +102,8 @@ class FailureDistances {
   size_t words_;
   std::vector<uint64_t> may_change_;
   std::vector<char> excluded_;  // per link, under the failure of excluded_epoch_
+  std::vector<char> base_excluded_;  // per link, under no failure
+  std::vector<int> failed_links_;    // those excluded_ has out beyond base_excluded_
   uint32_t excluded_epoch_ = 0;
   std::vector<int> path_scratch_;
   uint64_t path_table_ = 0;  // the identity of the table PathId's ids are in (0: none yet)
