@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "pathcomp/solver/elephant_allocator.h"
 #include "pathcomp/solver/shortest_paths.h"
+#include "pathcomp/solver/wcmp.h"
 #include "site_plan/site_plan_reader.h"
 #include "site_plan/site_plan_writer.h"
 #include "topology/synthetic_wan.h"
@@ -343,6 +345,45 @@ TEST(PathSolverWanTest, EveryBackupGoesAroundItsFailureAndNoneIsShorterThanTheSh
   EXPECT_GT(backups, 10'000);  // the check looked at a real plan
   // Sites shared out to threads: the same plan, byte for byte.
   EXPECT_EQ(PathSolver().Solve(snapshot, PlanStamp{}, nullptr, 3).SerializeAsString(), plan.SerializeAsString());
+}
+
+// Sites are solved in batches, destination by destination over a batch,
+// and with an allocation each site's backups keep their own account of the
+// room they take on the links. Whatever the batch (8 sites with one thread,
+// 1 with sixteen), the plan is the one made a site at a time, byte for byte.
+TEST(PathSolverWanTest, BatchesOfSitesMakeThePlanOfOneSiteAtATime) {
+  topology::SyntheticWanOptions options;
+  options.seed = 5;
+  options.facilities = 60;
+  options.elephant_flows = 1500;
+  auto wan = topology::GenerateSyntheticWan(options);
+  ASSERT_TRUE(wan.ok()) << wan.status();
+  ModelView view;
+  view.facilities = wan->facilities;
+  view.links = wan->links;
+  view.workloads = wan->workloads;
+  // Loaded so that backups compete for the room left on the links (a
+  // batch sharing one site's account of it fails this test).
+  for (v1::Workload& workload : view.workloads) {
+    workload.mutable_elephant()->set_demand_gbps(8 * workload.elephant().demand_gbps());
+  }
+  for (size_t i = 0; i < view.links.size(); ++i) {
+    v1::Link& link = view.links[i];
+    link.mutable_health()->set_state(i % 41 == 7 ? v1::OPER_STATE_DOWN : v1::OPER_STATE_UP);
+    link.mutable_health()->set_rtt_us(2 * link.latency_us());
+  }
+  const Snapshot snapshot = Snapshot::Build(view);
+  ElephantAllocator allocator(0.1);
+  const auto elephants = allocator.Allocate(snapshot, {});
+  ASSERT_TRUE(elephants.ok()) << elephants.status();
+  const auto weights = BuildWcmp(snapshot, elephants->allocation);
+  ASSERT_TRUE(weights.ok()) << weights.status();
+  const v1::Plan batched = PathSolver().Solve(snapshot, PlanStamp{}, &*weights, 1);
+  const v1::Plan alone = PathSolver().Solve(snapshot, PlanStamp{}, &*weights, 16);
+  ASSERT_EQ(batched.sites_size(), snapshot.facility_count());
+  EXPECT_TRUE(batched.SerializeAsString() == alone.SerializeAsString()) << "batched sites made another plan";
+  // The allocation shaped the plan (its weights, the rooms): not the plan without it.
+  EXPECT_FALSE(batched.SerializeAsString() == PathSolver().Solve(snapshot, PlanStamp{}).SerializeAsString());
 }
 
 TEST(CountChangedRoutesTest, CountsAddedRemovedAndChanged) {
