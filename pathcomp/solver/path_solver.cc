@@ -235,10 +235,12 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
   // Sites are taken a batch at a time, and a batch's first passes go
   // destination by destination over its sites: each destination's installed
   // hops (what the backups' walks read, from all over memory) are then read
-  // once per batch rather than once per site. 8 sites (fewer when there are
-  // not 4 batches per thread): on wan754, 4 took 9.6 s, 8 7.9 s (and 100 MB
-  // more: each site's backups keep their own BackupRoom), 16 7.8 s.
-  const int sites_per_batch = std::clamp(n / (4 * std::max(threads, 1)), 1, 8);
+  // once per batch rather than once per site. 4 sites (fewer when there are
+  // not 4 batches per thread): on wan754 (2 threads) the routes took 11 s
+  // one site at a time, 9.6 s by 4, 7.9 s by 8; but with 8 the wan754 drill
+  // peaked at 2.1 GB against 1.8 GB with 4 (the batch's own state is 1.7 MB
+  // a site: the rest is how the allocator's free memory fragments).
+  const int sites_per_batch = std::clamp(n / (4 * std::max(threads, 1)), 1, 4);
   std::atomic<int> next_site{0};
   auto solve_sites = [&] {
     ReturnedShares shares(snapshot, flat);

@@ -349,7 +349,7 @@ TEST(PathSolverWanTest, EveryBackupGoesAroundItsFailureAndNoneIsShorterThanTheSh
 
 // Sites are solved in batches, destination by destination over a batch,
 // and with an allocation each site's backups keep their own account of the
-// room they take on the links. Whatever the batch (8 sites with one thread,
+// room they take on the links. Whatever the batch (4 sites with one thread,
 // 1 with sixteen), the plan is the one made a site at a time, byte for byte.
 TEST(PathSolverWanTest, BatchesOfSitesMakeThePlanOfOneSiteAtATime) {
   topology::SyntheticWanOptions options;
