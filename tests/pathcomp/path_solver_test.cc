@@ -275,6 +275,29 @@ TEST_F(PathSolverTest, PartitionedFacilitiesAreReportedUnreachable) {
   EXPECT_EQ(RouteTo(plan, "a", "c").primary.prefix(), "");
 }
 
+// A generated WAN (topology::GenerateSyntheticWan) as a model view: its
+// facilities, links and elephant flows, the links up at their inventory
+// latency but every `down_every`-th from `down_at` down.
+absl::StatusOr<ModelView> SyntheticWanView(uint32_t seed, uint32_t facilities, uint32_t flows, size_t down_every,
+                                           size_t down_at) {
+  topology::SyntheticWanOptions options;
+  options.seed = seed;
+  options.facilities = facilities;
+  options.elephant_flows = flows;
+  auto wan = topology::GenerateSyntheticWan(options);
+  if (!wan.ok()) return wan.status();
+  ModelView view;
+  view.facilities = wan->facilities;
+  view.links = wan->links;
+  view.workloads = wan->workloads;
+  for (size_t i = 0; i < view.links.size(); ++i) {
+    v1::Link& link = view.links[i];
+    link.mutable_health()->set_state(i % down_every == down_at ? v1::OPER_STATE_DOWN : v1::OPER_STATE_UP);
+    link.mutable_health()->set_rtt_us(2 * link.latency_us());
+  }
+  return view;
+}
+
 // On a generated WAN (SRLG conduits, parallel circuits, a few links down):
 // every backup, loop-free neighbour or detour, starts with a usable link the
 // failure spares, runs from the site to the destination over links between
@@ -283,21 +306,9 @@ TEST_F(PathSolverTest, PartitionedFacilitiesAreReportedUnreachable) {
 // for a failure only when nothing goes around it. Detours come from repaired
 // shortest-path trees, so this holds them to ShortestPaths::Run.
 TEST(PathSolverWanTest, EveryBackupGoesAroundItsFailureAndNoneIsShorterThanTheShortestWay) {
-  topology::SyntheticWanOptions options;
-  options.seed = 3;
-  options.facilities = 60;
-  options.elephant_flows = 0;
-  auto wan = topology::GenerateSyntheticWan(options);
-  ASSERT_TRUE(wan.ok()) << wan.status();
-  ModelView view;
-  view.facilities = wan->facilities;
-  view.links = wan->links;
-  for (size_t i = 0; i < view.links.size(); ++i) {
-    v1::Link& link = view.links[i];
-    link.mutable_health()->set_state(i % 37 == 5 ? v1::OPER_STATE_DOWN : v1::OPER_STATE_UP);
-    link.mutable_health()->set_rtt_us(2 * link.latency_us());
-  }
-  const Snapshot snapshot = Snapshot::Build(view);
+  const absl::StatusOr<ModelView> view = SyntheticWanView(3, 60, 0, 37, 5);
+  ASSERT_TRUE(view.ok()) << view.status();
+  const Snapshot snapshot = Snapshot::Build(*view);
   const v1::Plan plan = PathSolver().Solve(snapshot, PlanStamp{});
   ASSERT_EQ(plan.sites_size(), snapshot.facility_count());
   int backups = 0;
@@ -352,27 +363,14 @@ TEST(PathSolverWanTest, EveryBackupGoesAroundItsFailureAndNoneIsShorterThanTheSh
 // room they take on the links. Whatever the batch (4 sites with one thread,
 // 1 with sixteen), the plan is the one made a site at a time, byte for byte.
 TEST(PathSolverWanTest, BatchesOfSitesMakeThePlanOfOneSiteAtATime) {
-  topology::SyntheticWanOptions options;
-  options.seed = 5;
-  options.facilities = 60;
-  options.elephant_flows = 1500;
-  auto wan = topology::GenerateSyntheticWan(options);
-  ASSERT_TRUE(wan.ok()) << wan.status();
-  ModelView view;
-  view.facilities = wan->facilities;
-  view.links = wan->links;
-  view.workloads = wan->workloads;
+  absl::StatusOr<ModelView> view = SyntheticWanView(5, 60, 1500, 41, 7);
+  ASSERT_TRUE(view.ok()) << view.status();
   // Loaded so that backups compete for the room left on the links (a
   // batch sharing one site's account of it fails this test).
-  for (v1::Workload& workload : view.workloads) {
+  for (v1::Workload& workload : view->workloads) {
     workload.mutable_elephant()->set_demand_gbps(8 * workload.elephant().demand_gbps());
   }
-  for (size_t i = 0; i < view.links.size(); ++i) {
-    v1::Link& link = view.links[i];
-    link.mutable_health()->set_state(i % 41 == 7 ? v1::OPER_STATE_DOWN : v1::OPER_STATE_UP);
-    link.mutable_health()->set_rtt_us(2 * link.latency_us());
-  }
-  const Snapshot snapshot = Snapshot::Build(view);
+  const Snapshot snapshot = Snapshot::Build(*view);
   ElephantAllocator allocator(0.1);
   const auto elephants = allocator.Allocate(snapshot, {});
   ASSERT_TRUE(elephants.ok()) << elephants.status();
