@@ -266,8 +266,15 @@ void ChainBackupPlacer::PlaceFailure(BackupWorker& worker, int id, const std::ve
 
 int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& tasks, ChainPlan& plan, int threads,
                                     const std::function<void(const ChainPlan::CompactBackup&)>& stored) {
+  // Every chain's layers kept first, on this thread (the workers only read
+  // them): the callers keep them, this holds should one not have.
   size_t total = 0;
-  for (const auto& failure_tasks : tasks) total += failure_tasks.size();
+  for (const auto& failure_tasks : tasks) {
+    total += failure_tasks.size();
+    for (const BackupTask& task : failure_tasks) {
+      if (heads_[task.chain].calls_at == LayerChain::kNone) KeepLayers(task.chain, plan, false);
+    }
+  }
   threads = static_cast<int>(std::clamp<size_t>(total / kBackupsPerThread, 1, static_cast<size_t>(threads)));
   if (threads == 1) {
     BackupSink sink{plan.changed, plan.unreached_from, plan.paths};

@@ -93,14 +93,16 @@ class ChainBackupPlacer {
   // graph of this snapshot, whose best placement is the primary).
   void KeepLayers(int c, const ChainPlan& plan, bool just_placed);
 
-  // Places the backups of `tasks` (per failure id, ascending) into `plan`,
-  // each at its slot or appended, and calls `stored(backup)` for each as
-  // stored, in that order, on the calling thread. With `threads` > 1 and
-  // enough backups, runs of failures go to that many threads (joined before
-  // it returns), each with its own worker, sink and copy of the plan's path
-  // table; their backups are then stored in order and their new paths
-  // interned in the plan's as they come: the plan is the same (path ids
-  // included) whatever the count. Returns the threads used.
+  // Places the backups of `tasks` (per failure id, ascending; of chains
+  // whose primary `plan` has placed, their layers kept here first when they
+  // are not yet) into `plan`, each at its slot or appended, and calls
+  // `stored(backup)` for each as stored, in that order, on the calling
+  // thread. With `threads` > 1 and enough backups, runs of failures go to
+  // that many threads (joined before it returns), each with its own worker,
+  // sink and copy of the plan's path table; their backups are then stored in
+  // order and their new paths interned in the plan's as they come: the plan
+  // is the same (path ids included) whatever the count. Returns the threads
+  // used.
   int PlaceBackups(const std::vector<std::vector<BackupTask>>& tasks, ChainPlan& plan, int threads,
                    const std::function<void(const ChainPlan::CompactBackup&)>& stored);
 
