@@ -17,80 +17,17 @@
 #include "pathcomp/solver/chain_plan_proto.h"
 #include "pathcomp/solver/plan_builder.h"
 #include "site_plan/chain_paths.h"
+#include "tests/pathcomp/chain_model_testing.h"
 
 namespace geodesic::pathcomp {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::FirstDifference;
+using testing::ModelBuilder;
+using testing::RandomPin;
 
 constexpr uint64_t kInf = std::numeric_limits<uint64_t>::max();
-
-class ModelBuilder {
- public:
-  void Facility(const std::string& id) {
-    v1::Facility facility;
-    facility.set_id(id);
-    facility.add_prefixes(absl::StrCat("10.", view_.facilities.size(), ".0.0/16"));
-    view_.facilities.push_back(facility);
-  }
-  // One directed link.
-  void Link(const std::string& src, const std::string& dst, uint64_t latency_us,
-            const std::string& srlg = "") {
-    v1::Link link;
-    link.set_id(absl::StrCat(src, "-", dst, "-", view_.links.size()));
-    link.set_src_facility_id(src);
-    link.set_dst_facility_id(dst);
-    link.set_src_node_id(src + "1");
-    link.set_dst_node_id(dst + "1");
-    link.set_latency_us(latency_us);
-    link.set_capacity_gbps(100);
-    link.mutable_health()->set_state(v1::OPER_STATE_UP);
-    if (!srlg.empty()) link.add_srlgs(srlg);
-    view_.links.push_back(link);
-  }
-  void Fiber(const std::string& a, const std::string& b, uint64_t latency_us,
-             const std::string& srlg = "") {
-    Link(a, b, latency_us, srlg);
-    Link(b, a, latency_us, srlg);
-  }
-  void Service(const std::string& id, std::vector<std::string> replicas, uint64_t time_us) {
-    v1::Service service;
-    service.set_id(id);
-    for (const auto& replica : replicas) service.add_replica_facility_ids(replica);
-    service.set_service_time_us(time_us);
-    view_.services.push_back(service);
-  }
-  void ChainWorkload(const std::string& id, const std::string& origin,
-                     std::vector<std::string> services, uint64_t budget_us) {
-    v1::Workload workload;
-    workload.set_id(id);
-    workload.mutable_chain()->set_origin_facility_id(origin);
-    for (const auto& service : services) workload.mutable_chain()->add_service_ids(service);
-    workload.mutable_chain()->set_latency_budget_us(budget_us);
-    view_.workloads.push_back(workload);
-  }
-  void Elephant(const std::string& id, const std::string& src, int dst_facility) {
-    v1::Workload workload;
-    workload.set_id(id);
-    workload.mutable_elephant()->set_src_facility_id(src);
-    workload.mutable_elephant()->set_dst_prefix(view_.facilities[dst_facility].prefixes(0));
-    workload.mutable_elephant()->set_demand_gbps(10);
-    view_.workloads.push_back(workload);
-  }
-  // A pin intent on a chain: its facility set, and/or the replica of every call.
-  void Pin(const std::string& workload_id, std::vector<std::string> allowed, std::vector<std::string> path) {
-    v1::Intent intent;
-    intent.set_id(absl::StrCat("pin-", workload_id));
-    intent.mutable_pin()->set_workload_id(workload_id);
-    for (const auto& id : allowed) intent.mutable_pin()->add_allowed_facility_ids(id);
-    for (const auto& id : path) intent.mutable_pin()->add_path_facility_ids(id);
-    view_.intents.push_back(intent);
-  }
-  ModelView& view() { return view_; }
-
- private:
-  ModelView view_;
-};
 
 // All-pairs distances by Floyd-Warshall: independent of the placer's Dijkstra.
 std::vector<std::vector<uint64_t>> AllPairs(const Snapshot& snapshot, int excluded_facility) {
@@ -301,58 +238,6 @@ TEST_F(ChainAuditTest, PinToAFacilityNoLongerKnownBlocksThePlacement) {
   EXPECT_TRUE(plan == ChainPlacer(snapshot).PlanAllReference());
 }
 
-// The first difference between two chain plans, in words; empty when equal.
-std::string FirstDifference(const Snapshot& snapshot, const ChainPlan& got, const ChainPlan& want) {
-  auto describe = [&](const ChainPlacement& p, const Chain& c) {
-    std::ostringstream out;
-    out << (p.placed ? "placed" : "unplaced") << " total=" << p.total_us << " within=" << p.within_budget
-        << " failed_call=" << p.failed_call << " reason='" << p.Reason(snapshot, c) << "' hops:";
-    for (const ChainHop& hop : p.hops) {
-      out << " [" << hop.service << "@" << hop.replica << " rtt=" << hop.network_rtt_us << " there=";
-      for (int l : hop.links_there) out << l << ",";
-      out << " back=";
-      for (int l : hop.links_back) out << l << ",";
-      out << "]";
-    }
-    return out.str();
-  };
-  if (got.primary.size() != want.primary.size()) return "different chain counts";
-  for (size_t c = 0; c < want.primary.size(); ++c) {
-    const std::string chain = snapshot.workload_id(snapshot.chains()[c].workload);
-    const Chain& spec = snapshot.chains()[c];
-    if (!(got.primary[c] == want.primary[c])) {
-      return absl::StrCat("primary of ", chain, ": got ", describe(got.primary[c], spec), " want ",
-                          describe(want.primary[c], spec));
-    }
-    const std::vector<ChainBackup> got_backups = got.backups_of(static_cast<int>(c));
-    const std::vector<ChainBackup> want_backups = want.backups_of(static_cast<int>(c));
-    if (got_backups.size() != want_backups.size()) {
-      return absl::StrCat(chain, ": ", got_backups.size(), " backups, want ", want_backups.size());
-    }
-    for (size_t i = 0; i < want_backups.size(); ++i) {
-      const ChainBackup& g = got_backups[i];
-      const ChainBackup& w = want_backups[i];
-      if (!(g.failure == w.failure)) return absl::StrCat(chain, ": backup ", i, " protects something else");
-      if (!(g.placement == w.placement)) {
-        return absl::StrCat("backup of ", chain, " for failure kind ", static_cast<int>(w.failure.kind), " index ",
-                            w.failure.index, ": got ", describe(g.placement, spec), " want ", describe(w.placement, spec));
-      }
-    }
-  }
-  for (size_t i = 0; i < std::max(got.dependencies.size(), want.dependencies.size()); ++i) {
-    if (i >= got.dependencies.size() || i >= want.dependencies.size() ||
-        !(got.dependencies[i] == want.dependencies[i])) {
-      auto text = [&](const std::vector<FacilityDependency>& list) {
-        if (i >= list.size()) return std::string("(none)");
-        return absl::StrCat(snapshot.workload_id(list[i].workload), "@", snapshot.facility_id(list[i].facility), ": ",
-                            list[i].Reason(snapshot));
-      };
-      return absl::StrCat("dependency ", i, ": got ", text(got.dependencies), " want ", text(want.dependencies));
-    }
-  }
-  return "";
-}
-
 // A random backbone with everything the plan handles: asymmetric links with
 // tied latencies, SRLGs, links down, services with unreachable or unknown
 // replicas, pinned chains, tight and loose budgets, elephant flows. Chains
@@ -386,17 +271,7 @@ ModelView RandomModel(std::mt19937& random, int max_calls = 4) {
     for (int i = 0; i < length; ++i) calls.push_back(absl::StrCat("s", random() % services));
     const std::string id = absl::StrCat("c", c);
     model.ChainWorkload(id, f(random() % n), calls, budgets[random() % 4]);
-    if (random() % 5 == 0) {
-      std::vector<std::string> allowed;
-      for (int i = 0; i < n; ++i) {
-        if (random() % 3 != 0) allowed.push_back(f(i));
-      }
-      model.Pin(id, allowed, {});
-    } else if (random() % 8 == 0) {
-      std::vector<std::string> path;
-      for (int i = 0; i < length; ++i) path.push_back(f(random() % n));
-      model.Pin(id, {}, path);
-    }
+    RandomPin(random, model, id, length, n, 5, 3, 8);
   }
   for (int e = 0; e < 6; ++e) model.Elephant(absl::StrCat("e", e), f(random() % n), static_cast<int>(random() % n));
   return model.view();
@@ -679,128 +554,6 @@ TEST(ChainPlanTest, PlanBuildsWithTheChainCacheEqualThoseWithout) {
     }
   }
   EXPECT_GT(compared, 50);
-}
-
-// A wider random backbone than RandomModel's, with enough chains that a
-// plan has the backups to share out to three threads: 40 facilities on a
-// ring with random chords (ties, SRLGs, some links down), services with 1
-// to 4 replicas (one nowhere known), 1,200 chains of 1 to 8 calls, some
-// pinned to a facility set or to replicas.
-ModelView WideModel(std::mt19937& random) {
-  ModelBuilder model;
-  const int n = 40;
-  auto f = [](int i) { return absl::StrCat("f", i); };
-  for (int i = 0; i < n; ++i) model.Facility(f(i));
-  for (int i = 0; i < n; ++i) model.Fiber(f(i), f((i + 1) % n), 100 * (1 + random() % 3));
-  for (int chord = 0; chord < 50; ++chord) {
-    const int a = static_cast<int>(random() % n), b = static_cast<int>(random() % n);
-    if (a == b) continue;
-    const std::string srlg = random() % 3 == 0 ? absl::StrCat("conduit-", random() % 6) : "";
-    model.Link(f(a), f(b), 100 * (1 + random() % 6), srlg);
-    if (random() % 12 == 0) model.view().links.back().mutable_health()->set_state(v1::OPER_STATE_DOWN);
-  }
-  const int services = 8;
-  for (int s = 0; s < services; ++s) {
-    std::vector<std::string> replicas;
-    const int count = 1 + static_cast<int>(random() % 4);
-    for (int r = 0; r < count; ++r) replicas.push_back(f(random() % n));
-    if (s == services - 1) replicas = {"nowhere"};
-    model.Service(absl::StrCat("s", s), replicas, 50 * (random() % 5));
-  }
-  const uint64_t budgets[] = {2000, 5000, 100'000};
-  for (int c = 0; c < 1200; ++c) {
-    std::vector<std::string> calls;
-    const int length = 1 + static_cast<int>(random() % 8);
-    // The service known nowhere rarely: most chains have backups to place.
-    for (int i = 0; i < length; ++i) calls.push_back(absl::StrCat("s", random() % (random() % 50 == 0 ? services : services - 1)));
-    const std::string id = absl::StrCat("c", c);
-    model.ChainWorkload(id, f(random() % n), calls, budgets[random() % 3]);
-    if (random() % 10 == 0) {
-      std::vector<std::string> allowed;
-      for (int i = 0; i < n; ++i) {
-        if (random() % 4 != 0) allowed.push_back(f(i));
-      }
-      model.Pin(id, allowed, {});
-    } else if (random() % 20 == 0) {
-      std::vector<std::string> path;
-      for (int i = 0; i < length; ++i) path.push_back(f(random() % n));
-      model.Pin(id, {}, path);
-    }
-  }
-  for (int e = 0; e < 20; ++e) model.Elephant(absl::StrCat("e", e), f(random() % n), static_cast<int>(random() % n));
-  return model.view();
-}
-
-// The first difference between how two plans are stored (backups in the
-// same places, the same changed hops and facilities, the same path ids),
-// in words; empty when stored alike.
-std::string StorageDifference(const ChainPlan& a, const ChainPlan& b) {
-  if (!(a.primary == b.primary) || a.call_begin != b.call_begin) return "primaries";
-  if (a.backups.size() != b.backups.size()) return absl::StrCat(a.backups.size(), " backups stored, want ", b.backups.size());
-  for (size_t i = 0; i < a.backups.size(); ++i) {
-    const ChainPlan::CompactBackup& p = a.backups[i];
-    const ChainPlan::CompactBackup& q = b.backups[i];
-    if (!(p.failure == q.failure) || p.chain != q.chain || p.first != q.first || p.count != q.count ||
-        p.total_us != q.total_us || p.failed_call != q.failed_call || p.placed != q.placed ||
-        p.within_budget != q.within_budget || p.why != q.why) {
-      return absl::StrCat("stored backup ", i, " (chain ", q.chain, ")");
-    }
-  }
-  if (a.changed != b.changed) return "changed hops";
-  if (a.unreached_from != b.unreached_from) return "unreached facilities";
-  if (a.paths.size() != b.paths.size()) return absl::StrCat(a.paths.size(), " paths, want ", b.paths.size());
-  for (int path = 0; path < b.paths.size(); ++path) {
-    const auto x = a.paths.Links(path), y = b.paths.Links(path);
-    if (!std::equal(x.begin(), x.end(), y.begin(), y.end())) return absl::StrCat("path ", path);
-  }
-  if (a.dependencies != b.dependencies) return "dependencies";
-  return "";
-}
-
-// Backups placed on several threads: the plan one thread makes, stored
-// alike down to its path ids (the wire form and its digest follow from
-// them), for PlanAll and for re-plans after a link goes down or slows.
-TEST(ChainPlanTest, ThreadsPlaceTheSamePlan) {
-  std::mt19937 random(6122026);
-  for (int instance = 0; instance < 3; ++instance) {
-    const Snapshot snapshot = Snapshot::Build(WideModel(random));
-    ChainPlacer one(snapshot, 1);
-    const ChainPlan plan = one.PlanAll();
-    ASSERT_EQ(one.backup_threads(), 1);
-    ASSERT_GT(plan.total_backups(), 3 * 4096u) << "too few backups to share out to three threads";
-    if (instance == 0) {
-      ASSERT_EQ(FirstDifference(snapshot, plan, ChainPlacer(snapshot).PlanAllReference()), "");
-    }
-    for (int threads : {2, 3}) {
-      ChainPlacer many(snapshot, threads);
-      const ChainPlan shared = many.PlanAll();
-      EXPECT_EQ(many.backup_threads(), threads);
-      ASSERT_EQ(StorageDifference(shared, plan), "") << "instance " << instance << ", " << threads << " threads";
-    }
-    // A placer asked again interns into the new plan's paths, not the last one's.
-    ASSERT_EQ(StorageDifference(one.PlanAll(), plan), "") << "instance " << instance << ", planned again";
-    // The link most primaries use down, then slower: re-plans from the
-    // same plan, with many chains and backups to place again.
-    std::vector<int> users(snapshot.link_count(), 0);
-    for (const ChainPlacement& primary : plan.primary) {
-      for (int link : primary.Links()) ++users[link];
-    }
-    const int link = static_cast<int>(std::max_element(users.begin(), users.end()) - users.begin());
-    for (int step = 0; step < 2; ++step) {
-      v1::LinkHealth health;
-      health.set_state(v1::OPER_STATE_UP);
-      if (step == 0) health.set_state(v1::OPER_STATE_DOWN);
-      if (step == 1) health.set_rtt_us(2 * 100 * 7);  // slower than any link
-      auto after = snapshot.WithLinkHealth({{snapshot.link_id(link), health}});
-      ASSERT_TRUE(after.ok()) << after.status();
-      const ChainPlan alone = ChainPlacer(*after, 1).Replan(plan, snapshot);
-      ChainPlacer many(*after, 3);
-      const ChainPlan shared = many.Replan(plan, snapshot);
-      EXPECT_GE(many.backup_threads(), 2) << "instance " << instance << " step " << step;
-      ASSERT_EQ(StorageDifference(shared, alone), "") << "instance " << instance << " step " << step;
-      ASSERT_EQ(FirstDifference(*after, shared, ChainPlacer(*after).PlanAll()), "");
-    }
-  }
 }
 
 }  // namespace
