@@ -64,6 +64,8 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <map>
+#include <random>
 #include <new>
 #include <string>
 #include <vector>
@@ -353,6 +355,74 @@ Measured NextPlan(const Instance& instance, int threads) {
   return measured;
 }
 
+// The traffic matrix a while later (seeded): every elephant flow's demand
+// times a factor in [0.8, 1.2], one flow in 50 ended and as many new ones
+// between facilities drawn from the others (pairs with or without flows).
+void MoveTrafficMatrix(topology::Topology& topology) {
+  std::mt19937_64 random(23);
+  std::uniform_real_distribution<double> factor(0.8, 1.2);
+  std::map<std::string, std::string> owner;  // prefix -> facility
+  for (const auto& facility : topology.facilities) {
+    for (const auto& prefix : facility.prefixes()) owner[prefix] = facility.id();
+  }
+  std::vector<v1::Workload> kept, flows;
+  for (v1::Workload& workload : topology.workloads) {
+    if (!workload.has_elephant()) {
+      kept.push_back(std::move(workload));
+      continue;
+    }
+    flows.push_back(workload);
+    if (random() % 50 == 0) continue;
+    workload.mutable_elephant()->set_demand_gbps(workload.elephant().demand_gbps() * factor(random));
+    kept.push_back(std::move(workload));
+  }
+  const size_t ended = topology.workloads.size() - kept.size();
+  for (size_t i = 0; i < ended && !flows.empty(); ++i) {
+    v1::Workload added = flows[random() % flows.size()];
+    const v1::ElephantFlow& to = flows[random() % flows.size()].elephant();
+    if (owner[to.dst_prefix()] == added.elephant().src_facility_id()) continue;
+    added.set_id(absl::StrCat(added.id(), "-moved-", i));
+    added.mutable_elephant()->set_dst_prefix(to.dst_prefix());
+    kept.push_back(std::move(added));
+  }
+  topology.workloads = std::move(kept);
+}
+
+// The plan after the traffic matrix moved (MoveTrafficMatrix), as pathcomp's
+// planner makes it: the first plan held and given as the previous one, its
+// elephant allocator's state the start of the new allocation.
+Measured MovedTrafficPlan(const Instance& instance, int threads) {
+  topology::Topology topology = instance.make();
+  const pathcomp::Snapshot snapshot = SnapshotOf(topology);
+  pathcomp::ElephantAllocator allocator(kChainHeadroom);
+  pathcomp::ChainPlanCache chains;
+  pathcomp::PlanStamp stamp;
+  stamp.generation = 1;
+  stamp.reason = "bench_plan";
+  const v1::Plan first = pathcomp::BuildPlan(snapshot, stamp, allocator, nullptr, &chains, {}, threads).plan;
+  MoveTrafficMatrix(topology);
+  const pathcomp::Snapshot moved = SnapshotOf(std::move(topology));
+  stamp.generation = 2;
+  const auto start = Clock::now();
+  auto phase_start = start;
+  double elephants_ms = 0;
+  const pathcomp::BuiltPlan next =
+      pathcomp::BuildPlan(moved, stamp, allocator, &first, &chains,
+                          [&](pathcomp::PlanPhase ended) {
+                            const auto now = Clock::now();
+                            if (ended == pathcomp::PlanPhase::kElephants) elephants_ms = Ms(now - phase_start);
+                            phase_start = now;
+                          },
+                          threads);
+  Measured measured;
+  measured.ms = Ms(Clock::now() - start);
+  snprintf(measured.note, sizeof measured.note,
+           "%zu demands, elephants %.0f ms, %zu moved, max utilization %.6f, proven lower bound %.6f",
+           moved.demands().size(), elephants_ms, static_cast<size_t>(next.plan.moved_workload_ids_size()),
+           next.plan.elephants().max_utilization(), next.plan.elephants().max_utilization_lower_bound());
+  return measured;
+}
+
 std::string Phases(const Measured& measured) {
   std::string text;
   for (int i = 0; i < kPhases; ++i) {
@@ -402,6 +472,15 @@ void Run(const Instance& instance, double limit_gb, bool in_process, int threads
   } else {
     fprintf(stderr, "bench_plan: %s: the next plan was not built: %s, peak %.0f MB, child CPU %.1f s\n",
             instance.name.c_str(), next.failure.c_str(), next.peak_mb, next.cpu_s);
+  }
+  const ChildOutcome moved = InChild([&] { return MovedTrafficPlan(instance, threads); }, limit_gb);
+  if (moved.ok) {
+    fprintf(stderr, "bench_plan: %s: plan after the traffic matrix moved %.0f ms, peak %.0f MB, child CPU %.1f s (%s)\n",
+            instance.name.c_str(), moved.measured.ms, moved.peak_mb, moved.cpu_s, moved.measured.note);
+    PrintResult("plan_traffic_moved_" + instance.name, moved.measured.ms, "plan_build", plan.measured.ms, "ms", 0);
+  } else {
+    fprintf(stderr, "bench_plan: %s: the plan after the traffic matrix moved was not built: %s, peak %.0f MB\n",
+            instance.name.c_str(), moved.failure.c_str(), moved.peak_mb);
   }
   const double routes = static_cast<double>(std::max<uint64_t>(1, plan.measured.routes));
   PrintResult("plan_bytes_per_route_" + instance.name, static_cast<double>(plan.measured.plan_bytes) / routes,

@@ -30,14 +30,18 @@ constexpr double kNegligibleFlow = 1e-12;
 // was proven infeasible at its own start).
 constexpr double kProtectionRowSlack = 1e-6;
 
-bool SameStructure(const McfProblem& a, const McfProblem& b) {
-  if (a.node_count != b.node_count || a.arcs.size() != b.arcs.size() ||
-      a.commodities.size() != b.commodities.size()) {
-    return false;
-  }
+// The same nodes and arcs (their ends; capacities and costs may differ).
+bool SameNetwork(const McfProblem& a, const McfProblem& b) {
+  if (a.node_count != b.node_count || a.arcs.size() != b.arcs.size()) return false;
   for (size_t i = 0; i < a.arcs.size(); ++i) {
     if (a.arcs[i].src != b.arcs[i].src || a.arcs[i].dst != b.arcs[i].dst) return false;
   }
+  return true;
+}
+
+// The same commodities, demands included (of problems on the same network).
+bool SameCommodities(const McfProblem& a, const McfProblem& b) {
+  if (a.commodities.size() != b.commodities.size()) return false;
   for (size_t i = 0; i < a.commodities.size(); ++i) {
     const McfCommodity& x = a.commodities[i];
     const McfCommodity& y = b.commodities[i];
@@ -95,6 +99,73 @@ struct internal::SolverState {
 namespace {
 
 using internal::SolverState;
+
+// A state for `problem` with nothing solved yet: its groups, by (priority,
+// src, dst), and its classes; capacities in units of `gbps_per_unit`.
+std::unique_ptr<SolverState> NewState(const McfProblem& problem, double gbps_per_unit) {
+  auto state = std::make_unique<SolverState>();
+  state->gbps_per_unit = gbps_per_unit;
+  state->LoadGraph(problem);
+  // One group per (priority, src, dst) with demand.
+  state->group_of.resize(problem.commodities.size());
+  std::map<std::tuple<uint32_t, int, int>, std::vector<int>> members;
+  for (size_t i = 0; i < problem.commodities.size(); ++i) {
+    const McfCommodity& commodity = problem.commodities[i];
+    members[{commodity.priority, commodity.src, commodity.dst}].push_back(static_cast<int>(i));
+  }
+  for (const auto& [key, commodities] : members) {
+    const auto [priority, src, dst] = key;
+    FlowGroup group;
+    group.priority = priority;
+    group.src = src;
+    group.dst = dst;
+    group.commodities = commodities;
+    for (int commodity : commodities) state->group_of[commodity] = static_cast<int>(state->groups.size());
+    for (int commodity : commodities) group.demand += problem.commodities[commodity].demand_gbps;
+    group.demand /= state->gbps_per_unit;
+    if (state->classes.empty() || state->classes.back().priority != priority) {
+      state->classes.emplace_back();
+      state->classes.back().priority = priority;
+    }
+    if (group.demand > 0) state->classes.back().groups.push_back(static_cast<int>(state->groups.size()));
+    state->groups.push_back(std::move(group));
+  }
+  return state;
+}
+
+// A state for `problem` (on `old`'s network, other commodities or demands)
+// that starts where `old` ended, which it takes apart.
+std::unique_ptr<SolverState> CarriedOver(SolverState& old, const McfProblem& problem) {
+  // In the old solver units: the flows and bases carried are in them.
+  std::unique_ptr<SolverState> state = NewState(problem, old.gbps_per_unit);
+  // Both lists of groups are in (priority, src, dst) order: a group that
+  // was there before takes its paths, their statuses and its row's, with
+  // its flows scaled to its new demand (a group whose demand is the same is
+  // still routed in full, and a later phase keeps it as it is).
+  auto key = [](const FlowGroup& group) { return std::tuple(group.priority, group.src, group.dst); };
+  size_t k = 0;
+  for (FlowGroup& group : state->groups) {
+    while (k < old.groups.size() && key(old.groups[k]) < key(group)) ++k;
+    if (k == old.groups.size() || key(old.groups[k]) != key(group)) continue;
+    FlowGroup& was = old.groups[k];
+    const double scale = was.demand > 0 ? group.demand / was.demand : 0;
+    group.paths = std::move(was.paths);
+    for (internal::PathColumn& path : group.paths) path.flow *= scale;
+    std::copy(std::begin(was.row_status), std::end(was.row_status), std::begin(group.row_status));
+  }
+  // A class keeps the rest of its bases (the link prices, the arc rows'
+  // statuses); the lower bounds they remember were proven for other demands.
+  for (SolverState::Class& cls : state->classes) {
+    auto was = std::find_if(old.classes.begin(), old.classes.end(),
+                            [&](const SolverState::Class& c) { return c.priority == cls.priority; });
+    if (was == old.classes.end()) continue;
+    cls.bases = std::move(was->bases);
+    for (MasterBasis& basis : cls.bases) basis.ForgetProofs();
+  }
+  state->filled_paths = old.filled_paths;
+  state->filled_arcs = old.filled_arcs;
+  return state;
+}
 
 // Solves every class in priority order over `state`, whose groups may hold
 // paths (and bases) from an earlier solve.
@@ -426,36 +497,9 @@ McfSolver::~McfSolver() = default;
 absl::StatusOr<McfAllocation> McfSolver::Solve(const McfProblem& problem) {
   state_.reset();
   if (absl::Status valid = ValidateMcfProblem(problem); !valid.ok()) return valid;
-  auto state = std::make_unique<SolverState>();
   double largest = 0;
   for (const McfArc& arc : problem.arcs) largest = std::max(largest, arc.capacity_gbps);
-  state->gbps_per_unit = largest > 0 ? largest : 1;
-  state->LoadGraph(problem);
-
-  // One group per (priority, src, dst) with demand.
-  state->group_of.resize(problem.commodities.size());
-  std::map<std::tuple<uint32_t, int, int>, std::vector<int>> members;
-  for (size_t i = 0; i < problem.commodities.size(); ++i) {
-    const McfCommodity& commodity = problem.commodities[i];
-    members[{commodity.priority, commodity.src, commodity.dst}].push_back(static_cast<int>(i));
-  }
-  for (const auto& [key, commodities] : members) {
-    const auto [priority, src, dst] = key;
-    FlowGroup group;
-    group.src = src;
-    group.dst = dst;
-    group.commodities = commodities;
-    for (int commodity : commodities) state->group_of[commodity] = static_cast<int>(state->groups.size());
-    for (int commodity : commodities) group.demand += problem.commodities[commodity].demand_gbps;
-    group.demand /= state->gbps_per_unit;
-    if (state->classes.empty() || state->classes.back().priority != priority) {
-      state->classes.emplace_back();
-      state->classes.back().priority = priority;
-    }
-    if (group.demand > 0) state->classes.back().groups.push_back(static_cast<int>(state->groups.size()));
-    state->groups.push_back(std::move(group));
-  }
-
+  std::unique_ptr<SolverState> state = NewState(problem, largest > 0 ? largest : 1);
   McfSolveStats stats;
   absl::StatusOr<McfAllocation> allocation = ClassSequence(config_, *state, stats).Run();
   if (allocation.ok()) state_ = std::move(state);
@@ -463,10 +507,14 @@ absl::StatusOr<McfAllocation> McfSolver::Solve(const McfProblem& problem) {
 }
 
 absl::StatusOr<McfAllocation> McfSolver::Resolve(const McfProblem& problem) {
-  if (state_ == nullptr || !SameStructure(state_->problem, problem)) return Solve(problem);
+  if (state_ == nullptr || !SameNetwork(state_->problem, problem)) return Solve(problem);
   if (absl::Status valid = ValidateMcfProblem(problem); !valid.ok()) return valid;
+  if (SameCommodities(state_->problem, problem)) {
+    state_->LoadArcValues(problem);
+  } else {
+    state_ = CarriedOver(*state_, problem);
+  }
   SolverState& state = *state_;
-  state.LoadArcValues(problem);
   // Paths over a dead arc are gone for good; the rest keep their statuses.
   // The bases stay as they are: CLP repairs a basis that lost columns.
   std::vector<char> usable(state.graph.arc_capacity.size());

@@ -22,7 +22,11 @@
 // came back) drops the paths that cross a dead arc, restarts each LP from its
 // last basis and prices only what changed, which is far cheaper than Solve().
 // Most single failures need no LP at all: what they broke is routed at a
-// utilization already proven optimal (internal/failure_absorber.h).
+// utilization already proven optimal (internal/failure_absorber.h). After
+// demands changed, or flows came and went, each (priority, src, dst) that
+// was there before starts from its paths, their flows scaled to its new
+// demand: the traffic matrix moves all the time, and a cold solve of a large
+// backbone takes seconds.
 //
 // Pure: no I/O, no clock, no threads. Not thread-safe (it holds the warm
 // state); use one solver per thread.
@@ -201,9 +205,10 @@ class McfSolver {
   // for an invalid problem; Internal when the LP solver fails.
   [[nodiscard]] absl::StatusOr<McfAllocation> Solve(const McfProblem& problem);
 
-  // Solves `problem` starting from the last solve's state. Warm when only arc
-  // capacities, arc costs, fabric limits or class objectives changed (same
-  // nodes, arc endpoints and commodities); otherwise it is Solve().
+  // Solves `problem` starting from the last solve's state. Warm on the same
+  // network (nodes and arc endpoints), whatever else changed: capacities,
+  // costs, fabric limits, class objectives, commodities and their demands;
+  // otherwise it is Solve(). The optimum is Solve()'s (within the gap).
   [[nodiscard]] absl::StatusOr<McfAllocation> Resolve(const McfProblem& problem);
 
   // McfSolverConfig::threads from the next solve on (at least 1).

@@ -1,7 +1,8 @@
 // The elephant-flow allocation on generated WAN backbones (topology/
 // synthetic_wan.h), the networks bench_solver scales to 2,000 facilities,
 // at a size the exact edge LP still solves in a test: each objective's
-// optimum, and warm re-solves after link failures equal to cold solves.
+// optimum, and warm re-solves after link failures and after the traffic
+// matrix moved equal to cold solves.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -68,6 +69,76 @@ TEST_P(McfGeneratedTest, MluAndLatencyMatchTheEdgeLpColdAndWarm) {
     EXPECT_EQ(warm->unroutable, optimum->unroutable) << where;
     EXPECT_NEAR(warm->max_utilization, optimum->max_utilization, 1e-6 * optimum->max_utilization) << where;
     ASSERT_TRUE(solver.Resolve(*problem).ok());
+  }
+}
+
+// The traffic matrix of `problem` a step later: every demand scaled by a
+// factor in [0.5, 1.5], one flow in 20 ended and as many new ones between
+// other facilities (some pairs new, some already with flows).
+McfProblem MovedDemands(const McfProblem& problem, std::mt19937_64& random) {
+  McfProblem moved = problem;
+  std::uniform_real_distribution<double> factor(0.5, 1.5);
+  std::vector<McfCommodity> kept;
+  for (const McfCommodity& commodity : problem.commodities) {
+    if (random() % 20 == 0) continue;
+    kept.push_back(commodity);
+    kept.back().demand_gbps *= factor(random);
+  }
+  const size_t ended = problem.commodities.size() - kept.size();
+  for (size_t i = 0; i < ended; ++i) {
+    McfCommodity added = problem.commodities[random() % problem.commodities.size()];
+    added.src = static_cast<int>(random() % problem.node_count);
+    do {
+      added.dst = static_cast<int>(random() % problem.node_count);
+    } while (added.dst == added.src);
+    kept.push_back(added);
+  }
+  moved.commodities = std::move(kept);
+  return moved;
+}
+
+TEST_P(McfGeneratedTest, WarmAfterTheTrafficMatrixMovedMatchesTheEdgeLp) {
+  absl::StatusOr<McfProblem> problem = GeneratedProblem(/*facilities=*/60, /*flows=*/1'500, GetParam());
+  ASSERT_TRUE(problem.ok()) << problem.status();
+  McfProblem latency_problem = *problem;
+  latency_problem.policies.default_policy.objective = McfObjective::kMinLatency;
+  McfSolver mlu(McfSolverConfig{.relative_gap = 1e-8});
+  McfSolver latency;
+  ASSERT_TRUE(mlu.Solve(*problem).ok());
+  ASSERT_TRUE(latency.Solve(latency_problem).ok());
+  // Three steps, each warm from the one before.
+  std::mt19937_64 random(GetParam());
+  McfProblem now = *problem;
+  for (int step = 0; step < 3; ++step) {
+    const std::string where = absl::StrCat("seed ", GetParam(), " step ", step);
+    now = MovedDemands(now, random);
+    absl::StatusOr<McfAllocation> warm = mlu.Resolve(now);
+    ASSERT_TRUE(warm.ok()) << warm.status();
+    EXPECT_TRUE(warm->stats.warm) << where;
+    absl::StatusOr<EdgeLpResult> optimum = SolveEdgeLp(now, McfObjective::kMinMaxUtilization);
+    ASSERT_TRUE(optimum.ok()) << optimum.status();
+    EXPECT_EQ(FlowProblem(now, *warm), "") << where;
+    EXPECT_EQ(UnroutedDemand(now, *warm), "") << where;
+    EXPECT_EQ(warm->unroutable, optimum->unroutable) << where;
+    EXPECT_NEAR(warm->max_utilization, optimum->max_utilization, 1e-6 * optimum->max_utilization) << where;
+    EXPECT_LE(warm->classes[0].utilization_lower_bound, optimum->max_utilization * (1 + 1e-6)) << where;
+
+    McfProblem latency_now = now;
+    latency_now.policies = latency_problem.policies;
+    absl::StatusOr<McfAllocation> warm_latency = latency.Resolve(latency_now);
+    ASSERT_TRUE(warm_latency.ok()) << warm_latency.status();
+    EXPECT_TRUE(warm_latency->stats.warm) << where;
+    absl::StatusOr<McfAllocation> cold_latency = McfSolver().Solve(latency_now);
+    ASSERT_TRUE(cold_latency.ok()) << cold_latency.status();
+    const double cap = cold_latency->classes[0].utilization_cap;
+    EXPECT_NEAR(warm_latency->classes[0].utilization_cap, cap, 1e-6 * cap) << where;
+    absl::StatusOr<EdgeLpResult> exact_latency = SolveEdgeLpLatencyUnderCap(latency_now, cap);
+    ASSERT_TRUE(exact_latency.ok()) << exact_latency.status();
+    EXPECT_EQ(FlowProblem(latency_now, *warm_latency), "") << where;
+    EXPECT_EQ(UnroutedDemand(latency_now, *warm_latency), "") << where;
+    EXPECT_NEAR(LatencyOf(latency_now, *warm_latency), exact_latency->latency_gbps_us,
+                1e-6 * exact_latency->latency_gbps_us)
+        << where;
   }
 }
 

@@ -435,16 +435,57 @@ TEST(McfSolverTest, ResolveAfterAFailureCutsOffTheBottleneckFlow) {
   EXPECT_EQ(FlowProblem(failed, *resolved), "");
 }
 
-TEST(McfSolverTest, ResolveOfAnotherProblemSolvesCold) {
+TEST(McfSolverTest, ResolveOfAnotherNetworkSolvesCold) {
   McfProblem problem = Diamond();
   problem.commodities = {Flow(0, 1, 10)};
   McfSolver solver;
   ASSERT_TRUE(solver.Solve(problem).ok());
+  problem.arcs.push_back(Arc(1, 0, 10));  // another arc
   problem.commodities[0].demand_gbps = 20;
   absl::StatusOr<McfAllocation> allocation = solver.Resolve(problem);
   ASSERT_TRUE(allocation.ok()) << allocation.status();
   EXPECT_FALSE(allocation->stats.warm);
   EXPECT_NEAR(allocation->max_utilization, 1.0, kTolerance);
+  problem.node_count = 4;  // another node
+  allocation = solver.Resolve(problem);
+  ASSERT_TRUE(allocation.ok()) << allocation.status();
+  EXPECT_FALSE(allocation->stats.warm);
+}
+
+// Demands that grow, shrink, end and start on the same network: warm, each
+// flow from where its (priority, src, dst) was, and the cold optimum.
+TEST(McfSolverTest, ResolveAfterDemandsChangedIsWarmAndOptimal) {
+  McfProblem problem = Mesh(14, 1.0);
+  const McfSolverConfig config{.relative_gap = 1e-8};
+  McfSolver warm(config);
+  ASSERT_TRUE(warm.Solve(problem).ok());
+  for (int step = 0; step < 4; ++step) {
+    SCOPED_TRACE(step);
+    std::vector<McfCommodity> next;
+    for (size_t c = 0; c < problem.commodities.size(); ++c) {
+      McfCommodity commodity = problem.commodities[c];
+      if ((c + step) % 7 == 0) continue;  // ends
+      commodity.demand_gbps *= (c + step) % 3 == 0 ? 1.6 : 0.7;
+      next.push_back(commodity);
+    }
+    next.push_back(Flow(step, 13 - step, 5));  // starts (some pairs already have flows)
+    next.push_back(Flow(13 - step, step, 5, /*priority=*/1));  // in a class new to the solver
+    problem.commodities = next;
+    absl::StatusOr<McfAllocation> resolved = warm.Resolve(problem);
+    ASSERT_TRUE(resolved.ok()) << resolved.status();
+    EXPECT_TRUE(resolved->stats.warm);
+    absl::StatusOr<McfAllocation> cold = McfSolver(config).Solve(problem);
+    ASSERT_TRUE(cold.ok()) << cold.status();
+    EXPECT_EQ(FlowProblem(problem, *resolved), "");
+    EXPECT_EQ(UnroutedDemand(problem, *resolved), "");
+    ASSERT_EQ(resolved->classes.size(), cold->classes.size());
+    for (size_t k = 0; k < cold->classes.size(); ++k) {
+      EXPECT_NEAR(resolved->classes[k].max_utilization, cold->classes[k].max_utilization,
+                  1e-6 * cold->classes[k].max_utilization)
+          << "class " << k;
+    }
+    EXPECT_LE(resolved->classes[0].utilization_lower_bound, cold->classes[0].max_utilization * (1 + 1e-6));
+  }
 }
 
 }  // namespace

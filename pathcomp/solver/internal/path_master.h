@@ -116,6 +116,7 @@ class OpenArcs {
 
 // Commodities with the same src, dst and priority: routed as one.
 struct FlowGroup {
+  uint32_t priority = 0;
   int src = 0;
   int dst = 0;
   double demand = 0;  // solver units
@@ -210,6 +211,20 @@ struct MasterBasis {
   // Protection rows' basis statuses (in PhaseSpec order; reset when their
   // number changes).
   std::vector<uint8_t> protection_rows;
+
+  // Forgets the bounds proven for the last run's demands (its groups, by
+  // position), keeping the statuses and prices: for a run on other groups.
+  void ForgetProofs() {
+    proven_lower_bound = 0;
+    bound_arc_capacity.clear();
+    bound_arc_upper.clear();
+    bound_group_demand.clear();
+    bound_floor = 0;
+    bound_left_out.clear();
+    price_weights.clear();
+    price_arc_upper.clear();
+    price_numerator = 0;
+  }
 };
 
 struct PhaseOutcome {

@@ -8,6 +8,9 @@
 namespace geodesic::pathcomp::internal {
 namespace {
 
+// CLP's feasibility tolerance (see the constructor).
+constexpr double kPrimalTolerance = 1e-8;
+
 // What a unit of excess over a protection row costs the utilization
 // master: far more than any utilization it could buy (U is about 1 in the
 // solver's units), so the master holds every row it can.
@@ -36,6 +39,11 @@ RestrictedMaster::RestrictedMaster(const Graph& graph, const PhaseSpec& spec, st
       basis_(basis),
       open_arcs_(spec.arc_open) {
   model_.setLogLevel(0);
+  // Flows are fractions of the largest capacity, so a small group's demand
+  // is 1e-4 of a unit or less: CLP's default feasibility tolerance (1e-7)
+  // would let a row's load be off by a thousandth of it, and the link
+  // utilizations by a millionth, more than the gap the phases prove.
+  model_.setPrimalTolerance(kPrimalTolerance);
   if (basis_.protection_rows.size() != 2 * protection_.rows()) {
     basis_.protection_rows.assign(2 * protection_.rows(), kNoStatus);
   }
@@ -394,6 +402,14 @@ void RestrictedMaster::ReadFixedDemandGroup(int g, int single_column, const doub
   PathColumn& key = group.paths[key_path_[g]];
   double others = 0;
   for (const PathColumn& path : group.paths) others += path.flow;
+  if (others > demand * (1 + kBoundTolerance)) {
+    // CLP holds the group's row to within its feasibility tolerance, which
+    // is large next to a small group's demand (in solver units, a fraction
+    // of the largest capacity): the other paths may add up to a little
+    // more. A group carries its demand, no more (rounding aside).
+    for (PathColumn& path : group.paths) path.flow *= demand / others;
+    others = demand;
+  }
   key.flow = std::max(0.0, demand - others);
   double key_worth = 0;
   if (group_row_[g] >= 0) {
