@@ -98,6 +98,15 @@ int ForwardingPlan::LinkIndex(const std::string& id) {
 }
 
 ForwardingPlan ForwardingPlan::Of(const v1::Plan& plan, const std::set<std::string>& prefixes) {
+  return Build(plan, prefixes, nullptr);
+}
+
+ForwardingPlan ForwardingPlan::OfReleasing(v1::Plan& plan, const std::set<std::string>& prefixes) {
+  return Build(plan, prefixes, &plan);
+}
+
+ForwardingPlan ForwardingPlan::Build(const v1::Plan& plan, const std::set<std::string>& prefixes,
+                                     v1::Plan* release) {
   ForwardingPlan kept;
   for (const std::string& prefix : prefixes) {
     kept.prefix_index_.emplace(prefix, static_cast<int>(kept.prefix_ids_.size()));
@@ -109,10 +118,12 @@ ForwardingPlan ForwardingPlan::Of(const v1::Plan& plan, const std::set<std::stri
     v1::SitePlan site;
   };
   std::vector<Kept> trimmed;
-  for (const v1::SitePlan& site : plan.sites()) {
+  for (int i = 0; i < plan.sites_size(); ++i) {
+    const v1::SitePlan& site = plan.sites(i);
     v1::SitePlan routes = Trim(site, prefixes);
+    if (release != nullptr) v1::SitePlan().Swap(release->mutable_sites(i));  // Clear() would keep its memory
     if (routes.routes().empty()) continue;
-    const int facility = kept.FacilityIndex(site.facility_id());
+    const int facility = kept.FacilityIndex(routes.facility_id());
     for (const v1::Port& port : routes.ports()) {
       std::vector<int>& sites = kept.sites_of_link_[kept.LinkIndex(port.link_id())];
       if (sites.empty() || sites.back() != facility) sites.push_back(facility);

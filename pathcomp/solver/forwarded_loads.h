@@ -44,6 +44,10 @@ class ForwardingPlan {
   // `plan`'s sites must have passed site_plan::ValidateIndices (a plan from
   // pathcomp's plan builder does).
   static ForwardingPlan Of(const v1::Plan& plan, const std::set<std::string>& prefixes);
+  // Of(), letting go of each of `plan`'s sites as soon as its part is kept
+  // (the sites stay, empty): a plan of a large backbone and its forwarding
+  // copy are then never both whole in memory.
+  static ForwardingPlan OfReleasing(v1::Plan& plan, const std::set<std::string>& prefixes);
 
   // The kept part of `facility`'s SitePlan; null when the plan has none.
   const v1::SitePlan* Site(const std::string& facility) const;
@@ -59,6 +63,8 @@ class ForwardingPlan {
     int to = -1;    // index into facility_ids_
     double share = 0;
   };
+  // Of(), and OfReleasing() when `release` is `plan`.
+  static ForwardingPlan Build(const v1::Plan& plan, const std::set<std::string>& prefixes, v1::Plan* release);
   int FacilityIndex(const std::string& id);
   int LinkIndex(const std::string& id);
   size_t Slot(int facility, int prefix) const {

@@ -24,7 +24,8 @@ ChainRoute RouteOf(const std::vector<uint32_t>& drill_link, const pathcomp::Chai
 
 }  // namespace
 
-PlanState RoutesOf(const pathcomp::Snapshot& snapshot, pathcomp::BuiltPlan built, const LinkIds& link_ids) {
+PlanState RoutesOf(const pathcomp::Snapshot& snapshot, pathcomp::BuiltPlan built, RouteSignatures routes,
+                   const LinkIds& link_ids) {
   absl::flat_hash_map<std::string_view, uint32_t> index_of;
   for (size_t i = 0; i < link_ids.size(); ++i) index_of.try_emplace(link_ids[i], static_cast<uint32_t>(i));
   std::vector<uint32_t> drill_link(static_cast<size_t>(snapshot.link_count()));
@@ -33,7 +34,7 @@ PlanState RoutesOf(const pathcomp::Snapshot& snapshot, pathcomp::BuiltPlan built
   }
   PlanState state;
   state.plan = std::move(built.plan);
-  state.routes = SignaturesOf(state.plan);
+  state.routes = std::move(routes);
   // Let go of the sites: clear_sites() would keep every SitePlan allocated
   // (cleared, for reuse), and with it the routes' memory, until the next plan.
   google::protobuf::RepeatedPtrField<v1::SitePlan>().Swap(state.plan.mutable_sites());

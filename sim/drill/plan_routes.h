@@ -50,8 +50,10 @@ struct PlanState {
 };
 
 // The routes of `built`, planned from `snapshot` (of the drill's inventory:
-// each of its links is in `link_ids`); its plan is moved in, its sites'
-// routes replaced by their signatures.
-PlanState RoutesOf(const pathcomp::Snapshot& snapshot, pathcomp::BuiltPlan built, const LinkIds& link_ids);
+// each of its links is in `link_ids`); its plan is moved in without its
+// sites, whose routes `routes` stands for (SignaturesOf the plan, taken
+// before its sites were let go of).
+PlanState RoutesOf(const pathcomp::Snapshot& snapshot, pathcomp::BuiltPlan built, RouteSignatures routes,
+                   const LinkIds& link_ids);
 
 }  // namespace geodesic::sim

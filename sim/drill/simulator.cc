@@ -335,13 +335,16 @@ class Simulation {
     stamp.reason = asking_event == kFirstPlan       ? "drill start"
                    : asking_event == kAutomaticPlan ? "automatic drain"
                                                     : spec_.timeline[asking_event].Describe();
+    // The last plan's forwarding copy is not read while the next is built:
+    // let go of it first, at the peak only one is held.
+    forwarding_ = ForwardingPlan();
     BuiltPlan built = BuildPlan(snapshot, stamp, allocator_, current_ ? &current_->plan : nullptr, nullptr, {},
                                 pathcomp::DefaultBuildThreads());
-    // What forwarding needs of the sites' routes, before they are dropped
-    // (the last plan's let go first: one at a time at the peak).
-    forwarding_ = ForwardingPlan();
-    forwarding_ = ForwardingPlan::Of(built.plan, elephant_prefixes_);
-    auto next = std::make_unique<PlanState>(RoutesOf(snapshot, std::move(built), link_ids_));
+    // What the simulator keeps of the sites' routes, each site let go of as
+    // its part is kept: the plan and its copy are never both whole.
+    RouteSignatures routes = SignaturesOf(built.plan);
+    forwarding_ = ForwardingPlan::OfReleasing(built.plan, elephant_prefixes_);
+    auto next = std::make_unique<PlanState>(RoutesOf(snapshot, std::move(built), std::move(routes), link_ids_));
     const std::unique_ptr<PlanState> previous = std::move(current_);
     current_ = std::move(next);
 

@@ -198,5 +198,31 @@ TEST(ForwardedLoadsTest, KeepsOnlyTheRoutesOfTheGivenPrefixes) {
               ElementsAre(Pair("a-b", DoubleEq(60)), Pair("b-d", DoubleEq(120)), Pair("c-b", DoubleEq(60))));
 }
 
+// OfReleasing keeps what Of keeps and leaves the plan's sites empty.
+TEST(ForwardedLoadsTest, ReleasingTheSitesKeepsTheSameForwarding) {
+  v1::Plan built = PileOntoB();
+  AddRoute(built, "a", {Hop("a-c", "c")}, {}, "10.0.9.0/24");
+  const ForwardingPlan kept = ForwardingPlan::Of(built, {kToD});
+  const ForwardingPlan released = ForwardingPlan::OfReleasing(built, {kToD});
+  ASSERT_EQ(built.sites_size(), 3);
+  for (const v1::SitePlan& site : built.sites()) {
+    EXPECT_EQ(site.ByteSizeLong(), 0u) << "a site kept its routes";
+  }
+  for (const std::string facility : {"a", "b", "c", "z"}) {
+    const v1::SitePlan* site = released.Site(facility);
+    ASSERT_EQ(site == nullptr, kept.Site(facility) == nullptr) << facility;
+    if (site != nullptr) {
+      EXPECT_EQ(site->SerializeAsString(), kept.Site(facility)->SerializeAsString()) << facility;
+    }
+  }
+  for (const std::set<std::string>& down : std::vector<std::set<std::string>>{{}, {"a-d", "c-d"}, {"b-d"}}) {
+    const ForwardedLoads before = Forward(kept, FromAAndC(), down);
+    const ForwardedLoads after = Forward(released, FromAAndC(), down);
+    EXPECT_EQ(after.link_gbps, before.link_gbps);
+    EXPECT_EQ(after.delivered_gbps, before.delivered_gbps);
+    EXPECT_EQ(after.dropped_gbps, before.dropped_gbps);
+  }
+}
+
 }  // namespace
 }  // namespace geodesic::pathcomp
