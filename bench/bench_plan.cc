@@ -23,9 +23,18 @@
 //                        forked child of its own, read with wait4's
 //                        ru_maxrss.
 //   plan_next_<net>      BuildPlan of the plan after it, as pathcomp's planner
-//                        makes it (NextPlan: the first held and given as the
-//                        previous, the chains re-planned); reference: the
-//                        first plan's build (plan_build).
+//                        makes it (AfterFirstPlan: the first held and given
+//                        as the previous, the chains re-planned, the
+//                        elephants re-solved from the first's state), nothing
+//                        changed in between; reference: the first plan's
+//                        build (plan_build).
+//   plan_traffic_moved_<net>
+//                        the same after every elephant flow's demand changed
+//                        by x0.8-1.2, one flow in 50 ended and as many new
+//                        ones started (MoveTrafficMatrix); same reference.
+//   plan_busiest_link_down_<net>
+//                        the same after the link the first plan loads most
+//                        with elephant flows went down; same reference.
 //   plan_next_peak_mb_<net>
 //                        the peak of the process that holds the first plan
 //                        and builds the next: pathcomp's with a plan of that
@@ -67,6 +76,7 @@
 #include <map>
 #include <random>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -331,30 +341,6 @@ Measured Plan(const Instance& instance, int threads) {
   return measured;
 }
 
-// "snapshot 120 ms (cpu 118, peak 80 MB), chains ...".
-// The plan after the first, as pathcomp's planner makes it: the first plan
-// held (the planner serves it until the next replaces it) and given as the
-// previous one, the chains re-planned from the first's (its chain cache).
-// Nothing changed in between, so this is the least a re-plan holds: its
-// peak is pathcomp's with a plan of this network, its time a re-plan's.
-Measured NextPlan(const Instance& instance, int threads) {
-  const pathcomp::Snapshot snapshot = SnapshotOf(instance.make());
-  pathcomp::ElephantAllocator allocator(kChainHeadroom);
-  pathcomp::ChainPlanCache chains;
-  pathcomp::PlanStamp stamp;
-  stamp.generation = 1;
-  stamp.reason = "bench_plan";
-  const v1::Plan first = pathcomp::BuildPlan(snapshot, stamp, allocator, nullptr, &chains, {}, threads).plan;
-  stamp.generation = 2;
-  const auto start = Clock::now();
-  const pathcomp::BuiltPlan next = pathcomp::BuildPlan(snapshot, stamp, allocator, &first, &chains, {}, threads);
-  Measured measured;
-  measured.ms = Ms(Clock::now() - start);
-  snprintf(measured.note, sizeof measured.note, "%d sites, %d chains, %zu moved", next.plan.sites_size(),
-           next.plan.chains_size(), static_cast<size_t>(next.plan.moved_workload_ids_size()));
-  return measured;
-}
-
 // The traffic matrix a while later (seeded): every elephant flow's demand
 // times a factor in [0.8, 1.2], one flow in 50 ended and as many new ones
 // between facilities drawn from the others (pairs with or without flows).
@@ -388,10 +374,19 @@ void MoveTrafficMatrix(topology::Topology& topology) {
   topology.workloads = std::move(kept);
 }
 
-// The plan after the traffic matrix moved (MoveTrafficMatrix), as pathcomp's
-// planner makes it: the first plan held and given as the previous one, its
-// elephant allocator's state the start of the new allocation.
-Measured MovedTrafficPlan(const Instance& instance, int threads) {
+// What changed between a first plan and the next (AfterFirstPlan).
+enum class Change {
+  kNothing,        // the plan is built again: the least a re-plan holds
+  kTrafficMoved,   // MoveTrafficMatrix
+  kBusiestLinkDown,  // the link the first plan loads most with elephant flows goes down
+};
+
+// The plan after the first, as pathcomp's planner makes it: the first plan
+// held (the planner serves it until the next replaces it) and given as the
+// previous one, the chains re-planned from the first's (its chain cache),
+// the elephant allocation re-solved from the first's state, after `change`.
+// Its peak is pathcomp's with a plan of this network, its time a re-plan's.
+Measured AfterFirstPlan(const Instance& instance, int threads, Change change) {
   topology::Topology topology = instance.make();
   const pathcomp::Snapshot snapshot = SnapshotOf(topology);
   pathcomp::ElephantAllocator allocator(kChainHeadroom);
@@ -400,14 +395,32 @@ Measured MovedTrafficPlan(const Instance& instance, int threads) {
   stamp.generation = 1;
   stamp.reason = "bench_plan";
   const v1::Plan first = pathcomp::BuildPlan(snapshot, stamp, allocator, nullptr, &chains, {}, threads).plan;
-  MoveTrafficMatrix(topology);
-  const pathcomp::Snapshot moved = SnapshotOf(std::move(topology));
+  std::optional<pathcomp::Snapshot> changed;
+  std::string what = "nothing changed";
+  if (change == Change::kTrafficMoved) {
+    MoveTrafficMatrix(topology);
+    changed = SnapshotOf(std::move(topology));
+    what = "the traffic matrix moved";
+  } else if (change == Change::kBusiestLinkDown) {
+    const auto& links = first.elephants().links();
+    const auto busiest = std::max_element(links.begin(), links.end(), [](const v1::LinkLoad& a, const v1::LinkLoad& b) {
+      return a.load_gbps() < b.load_gbps();
+    });
+    if (busiest == links.end()) Die(absl::StrCat(instance.name, ": the first plan loads no link"));
+    v1::LinkHealth down;
+    down.set_state(v1::OPER_STATE_DOWN);
+    absl::StatusOr<pathcomp::Snapshot> failed = snapshot.WithLinkHealth({{busiest->link_id(), down}});
+    if (!failed.ok()) Die(failed.status().ToString());
+    changed = *std::move(failed);
+    what = absl::StrCat(busiest->link_id(), " down");
+  }
+  const pathcomp::Snapshot& next_snapshot = changed ? *changed : snapshot;
   stamp.generation = 2;
   const auto start = Clock::now();
   auto phase_start = start;
   double elephants_ms = 0;
   const pathcomp::BuiltPlan next =
-      pathcomp::BuildPlan(moved, stamp, allocator, &first, &chains,
+      pathcomp::BuildPlan(next_snapshot, stamp, allocator, &first, &chains,
                           [&](pathcomp::PlanPhase ended) {
                             const auto now = Clock::now();
                             if (ended == pathcomp::PlanPhase::kElephants) elephants_ms = Ms(now - phase_start);
@@ -417,9 +430,10 @@ Measured MovedTrafficPlan(const Instance& instance, int threads) {
   Measured measured;
   measured.ms = Ms(Clock::now() - start);
   snprintf(measured.note, sizeof measured.note,
-           "%zu demands, elephants %.0f ms, %zu moved, max utilization %.6f, proven lower bound %.6f",
-           moved.demands().size(), elephants_ms, static_cast<size_t>(next.plan.moved_workload_ids_size()),
-           next.plan.elephants().max_utilization(), next.plan.elephants().max_utilization_lower_bound());
+           "%s: %zu demands, elephants %.0f ms (%s), %zu moved, max utilization %.6f, proven lower bound %.6f",
+           what.c_str(), next_snapshot.demands().size(), elephants_ms, next.plan.elephants().warm() ? "warm" : "cold",
+           static_cast<size_t>(next.plan.moved_workload_ids_size()), next.plan.elephants().max_utilization(),
+           next.plan.elephants().max_utilization_lower_bound());
   return measured;
 }
 
@@ -463,24 +477,26 @@ void Run(const Instance& instance, double limit_gb, bool in_process, int threads
           Phases(plan.measured).c_str(), static_cast<unsigned long long>(plan.measured.digest));
   PrintResult("plan_build_" + instance.name, plan.measured.ms, "elephant_solve", reference.measured.ms, "ms", 0);
   PrintResult("plan_peak_mb_" + instance.name, plan.peak_mb, "elephant_solve_peak", reference.peak_mb, "MB", 0);
-  const ChildOutcome next = InChild([&] { return NextPlan(instance, threads); }, limit_gb);
-  if (next.ok) {
-    fprintf(stderr, "bench_plan: %s: next plan %.0f ms with the first held, peak %.0f MB, child CPU %.1f s (%s)\n",
-            instance.name.c_str(), next.measured.ms, next.peak_mb, next.cpu_s, next.measured.note);
-    PrintResult("plan_next_" + instance.name, next.measured.ms, "plan_build", plan.measured.ms, "ms", 0);
-    PrintResult("plan_next_peak_mb_" + instance.name, next.peak_mb, "plan_peak", plan.peak_mb, "MB", 0);
-  } else {
-    fprintf(stderr, "bench_plan: %s: the next plan was not built: %s, peak %.0f MB, child CPU %.1f s\n",
-            instance.name.c_str(), next.failure.c_str(), next.peak_mb, next.cpu_s);
-  }
-  const ChildOutcome moved = InChild([&] { return MovedTrafficPlan(instance, threads); }, limit_gb);
-  if (moved.ok) {
-    fprintf(stderr, "bench_plan: %s: plan after the traffic matrix moved %.0f ms, peak %.0f MB, child CPU %.1f s (%s)\n",
-            instance.name.c_str(), moved.measured.ms, moved.peak_mb, moved.cpu_s, moved.measured.note);
-    PrintResult("plan_traffic_moved_" + instance.name, moved.measured.ms, "plan_build", plan.measured.ms, "ms", 0);
-  } else {
-    fprintf(stderr, "bench_plan: %s: the plan after the traffic matrix moved was not built: %s, peak %.0f MB\n",
-            instance.name.c_str(), moved.failure.c_str(), moved.peak_mb);
+  const struct {
+    Change change;
+    const char* name;  // of the result: <name>_<net>
+  } replans[] = {{Change::kNothing, "plan_next"},
+                 {Change::kTrafficMoved, "plan_traffic_moved"},
+                 {Change::kBusiestLinkDown, "plan_busiest_link_down"}};
+  for (const auto& replan : replans) {
+    const ChildOutcome next = InChild([&] { return AfterFirstPlan(instance, threads, replan.change); }, limit_gb);
+    if (!next.ok) {
+      fprintf(stderr, "bench_plan: %s: %s was not built: %s, peak %.0f MB, child CPU %.1f s\n", instance.name.c_str(),
+              replan.name, next.failure.c_str(), next.peak_mb, next.cpu_s);
+      continue;
+    }
+    fprintf(stderr, "bench_plan: %s: %s %.0f ms with the first held, peak %.0f MB, child CPU %.1f s (%s)\n",
+            instance.name.c_str(), replan.name, next.measured.ms, next.peak_mb, next.cpu_s, next.measured.note);
+    PrintResult(absl::StrCat(replan.name, "_", instance.name), next.measured.ms, "plan_build", plan.measured.ms, "ms",
+                0);
+    if (replan.change == Change::kNothing) {
+      PrintResult("plan_next_peak_mb_" + instance.name, next.peak_mb, "plan_peak", plan.peak_mb, "MB", 0);
+    }
   }
   const double routes = static_cast<double>(std::max<uint64_t>(1, plan.measured.routes));
   PrintResult("plan_bytes_per_route_" + instance.name, static_cast<double>(plan.measured.plan_bytes) / routes,
