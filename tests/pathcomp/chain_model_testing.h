@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "pathcomp/solver/chain_placer.h"
+#include "tests/pathcomp/link_testing.h"
 
 namespace geodesic::pathcomp::testing {
 
@@ -22,15 +23,8 @@ class ModelBuilder {
   // One directed link.
   void Link(const std::string& src, const std::string& dst, uint64_t latency_us,
             const std::string& srlg = "") {
-    v1::Link link;
-    link.set_id(absl::StrCat(src, "-", dst, "-", view_.links.size()));
-    link.set_src_facility_id(src);
-    link.set_dst_facility_id(dst);
-    link.set_src_node_id(src + "1");
-    link.set_dst_node_id(dst + "1");
-    link.set_latency_us(latency_us);
+    v1::Link link = UpLink(absl::StrCat(src, "-", dst, "-", view_.links.size()), src, dst, latency_us);
     link.set_capacity_gbps(100);
-    link.mutable_health()->set_state(v1::OPER_STATE_UP);
     if (!srlg.empty()) link.add_srlgs(srlg);
     view_.links.push_back(link);
   }

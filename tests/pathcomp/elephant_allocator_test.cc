@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "tests/pathcomp/link_testing.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -43,15 +44,8 @@ class ElephantAllocatorTest : public ::testing::Test {
   }
 
   void Link(const std::string& src, const std::string& dst, uint64_t latency_us) {
-    v1::Link& link = view_.links.emplace_back();
-    link.set_id(src + "-" + dst);
-    link.set_src_facility_id(src);
-    link.set_dst_facility_id(dst);
-    link.set_src_node_id(src + "1");
-    link.set_dst_node_id(dst + "1");
-    link.set_latency_us(latency_us);
+    v1::Link& link = view_.links.emplace_back(testing::UpLink(src + "-" + dst, src, dst, latency_us));
     link.set_capacity_gbps(100);
-    link.mutable_health()->set_state(v1::OPER_STATE_UP);
   }
 
   absl::StatusOr<ElephantPlan> Allocate(ElephantAllocator& allocator) {

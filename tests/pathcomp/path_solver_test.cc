@@ -11,6 +11,7 @@
 #include "pathcomp/solver/wcmp.h"
 #include "site_plan/site_plan_reader.h"
 #include "site_plan/site_plan_writer.h"
+#include "tests/pathcomp/link_testing.h"
 #include "topology/synthetic_wan.h"
 
 namespace geodesic::pathcomp {
@@ -33,15 +34,8 @@ class PathSolverTest : public ::testing::Test {
   void Fiber(const std::string& x, const std::string& y, uint64_t latency_us,
              std::vector<std::string> srlgs = {}) {
     for (auto [src, dst] : {std::pair{x, y}, std::pair{y, x}}) {
-      v1::Link link;
-      link.set_id(src + "-" + dst);
-      link.set_src_facility_id(src);
-      link.set_dst_facility_id(dst);
-      link.set_src_node_id(src + "1");
-      link.set_dst_node_id(dst + "1");
-      link.set_latency_us(latency_us);
+      v1::Link link = testing::UpLink(src + "-" + dst, src, dst, latency_us);
       link.set_admin_state(v1::ADMIN_STATE_UP);
-      link.mutable_health()->set_state(v1::OPER_STATE_UP);
       for (const auto& srlg : srlgs) link.add_srlgs(srlg);
       model_.links.push_back(link);
     }

@@ -15,6 +15,7 @@
 #include "pathcomp/solver/path_solver.h"
 #include "pathcomp/solver/shortest_paths.h"
 #include "site_plan/site_plan_reader.h"
+#include "tests/pathcomp/link_testing.h"
 #include "tests/pathcomp/mcf_testing.h"
 
 namespace geodesic::pathcomp {
@@ -45,16 +46,9 @@ class WcmpTest : public ::testing::Test {
 
   void Fiber(const std::string& x, const std::string& y, uint64_t latency_us) {
     for (auto [src, dst] : {std::pair{x, y}, std::pair{y, x}}) {
-      v1::Link link;
-      link.set_id(src + "-" + dst);
-      link.set_src_facility_id(src);
-      link.set_dst_facility_id(dst);
-      link.set_src_node_id(src + "1");
-      link.set_dst_node_id(dst + "1");
-      link.set_latency_us(latency_us);
+      v1::Link link = testing::UpLink(src + "-" + dst, src, dst, latency_us);
       link.set_capacity_gbps(100);
       link.set_admin_state(v1::ADMIN_STATE_UP);
-      link.mutable_health()->set_state(v1::OPER_STATE_UP);
       model_.links.push_back(link);
     }
   }
