@@ -13,9 +13,11 @@
 #include "absl/strings/str_cat.h"
 #include "pathcomp/solver/internal/failure_absorber.h"
 #include "pathcomp/solver/internal/failure_loads.h"
+#include "pathcomp/solver/internal/groups_by_source.h"
 #include "pathcomp/solver/internal/phase_bounds.h"
 #include "pathcomp/solver/internal/priced_shortest_paths.h"
 #include "pathcomp/solver/internal/restricted_master.h"
+#include "pathcomp/solver/internal/spread_start.h"
 
 namespace geodesic::pathcomp::internal {
 
@@ -72,24 +74,6 @@ void DropIdlePaths(FlowGroup& group, const PhaseSpec& spec, const OpenArcs& open
     group.row_status[spec.phase] = kNoStatus;
   }
 }
-
-// The positions of the groups of a run by source (compressed rows).
-class GroupsBySource {
- public:
-  GroupsBySource(std::span<FlowGroup* const> groups, int node_count) : offsets_(node_count + 1, 0) {
-    for (const FlowGroup* group : groups) ++offsets_[group->src + 1];
-    for (int v = 0; v < node_count; ++v) offsets_[v + 1] += offsets_[v];
-    positions_.resize(groups.size());
-    std::vector<int> fill(offsets_.begin(), offsets_.end() - 1);
-    for (size_t g = 0; g < groups.size(); ++g) positions_[fill[groups[g]->src]++] = static_cast<int>(g);
-  }
-  std::span<const int> of(int source) const {
-    return std::span<const int>(positions_).subspan(offsets_[source], offsets_[source + 1] - offsets_[source]);
-  }
-
- private:
-  std::vector<int> offsets_, positions_;
-};
 
 }  // namespace
 
@@ -166,6 +150,8 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
       }
     }
   };
+  const bool from_nothing =
+      std::all_of(groups.begin(), groups.end(), [](const FlowGroup* group) { return group->paths.empty(); });
   std::vector<char> without_open_path(groups.size(), 0);
   std::vector<char> source_needs_tree(graph.node_count, 0);
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -213,6 +199,10 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
       group.paths.emplace_back(paths.PathTo(group.dst));
     }
   }
+  // From nothing (no group had a path), the lowest-latency paths load a few
+  // links far above the optimum: they are spread first (spread_start.h).
+  const bool spread = from_nothing && spec.phase == kUtilizationPhase && protection.empty() &&
+                      SpreadFirstPaths(graph, spec, groups, roles, by_source, paths);
   std::vector<int> free_groups;
   for (size_t g = 0; g < groups.size(); ++g) {
     if (roles[g] == Role::kFree) free_groups.push_back(static_cast<int>(g));
@@ -489,6 +479,9 @@ absl::StatusOr<PhaseOutcome> RunColumnGeneration(const Graph& graph, const Phase
       break;
     }
   }
+  // The spreading moved groups the optimum did not need moved: those left
+  // on one path take shorter ones where the links have room under U.
+  if (spread) ShortenSinglePaths(graph, spec, groups, roles, by_source, outcome.objective, paths);
   if (mlu) RememberLowerBound(spec, outcome.lower_bound, outcome.unroutable, basis);
   outcome.protection_excess = master.protection_excess();
   // The frozen groups' load is already summed: add the free groups' flows.
