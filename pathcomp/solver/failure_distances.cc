@@ -211,6 +211,13 @@ int FailureDistances::AppendPath(int from, int to, std::vector<int>& facilities)
   return first;
 }
 
+FailureDistances::LastStep FailureDistances::LastStepTo(int from, int to) {
+  if (to == exclusion_.facility) return {};
+  const Tree& tree = TreeFrom(from);
+  const auto [link, before] = tree.Parent(epoch_, to);
+  return {.link = link, .before = before, .unfailed = tree.KeepsBasePath(epoch_, to)};
+}
+
 FailureDistances::Tree& FailureDistances::TreeFrom(int source) {
   std::unique_ptr<Tree>& slot = trees_[source];
   if (!slot) {

@@ -49,6 +49,18 @@ class FailureDistances {
   // array).
   int AppendPath(int from, int to, std::vector<int>& facilities);
 
+  // The last link of the path LinksTo(from, to) and the facility it leaves,
+  // and whether that path is the unfailed one (the failure leaves it alone;
+  // so does it every path to a facility on it). {-1, -1, ...} when from ==
+  // to or unreachable. For solvers that walk many paths of one source back
+  // to a prefix they already know.
+  struct LastStep {
+    int link = -1;
+    int before = -1;
+    bool unfailed = false;
+  };
+  LastStep LastStepTo(int from, int to);
+
   // Distance(from, to) for every `to` but a failed facility (whose entry is
   // unspecified), as one row: valid until the next SetFailure or Row call
   // for another failure. For solvers that ask a source many times: after

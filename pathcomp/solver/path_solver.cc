@@ -135,6 +135,11 @@ class SiteTables {
     return writer_.PathEndingAt(node, latency_us);
   }
 
+  // The node of `parent`'s path followed by `facility` in the site's path
+  // tree, and the path that ends at a node (site_plan_writer.h).
+  uint32_t PathNode(uint32_t parent, int facility) { return writer_.PathNode(parent, Facility(facility)); }
+  uint32_t PathEndingAt(uint32_t node, uint64_t latency_us) { return writer_.PathEndingAt(node, latency_us); }
+
   uint32_t Failure(const Exclusion& failure) {
     uint32_t* index = nullptr;
     if (failure.link >= 0) {
@@ -174,6 +179,68 @@ class SiteTables {
   std::vector<uint32_t> ports_scratch_, weights_scratch_;
   std::vector<int> last_path_;         // the facilities of the last Path()
   std::vector<uint32_t> last_nodes_;   // the tree node of each of its prefixes
+};
+
+// The path-tree node of each detour of one site and its first link. A
+// detour is walked back from its destination only as far as a facility
+// whose path from the site is placed already: under this failure, or,
+// where the failure leaves that path as it was, under none (those stay
+// placed for the whole site). A failure's detours share all but their last
+// few facilities, and most with the unfailed tree.
+class DetourNodes {
+ public:
+  explicit DetourNodes(int facility_count)
+      : unfailed_(static_cast<size_t>(facility_count)), failed_(static_cast<size_t>(facility_count)) {}
+
+  void StartSite(int source, SiteTables& tables) {
+    ++site_;
+    source_ = source;
+    root_ = tables.PathNode(0, source);
+  }
+  // After FailureDistances::SetFailure.
+  void StartFailure() { ++failure_; }
+
+  // The node of the path `detours` has from the site to `dst` (reachable
+  // under the current failure) and its first link.
+  std::pair<uint32_t, int> NodeOf(int dst, FailureDistances& detours, SiteTables& tables) {
+    climb_.clear();
+    uint32_t node = root_;
+    int first_link = -1;
+    for (int at = dst; at != source_ && climb_.size() < unfailed_.size();) {
+      const FailureDistances::LastStep step = detours.LastStepTo(source_, at);
+      const Placed& placed = (step.unfailed ? unfailed_ : failed_)[static_cast<size_t>(at)];
+      if (placed.stamp == (step.unfailed ? site_ : failure_)) {
+        node = placed.node;
+        first_link = placed.first_link;
+        break;
+      }
+      climb_.push_back({at, step.link, step.unfailed});
+      at = step.before;
+    }
+    for (auto step = climb_.rbegin(); step != climb_.rend(); ++step) {
+      node = tables.PathNode(node, step->facility);
+      if (first_link < 0) first_link = step->link;  // the step out of the site
+      (step->unfailed ? unfailed_ : failed_)[static_cast<size_t>(step->facility)] =
+          Placed{.stamp = step->unfailed ? site_ : failure_, .node = node, .first_link = first_link};
+    }
+    return {node, first_link};
+  }
+
+ private:
+  struct Placed {
+    uint32_t stamp = 0;  // the site_ or failure_ it was placed under
+    uint32_t node = 0;
+    int first_link = -1;
+  };
+  struct Step {
+    int facility, link;
+    bool unfailed;
+  };
+  std::vector<Placed> unfailed_, failed_;  // per facility
+  std::vector<Step> climb_;
+  uint32_t site_ = 0, failure_ = 0;
+  int source_ = -1;
+  uint32_t root_ = 0;
 };
 
 }  // namespace
@@ -272,13 +339,13 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
     struct DetourAnswer {
       uint64_t latency_us = kInfinity;  // kInfinity: no path around the failure
       int first_link = -1;
-      uint32_t path_begin = 0, path_end = 0;  // in detour_paths
+      uint32_t path = 0;  // in the site's tables
     };
     // What a site's first pass leaves its second: its routes (saved), each
     // (destination, failure)'s backup link in route order (-1: no
     // neighbour is loop-free, a detour), the detours asked, by failure, and
-    // their answers (path facilities in detour_paths); and, with an
-    // allocation, what its backups took of the links' room.
+    // their answers; and, with an allocation, what its backups took of the
+    // links' room.
     struct SiteWork {
       std::vector<SavedRoute> saved;
       std::vector<int> saved_links, saved_paths;
@@ -287,10 +354,10 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
       std::vector<int> choices;
       std::vector<DetourQuestion> questions;
       std::vector<DetourAnswer> answers;
-      std::vector<int> detour_paths;
       std::optional<BackupRoom> room;
     };
     std::vector<SiteWork> batch(static_cast<size_t>(sites_per_batch));
+    DetourNodes detour_nodes(n);
     if (weights != nullptr) {
       for (SiteWork& work : batch) work.room.emplace(snapshot, followed, *weights);
     }
@@ -341,7 +408,6 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
         work.saved_failures.clear();
         work.questions.clear();
         work.answers.clear();
-        work.detour_paths.clear();
         if (work.room) work.room->Clear();
       }
       // First the backup of every (destination, failure): a loop-free
@@ -352,8 +418,8 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
         for (int source = first; source < end; ++source) {
           if (dst == source || all[source].distance_us[dst] == kInfinity) continue;
           SiteWork& work = batch[static_cast<size_t>(source - first)];
-          auto& [saved, saved_links, saved_paths, saved_weights, saved_failures, choices, questions, answers,
-                 detour_paths, room] = work;
+          auto& [saved, saved_links, saved_paths, saved_weights, saved_failures, choices, questions, answers, room] =
+              work;
           route_of(source, dst);
           saved_links.insert(saved_links.end(), first_links.begin(), first_links.end());
           saved_weights.insert(saved_weights.end(), weights_of_links.begin(), weights_of_links.end());
@@ -415,32 +481,37 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
       for (int source = first; source < end; ++source) {
         const ShortestPaths& primary = all[source];
         v1::SitePlan& site = *plan.mutable_sites(source);
-        auto& [saved, saved_links, saved_paths, saved_weights, saved_failures, choices, questions, answers,
-               detour_paths, room] = batch[static_cast<size_t>(source - first)];
-        // The detours, each failure's together: one repair of the site's
-        // shortest-path tree per failure (the answers are ShortestPaths::Run's).
-        if (!questions.empty()) {
-          auto key = [](const Exclusion& failure) {
-            return std::tuple(failure.link, failure.srlg, failure.facility);
-          };
-          std::sort(questions.begin(), questions.end(), [&](const DetourQuestion& a, const DetourQuestion& b) {
-            return key(a.failure) < key(b.failure) || (key(a.failure) == key(b.failure) && a.answer < b.answer);
-          });
-          FailureDistances detours(snapshot, nullptr);
-          for (const DetourQuestion& question : questions) {
-            detours.SetFailure(question.failure);
-            DetourAnswer& answer = answers[question.answer];
-            answer.latency_us = detours.Distance(source, question.dst);
-            if (answer.latency_us == kInfinity) continue;
-            answer.path_begin = static_cast<uint32_t>(detour_paths.size());
-            answer.first_link = detours.AppendPath(source, question.dst, detour_paths);
-            answer.path_end = static_cast<uint32_t>(detour_paths.size());
-          }
-        }
-
-        // Then the routes, in the same order, into the site's tables.
+        auto& [saved, saved_links, saved_paths, saved_weights, saved_failures, choices, questions, answers, room] =
+            batch[static_cast<size_t>(source - first)];
         {  // the writer lives while the site is written
           SiteTables tables(snapshot, &site);
+          // The detours, each failure's together: one repair of the site's
+          // shortest-path tree per failure (the answers are ShortestPaths::Run's).
+          if (!questions.empty()) {
+            auto key = [](const Exclusion& failure) {
+              return std::tuple(failure.link, failure.srlg, failure.facility);
+            };
+            std::sort(questions.begin(), questions.end(), [&](const DetourQuestion& a, const DetourQuestion& b) {
+              return key(a.failure) < key(b.failure) || (key(a.failure) == key(b.failure) && a.answer < b.answer);
+            });
+            FailureDistances detours(snapshot, nullptr);
+            detour_nodes.StartSite(source, tables);
+            for (size_t q = 0; q < questions.size(); ++q) {
+              const DetourQuestion& question = questions[q];
+              if (q == 0 || key(question.failure) != key(questions[q - 1].failure)) {
+                detours.SetFailure(question.failure);
+                detour_nodes.StartFailure();
+              }
+              DetourAnswer& answer = answers[question.answer];
+              answer.latency_us = detours.Distance(source, question.dst);
+              if (answer.latency_us == kInfinity) continue;
+              const auto [node, first_link] = detour_nodes.NodeOf(question.dst, detours, tables);
+              answer.first_link = first_link;
+              answer.path = tables.PathEndingAt(node, answer.latency_us);
+            }
+          }
+
+          // Then the routes, in the same order, into the site's tables.
           size_t next_choice = 0;
           uint32_t next_answer = 0;
           size_t next_route = 0;
@@ -487,10 +558,8 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
                 backup_triples.insert(backup_triples.end(), {failure, tables.Group({}, {}), tables.Path({}, 0)});
                 continue;
               }
-              const std::span<const int> detour(detour_paths.data() + answer.path_begin,
-                                                answer.path_end - answer.path_begin);
-              backup_triples.insert(backup_triples.end(), {failure, tables.SingleLinkGroup(answer.first_link),
-                                                           tables.Path(detour, answer.latency_us)});
+              backup_triples.insert(backup_triples.end(),
+                                    {failure, tables.SingleLinkGroup(answer.first_link), answer.path});
             }
 
             // One route per prefix, all sharing the tables.

@@ -44,7 +44,7 @@ std::vector<Exclusion> Failures(const Snapshot& snapshot) {
 }
 
 TEST(FailureDistancesTest, AnswersAsAFreshShortestPathRunUnderEveryFailure) {
-  int compared = 0, rerouted = 0;
+  int compared = 0, rerouted = 0, unfailed_steps = 0;
   for (uint64_t seed = 1; seed <= 4; ++seed) {
     const Snapshot snapshot = Backbone(seed);
     const int n = snapshot.facility_count();
@@ -73,6 +73,18 @@ TEST(FailureDistancesTest, AnswersAsAFreshShortestPathRunUnderEveryFailure) {
           }
           ASSERT_EQ(facilities, expected) << pair;
           ASSERT_EQ(first, expected.size() > 1 ? links.front() : -1) << pair;
+          // LastStepTo: the path's last link and the facility before it;
+          // unfailed exactly when the failure leaves the path as it was.
+          const FailureDistances::LastStep last = distances.LastStepTo(from, to);
+          if (want == kUnreachable || links.empty()) {
+            ASSERT_EQ(last.link, -1) << pair;
+            ASSERT_EQ(last.before, -1) << pair;
+          } else {
+            ASSERT_EQ(last.link, links.back()) << pair;
+            ASSERT_EQ(last.before, snapshot.link_src(links.back())) << pair;
+            if (last.unfailed) ASSERT_EQ(links, unfailed.LinksTo(to)) << pair;
+            unfailed_steps += last.unfailed;
+          }
           ++compared;
           rerouted += want != unfailed.distance_us[to];
         }
@@ -82,6 +94,7 @@ TEST(FailureDistancesTest, AnswersAsAFreshShortestPathRunUnderEveryFailure) {
   // The instances exercise what they should: many pairs, some moved by failures.
   EXPECT_GT(compared, 50'000);
   EXPECT_GT(rerouted, 1'000);
+  EXPECT_GT(unfailed_steps, compared / 2);
 }
 
 }  // namespace
