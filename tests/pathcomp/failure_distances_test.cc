@@ -82,7 +82,9 @@ TEST(FailureDistancesTest, AnswersAsAFreshShortestPathRunUnderEveryFailure) {
           } else {
             ASSERT_EQ(last.link, links.back()) << pair;
             ASSERT_EQ(last.before, snapshot.link_src(links.back())) << pair;
-            if (last.unfailed) ASSERT_EQ(links, unfailed.LinksTo(to)) << pair;
+            if (last.unfailed) {
+              ASSERT_EQ(links, unfailed.LinksTo(to)) << pair;
+            }
             unfailed_steps += last.unfailed;
           }
           ++compared;
