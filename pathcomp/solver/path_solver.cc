@@ -208,6 +208,7 @@ class DetourNodes {
     int first_link = -1;
     for (int at = dst; at != source_ && climb_.size() < unfailed_.size();) {
       const FailureDistances::LastStep step = detours.LastStepTo(source_, at);
+      if (step.before < 0) break;  // not reachable after all: the caller asked Distance first
       const Placed& placed = (step.unfailed ? unfailed_ : failed_)[static_cast<size_t>(at)];
       if (placed.stamp == (step.unfailed ? site_ : failure_)) {
         node = placed.node;
