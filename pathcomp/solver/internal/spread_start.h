@@ -8,8 +8,9 @@
 // optimum) that took 101 rounds and 12 s. SpreadFirstPaths moves the groups
 // that cross the hottest links onto paths around them before the first
 // master (passes of best responses to link prices exponential in the links'
-// utilization, as multiplicative-weights flow algorithms route): the master
-// starts a few per cent above the optimum and proves it in a few rounds.
+// utilization, as multiplicative-weights flow algorithms route, plus a
+// latency price that keeps them off long detours): the master starts within
+// a few tens of per cent of the optimum and proves it in a few rounds.
 // The spreading also moves groups the optimum did not need moved;
 // ShortenSinglePaths, once the phase is over, moves each group left on one
 // path to a lower-latency one wherever its links have room under the
