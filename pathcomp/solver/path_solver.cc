@@ -303,12 +303,15 @@ v1::Plan PathSolver::Solve(const Snapshot& snapshot, const PlanStamp& stamp, con
   // Sites are taken a batch at a time, and a batch's first passes go
   // destination by destination over its sites: each destination's installed
   // hops (what the backups' walks read, from all over memory) are then read
-  // once per batch rather than once per site. 4 sites (fewer when there are
+  // once per batch rather than once per site. 8 sites (fewer when there are
   // not 4 batches per thread): on wan754 (2 threads) the routes took 11 s
-  // one site at a time, 9.6 s by 4, 7.9 s by 8; but with 8 the wan754 drill
-  // peaked at 2.1 GB against 1.8 GB with 4 (the batch's own state is 1.7 MB
-  // a site: the rest is how the allocator's free memory fragments).
-  const int sites_per_batch = std::clamp(n / (4 * std::max(threads, 1)), 1, 4);
+  // one site at a time, 9.6 s by 4, 7.9 s by 8, and now 6.2-6.6 s by 4,
+  // 5.8-5.9 s by 8. Memory is what bounds it: the wan754 drill peaks at
+  // 1.71 GB by 8 against 1.55 GB by 4 (the batch's own state is 1.7 MB a
+  // site: the rest is how the allocator's free memory fragments); by 8 it
+  // peaked at 2.1 GB when the drill still held the last plan's forwarding
+  // copy through the build.
+  const int sites_per_batch = std::clamp(n / (4 * std::max(threads, 1)), 1, 8);
   // Every failure a backup is for, as a dense id: links, then SRLGs, then facilities.
   int srlg_count = 0;
   for (int link = 0; link < snapshot.link_count(); ++link) {
