@@ -128,11 +128,11 @@ class SiteTables {
     last_nodes_.resize(shared);
     uint32_t node = shared == 0 ? 0 : last_nodes_.back();
     for (size_t i = shared; i < facilities.size(); ++i) {
-      node = writer_.PathNode(node, Facility(facilities[i]));
+      node = PathNode(node, facilities[i]);
       last_path_.push_back(facilities[i]);
       last_nodes_.push_back(node);
     }
-    return writer_.PathEndingAt(node, latency_us);
+    return PathEndingAt(node, latency_us);
   }
 
   // The node of `parent`'s path followed by `facility` in the site's path
