@@ -98,15 +98,31 @@ void ChainBackupPlacer::KeepLayers(int c, const ChainPlan& plan, bool just_place
     }
   }
   head.entry_count = static_cast<uint32_t>(layer_entries_.size() - head.entries_at);
+  // The primary's entry per layer, back from the best last one as
+  // SolveLayers chose it.
+  primary_position_.assign(chain.calls + 1, 0);
+  size_t at = scratch.begin[chain.calls];
+  for (size_t i = at + 1; i < scratch.begin[chain.calls + 1]; ++i) {
+    if (scratch.entries[i].total_us < scratch.entries[at].total_us) at = i;
+  }
+  for (int layer = chain.calls; layer > 0; --layer) {
+    primary_position_[layer] = scratch.entries[at].position;
+    at = scratch.begin[layer - 1] + scratch.entries[at].from;
+  }
   // What is left to go from each entry, last call first (the rows
-  // SolveLayers read are still the unfailed ones).
+  // SolveLayers read are still the unfailed ones); per call, the best
+  // placement that does not make it the primary's way (every placement
+  // makes call i from one entry of layer i to one of layer i + 1).
   for (size_t i = scratch.begin[chain.calls]; i < scratch.begin[chain.calls + 1]; ++i) {
     ToGo(head, chain.calls, scratch.entries[i].position) = 0;
   }
   for (int call = chain.calls; call-- > 0;) {  // the layer of call - 1 (0: the origin) from call's
-    const uint64_t service_us = layer_calls_[head.calls_at + call].service_time_us;
+    LayerCall& made = layer_calls_[head.calls_at + call];
+    const uint64_t service_us = made.service_time_us;
+    made.others_us = kUnreachable;
     for (size_t i = scratch.begin[call]; i < scratch.begin[call + 1]; ++i) {
       const SearchEntry& entry = scratch.entries[i];
+      const bool primary_caller = entry.position == primary_position_[call];
       uint64_t best = kUnreachable;
       for (size_t j = scratch.begin[call + 1]; j < scratch.begin[call + 2]; ++j) {
         const SearchEntry& next = scratch.entries[j];
@@ -118,33 +134,13 @@ void ChainBackupPlacer::KeepLayers(int c, const ChainPlan& plan, bool just_place
           if (there == kUnreachable || back == kUnreachable) continue;
           network = there + back;
         }
-        best = std::min(best, network + service_us + after);
+        const uint64_t through = network + service_us + after;
+        best = std::min(best, through);
+        if (!primary_caller || next.position != primary_position_[call + 1]) {
+          made.others_us = std::min(made.others_us, entry.total_us + through);
+        }
       }
       ToGo(head, call, entry.position) = best;
-    }
-  }
-  // The primary's entry per layer, back from the best last one as
-  // SolveLayers chose it; the best placement through any other entry.
-  primary_position_.assign(chain.calls + 1, 0);
-  size_t at = scratch.begin[chain.calls];
-  for (size_t i = at + 1; i < scratch.begin[chain.calls + 1]; ++i) {
-    if (scratch.entries[i].total_us < scratch.entries[at].total_us) at = i;
-  }
-  for (int layer = chain.calls; layer > 0; --layer) {
-    primary_position_[layer] = scratch.entries[at].position;
-    at = scratch.begin[layer - 1] + scratch.entries[at].from;
-  }
-  head.runner_up_us = kUnreachable;
-  size_t k = head.entries_at + 1;
-  for (int call = 0; call < chain.calls; ++call) {
-    const int count = layer_calls_[head.calls_at + call].count;
-    for (int position = 0; position < count; ++position, ++k) {
-      const LayerEntry& entry = layer_entries_[k];
-      if (position == primary_position_[call + 1] || entry.total_us == kUnreachable ||
-          entry.to_go_us == kUnreachable) {
-        continue;
-      }
-      head.runner_up_us = std::min(head.runner_up_us, entry.total_us + entry.to_go_us);
     }
   }
 }
@@ -183,6 +179,9 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
   // whose paths the failure is not on keeps its round trip.
   scratch.rtt_us.resize(chain.calls);
   uint64_t bound_us = 0;
+  // The least unfailed sum of a placement that avoids a call the failure
+  // makes longer on the primary (LayerCall::others_us).
+  uint64_t others_us = kUnreachable;
   for (int call = 0; call < chain.calls && bound_us != kUnreachable; ++call) {
     const int from = was[call].from, replica = was[call].replica;
     uint64_t& rtt = scratch.rtt_us[call];
@@ -201,13 +200,18 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
           break;
         }
         rtt = there + back;
+        if (rtt != was[call].rtt_us) others_us = std::min(others_us, was[call].others_us);
       }
     }
     bound_us += rtt + was[call].service_time_us;
   }
-  if (bound_us < chain.runner_up_us) {
-    // Every other placement takes at least the runner-up's sum: the
-    // primary's replicas stay, alone best (no tie to break).
+  if (bound_us < others_us) {
+    // A placement that avoids a call the failure made longer takes at
+    // least others_us; one that makes each such call the primary's way
+    // pays what the failure adds to it, so takes at least bound_us, and as
+    // much only when it tied with the primary unfailed, which SolveLayers'
+    // tie-breaks (positions, last layer first, the same under the failure)
+    // chose over it. The primary's replicas stay.
     scratch.replica.resize(chain.calls);
     scratch.from.resize(chain.calls);
     for (int call = 0; call < chain.calls; ++call) {

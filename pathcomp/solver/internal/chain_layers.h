@@ -68,6 +68,12 @@ struct LayerCall {
   // and their round trip.
   int replica = -1, from = -1, path_there = 0, path_back = 0;
   uint64_t rtt_us = 0;
+  // The least unfailed sum of a placement that does not make this call
+  // the primary's way (from the primary's entry before it to the primary's
+  // replica; kUnreachable: none). No failure makes such a placement cheaper
+  // than this; every other placement makes the call as the primary does, and
+  // pays at least what the failure adds to its round trip.
+  uint64_t others_us = kUnreachable;
 };
 struct LayerChain {
   static constexpr uint32_t kNone = ~uint32_t{0};
@@ -79,11 +85,6 @@ struct LayerChain {
   uint32_t entry_count = 0;
   bool pinned = false;        // pinned replicas or an allowed set
   bool primary_within_budget = false;
-  // The least unfailed sum of a placement other than the primary (one
-  // through an entry the primary does not take; kUnreachable: none). No
-  // failure makes another placement cheaper than this, so a failure that
-  // leaves the primary's replicas a sum below it keeps them, alone best.
-  uint64_t runner_up_us = kUnreachable;
 };
 
 // What placing a chain reads of it, from wherever it is kept.
