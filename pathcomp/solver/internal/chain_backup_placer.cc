@@ -402,15 +402,15 @@ const std::vector<ChainBackupPlacer::TouchedFailure>& ChainBackupPlacer::Touched
     const uint32_t bit = call < 32 ? uint32_t{1} << call : ~uint32_t{0};
     add_facility(hop.replica, 0);
     for (const auto* links : {&hop.links_there, &hop.links_back}) {
+      // A path: each link leaves the facility the one before it reached.
+      if (!links->empty()) add_facility(snapshot_.link_src(links->front()), bit);
       for (int link : *links) {
-        add_facility(snapshot_.link_src(link), bit);
         add_facility(snapshot_.link_dst(link), bit);
         add(ids_.Id({ChainFailure::Kind::kLink, link}), bit);
         for (int srlg : snapshot_.link_srlgs(link)) add(ids_.Id({ChainFailure::Kind::kSrlg, srlg}), bit);
       }
     }
   }
-  std::sort(touched_.begin(), touched_.end());
   return touched_;
 }
 

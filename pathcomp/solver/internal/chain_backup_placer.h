@@ -107,12 +107,12 @@ class ChainBackupPlacer {
                    const std::function<void(const ChainPlan::CompactBackup&)>& stored);
 
   // The failures a placed primary touches: every facility but the origin,
-  // every link, every SRLG of those links; by id, ascending, each with the
-  // calls whose paths it is on (bit i: call i; calls past 31 always set).
+  // every link, every SRLG of those links; each once, in no particular
+  // order (the callers file them by failure), with the calls whose paths it
+  // is on (bit i: call i; calls past 31 always set).
   struct TouchedFailure {
     int id;
     uint32_t on_path;
-    friend bool operator<(const TouchedFailure& a, const TouchedFailure& b) { return a.id < b.id; }
   };
   const std::vector<TouchedFailure>& Touched(const Chain& chain, const ChainPlacement& primary);
 
