@@ -1,6 +1,7 @@
 #include "pathcomp/solver/chain_placer.h"
 
 #include <algorithm>
+#include <future>
 
 #include "pathcomp/solver/internal/chain_backup_placer.h"
 #include "pathcomp/solver/internal/chain_layers.h"
@@ -49,10 +50,19 @@ void AddChainDependency(const Snapshot& snapshot, const ChainPlan& plan, const C
   }
 }
 
+// The elephant flows' part of the audit (transit facilities), which depends
+// on the snapshot alone: with more than one thread, computed on another
+// beside the chains' primaries (which run on one) from the start.
+std::future<std::vector<FacilityDependency>> StartElephantAudit(const Snapshot& snapshot, int threads) {
+  return std::async(threads > 1 ? std::launch::async : std::launch::deferred,
+                    [&snapshot] { return ElephantTransitDependencies(snapshot); });
+}
+
 // The audit's last step, after the chains' dependencies: the elephant
-// flows' (transit facilities), then everything in a stable order.
-void CompleteAudit(const Snapshot& snapshot, std::vector<FacilityDependency>& dependencies) {
-  std::vector<FacilityDependency> elephants = ElephantTransitDependencies(snapshot);
+// flows', then everything in a stable order.
+void CompleteAudit(std::future<std::vector<FacilityDependency>>& elephant_audit,
+                   std::vector<FacilityDependency>& dependencies) {
+  const std::vector<FacilityDependency> elephants = elephant_audit.get();
   dependencies.insert(dependencies.end(), elephants.begin(), elephants.end());
   std::sort(dependencies.begin(), dependencies.end(), DependencyBefore);
 }
@@ -110,6 +120,7 @@ ChainPlan ChainPlacer::PlanAll() {
   const auto& chains = snapshot_.chains();
   const int chain_count = static_cast<int>(chains.size());
   ChainBackupPlacer& shared = this->shared();
+  auto elephant_audit = StartElephantAudit(snapshot_, threads_);
   ChainPlan plan;
   plan.primary.reserve(chains.size());
   plan.call_begin.reserve(chains.size() + 1);
@@ -135,7 +146,7 @@ ChainPlan ChainPlacer::PlanAll() {
     AddChainDependency(snapshot_, plan, backup, shared.primary_within_budget(backup.chain), plan.dependencies);
   });
   plan.Finish();
-  CompleteAudit(snapshot_, plan.dependencies);
+  CompleteAudit(elephant_audit, plan.dependencies);
   return plan;
 }
 
@@ -161,6 +172,7 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
     backup_threads_ = 0;
     return previous;
   }
+  auto elephant_audit = StartElephantAudit(snapshot_, threads_);
   // Which of the previous plan's paths use a changed link.
   std::vector<char> path_worse(previous.paths.size(), 0);
   for (int path = 0; path < previous.paths.size(); ++path) {
@@ -291,7 +303,7 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
       AddChainDependency(snapshot_, plan, backup, plan.primary[backup.chain].within_budget, plan.dependencies);
     }
   }
-  CompleteAudit(snapshot_, plan.dependencies);
+  CompleteAudit(elephant_audit, plan.dependencies);
   return plan;
 }
 

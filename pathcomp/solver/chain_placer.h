@@ -15,7 +15,8 @@
 // graph of replicas (dynamic programming over the calls, exact), with
 // all-pairs distances from Dijkstra on the snapshot's usable links.
 // Pure: no I/O, no clock; no threads unless asked (PlanAll and Replan with
-// `threads` > 1, joined before they return). Thread-compatible.
+// `threads` > 1: the backups' and the elephant flows' audit's, joined before
+// they return). Thread-compatible.
 #include <cstdint>
 #include <map>
 #include <memory>
