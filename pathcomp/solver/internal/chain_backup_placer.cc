@@ -294,9 +294,12 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
   struct Run {
     int begin = 0, end = 0;
     int worker = -1;
+    int paths_begin = 0, paths_end = 0;  // the ids its worker's table gave paths first met in it
     std::vector<ChainPlan::CompactBackup> backups;
     std::vector<ChainPlan::ChangedHop> changed;
     std::vector<int> unreached_from;
+    // Where its output goes in the plan (after the placing).
+    size_t changed_at = 0, unreached_at = 0, appended_at = 0;
   };
   std::vector<Run> runs;
   const size_t per_run = std::max<size_t>(total / (static_cast<size_t>(threads) * 16), 1);
@@ -319,65 +322,99 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
   for (int t = 1; t < threads; ++t) helpers.push_back(std::make_unique<BackupWorker>());
   const int base_paths = plan.paths.size();
   std::vector<ChainPathTable> tables(static_cast<size_t>(threads), plan.paths);
+  // Runs are taken in turn by whichever thread is free, then (a second
+  // pass) written into the plan, each at its own place.
   std::atomic<size_t> next_run{0};
   std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
-  auto work = [&](int t) {
+  auto in_threads = [&](const std::function<void(int)>& work) {
+    next_run = 0;
+    {
+      std::vector<std::jthread> pool;
+      for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
+      work(0);
+    }  // joined
+    for (const auto& error : errors) {
+      if (error) std::rethrow_exception(error);
+    }
+  };
+  in_threads([&](int t) {
     try {
       BackupWorker& worker = t == 0 ? main_ : *helpers[static_cast<size_t>(t) - 1];
+      ChainPathTable& table = tables[static_cast<size_t>(t)];
       for (size_t r; (r = next_run++) < runs.size();) {
         Run& run = runs[r];
         run.worker = t;
-        BackupSink sink{run.changed, run.unreached_from, tables[static_cast<size_t>(t)]};
+        run.paths_begin = table.size();
+        BackupSink sink{run.changed, run.unreached_from, table};
         for (int id = run.begin; id < run.end; ++id) {
           PlaceFailure(worker, id, tasks[id], sink, [&](const BackupTask&, const ChainPlan::CompactBackup& backup) {
             run.backups.push_back(backup);
           });
         }
+        run.paths_end = table.size();
       }
     } catch (...) {  // std::bad_alloc: rethrown on the calling thread
       errors[static_cast<size_t>(t)] = std::current_exception();
     }
-  };
-  {
-    std::vector<std::jthread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-    work(0);
-  }  // joined
-  for (const auto& error : errors) {
-    if (error) std::rethrow_exception(error);
-  }
-  // In failure order, as one thread would have: paths new to the plan
-  // interned as they first come.
+  });
+  // Paths new to the plan interned as they first come in failure order,
+  // as one thread would have: a run's new paths are its worker's ids from
+  // paths_begin, in the order its backups first used them (a path is
+  // interned when a changed hop is about to use it), and its backups come
+  // in failure order.
   std::vector<std::vector<int>> to_plan(static_cast<size_t>(threads));
   for (size_t t = 0; t < tables.size(); ++t) to_plan[t].assign(tables[t].size() - base_paths, -1);
-  auto path_in_plan = [&](int t, int path) {
-    if (path < base_paths) return path;
-    int& id = to_plan[static_cast<size_t>(t)][static_cast<size_t>(path - base_paths)];
-    if (id < 0) id = plan.paths.Intern(tables[static_cast<size_t>(t)].Links(path));
-    return id;
-  };
-  for (const Run& run : runs) {
-    size_t k = 0;
+  size_t changed_at = plan.changed.size(), unreached_at = plan.unreached_from.size(), appended_at = plan.backups.size();
+  for (Run& run : runs) {
+    const ChainPathTable& table = tables[static_cast<size_t>(run.worker)];
+    for (int path = run.paths_begin; path < run.paths_end; ++path) {
+      to_plan[static_cast<size_t>(run.worker)][static_cast<size_t>(path - base_paths)] = plan.paths.Intern(table.Links(path));
+    }
+    run.changed_at = changed_at;
+    run.unreached_at = unreached_at;
+    run.appended_at = appended_at;
+    changed_at += run.changed.size();
+    unreached_at += run.unreached_from.size();
     for (int id = run.begin; id < run.end; ++id) {
-      for (const BackupTask& task : tasks[id]) {
-        ChainPlan::CompactBackup backup = run.backups[k++];
-        if (backup.placed) {
-          const uint32_t first = static_cast<uint32_t>(plan.changed.size());
-          for (uint32_t i = backup.first; i < backup.first + backup.count; ++i) {
-            ChainPlan::ChangedHop hop = run.changed[i];
-            hop.path_there = path_in_plan(run.worker, hop.path_there);
-            hop.path_back = path_in_plan(run.worker, hop.path_back);
-            plan.changed.push_back(hop);
+      for (const BackupTask& task : tasks[id]) appended_at += task.slot == BackupTask::kAppend ? 1 : 0;
+    }
+  }
+  plan.changed.resize(changed_at);
+  plan.unreached_from.resize(unreached_at);
+  plan.backups.resize(appended_at);
+  in_threads([&](int) {
+    for (size_t r; (r = next_run++) < runs.size();) {
+      Run& run = runs[r];
+      const std::vector<int>& ids = to_plan[static_cast<size_t>(run.worker)];
+      auto path_in_plan = [&](int path) { return path < base_paths ? path : ids[static_cast<size_t>(path - base_paths)]; };
+      size_t k = 0, appended = run.appended_at;
+      for (int id = run.begin; id < run.end; ++id) {
+        for (const BackupTask& task : tasks[id]) {
+          ChainPlan::CompactBackup backup = run.backups[k++];
+          if (backup.placed) {
+            const size_t first = run.changed_at + backup.first;
+            for (uint32_t i = 0; i < backup.count; ++i) {
+              ChainPlan::ChangedHop hop = run.changed[backup.first + i];
+              hop.path_there = path_in_plan(hop.path_there);
+              hop.path_back = path_in_plan(hop.path_back);
+              plan.changed[first + i] = hop;
+            }
+            backup.first = static_cast<uint32_t>(first);
+          } else {
+            std::copy_n(run.unreached_from.begin() + backup.first, backup.count,
+                        plan.unreached_from.begin() + static_cast<std::ptrdiff_t>(run.unreached_at + backup.first));
+            backup.first = static_cast<uint32_t>(run.unreached_at + backup.first);
           }
-          backup.first = first;
-        } else {
-          const uint32_t first = static_cast<uint32_t>(plan.unreached_from.size());
-          plan.unreached_from.insert(plan.unreached_from.end(), run.unreached_from.begin() + backup.first,
-                                     run.unreached_from.begin() + backup.first + backup.count);
-          backup.first = first;
+          plan.backups[task.slot == BackupTask::kAppend ? appended++ : task.slot] = backup;
         }
-        stored(Store(plan, task.slot, backup));
       }
+    }
+  });
+  // Handed over in order, on this thread.
+  for (const Run& run : runs) {
+    size_t appended = run.appended_at;
+    for (int id = run.begin; id < run.end; ++id) {
+      for (const BackupTask& task : tasks[id]) stored(plan.backups[task.slot == BackupTask::kAppend ? appended++ : task.slot]);
     }
   }
   return threads;

@@ -99,10 +99,11 @@ class ChainBackupPlacer {
   // `stored(backup)` for each as stored, in that order, on the calling
   // thread. With `threads` > 1 and enough backups, runs of failures go to
   // that many threads (joined before it returns), each with its own worker,
-  // sink and copy of the plan's path table; their backups are then stored in
-  // order and their new paths interned in the plan's as they come: the plan
-  // is the same (path ids included) whatever the count. Returns the threads
-  // used.
+  // sink and copy of the plan's path table; their new paths are then
+  // interned in the plan's in the order they first came, and the threads
+  // write each run's backups at their places (known from the runs' sizes):
+  // the plan is the same (path ids included) whatever the count. Returns
+  // the threads used.
   int PlaceBackups(const std::vector<std::vector<BackupTask>>& tasks, ChainPlan& plan, int threads,
                    const std::function<void(const ChainPlan::CompactBackup&)>& stored);
 
