@@ -42,6 +42,12 @@ struct Graph {
 
   // Builds the adjacency from arc_src.
   void Index();
+  // The latency of a path of these arcs, summed in their order.
+  double LatencyUs(std::span<const int> arcs) const {
+    double latency_us = 0;
+    for (const int arc : arcs) latency_us += arc_cost_us[arc];
+    return latency_us;
+  }
 };
 
 // A set of arcs folded into 64 bits (arc a -> bit a % 64): a path whose

@@ -239,7 +239,7 @@ void RestrictedMaster::AddFixedDemandGroup(ColumnWiseLp& lp, int g, const std::v
       lp.SetRowUpper(lp_row, lp.row_upper(lp_row) - demand * load);
     }
   }
-  const double key_cost = minimizing_latency() ? PathCost(key) : 0;
+  const double key_cost = minimizing_latency() ? graph_.LatencyUs(key.arcs) : 0;
   key_cost_ += demand * key_cost;
   if (open.size() == 1) return;
   if (open.size() >= 3) {
@@ -251,7 +251,7 @@ void RestrictedMaster::AddFixedDemandGroup(ColumnWiseLp& lp, int g, const std::v
   };
   for (size_t i = 1; i < open.size(); ++i) {
     const PathColumn& path = group.paths[open[i]];
-    lp.AddColumn(minimizing_latency() ? PathCost(path) - key_cost : 0, 0, demand);
+    lp.AddColumn(minimizing_latency() ? graph_.LatencyUs(path.arcs) - key_cost : 0, 0, demand);
     for (int arc : path.arcs) {
       if (!contains(key.arcs, arc)) lp.Add(arc, 1);
     }
@@ -280,12 +280,6 @@ void RestrictedMaster::AddProtectionDifference(ColumnWiseLp& lp, const PathColum
     }
   }
   for (; k < key.size(); ++k) add(key[k].first, -key[k].second);
-}
-
-double RestrictedMaster::PathCost(const PathColumn& path) const {
-  double cost = 0;
-  for (int arc : path.arcs) cost += graph_.arc_cost_us[arc];
-  return cost;
 }
 
 void RestrictedMaster::AddRangeGroup(ColumnWiseLp& lp, int g, const std::vector<int>& open,

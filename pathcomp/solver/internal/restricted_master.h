@@ -122,8 +122,6 @@ class RestrictedMaster {
   void AddProtectionDifference(ColumnWiseLp& lp, const PathColumn& path, int dst,
                                const ProtectionIndex::Coefficients& key);
 
-  double PathCost(const PathColumn& path) const;
-
   // A group that carries within [lower, upper] (throughput phase): a column
   // per path; with two paths or more a row holds their sum in the range,
   // with one the column's bounds do.

@@ -65,12 +65,6 @@ class ArcLoads {
   std::vector<double> load_;
 };
 
-double LatencyUs(const Graph& graph, const std::vector<int>& arcs) {
-  double latency_us = 0;
-  for (const int arc : arcs) latency_us += graph.arc_cost_us[arc];
-  return latency_us;
-}
-
 }  // namespace
 
 bool SpreadFirstPaths(const Graph& graph, const PhaseSpec& spec, std::span<FlowGroup* const> groups,
@@ -170,7 +164,7 @@ int ShortenSinglePaths(const Graph& graph, const PhaseSpec& spec, std::span<Flow
         PathColumn& path = groups[g]->paths.front();
         if (!paths.Reached(groups[g]->dst)) continue;
         paths.PathTo(groups[g]->dst, arcs_next);
-        if (LatencyUs(graph, arcs_next) >= LatencyUs(graph, path.arcs)) continue;
+        if (graph.LatencyUs(arcs_next) >= graph.LatencyUs(path.arcs)) continue;
         const double flow = path.flow;
         loads.Add(path.arcs, -flow);
         if (!loads.Fits(arcs_next, flow, utilization)) {
