@@ -218,7 +218,43 @@ FailureDistances::LastStep FailureDistances::LastStepTo(int from, int to) {
   return {.link = link, .before = before, .unfailed = tree.KeepsBasePath(epoch_, to)};
 }
 
+template <typename Root>
+bool FailureDistances::AnyCutRoot(const Tree& tree, Root&& root) const {
+  auto cut_link = [&](int link) {
+    const int at = snapshot_.link_dst(link);
+    return tree.base.parent_arc_link[at] == link && root(at);
+  };
+  if (exclusion_.link >= 0 && cut_link(exclusion_.link)) return true;
+  if (exclusion_.srlg >= 0 && exclusion_.srlg < static_cast<int>(srlg_links_.size())) {
+    for (int link : srlg_links_[exclusion_.srlg]) {
+      if (cut_link(link)) return true;
+    }
+  }
+  // A failed facility's own entry is never asked (Distance, LinksTo and
+  // PathId answer it first): only a subtree below it needs repair.
+  const int failed = exclusion_.facility;
+  return failed >= 0 && tree.base.distance_us[failed] != kUnreachable && tree.end[failed] - tree.first[failed] > 1 &&
+         root(failed);
+}
+
 FailureDistances::Tree& FailureDistances::TreeFrom(int source) {
+  Tree& tree = BuiltTree(source);
+  if (tree.epoch != epoch_) Decide(source, tree);
+  return tree;
+}
+
+bool FailureDistances::CutOff(int from, int to) {
+  if (exclusion_.link < 0 && exclusion_.srlg < 0 && exclusion_.facility < 0) return false;
+  if (exclusion_.facility == from) return true;  // Decide: kSourceDown, every bit set
+  const Tree& tree = BuiltTree(from);
+  if (!tree.regular) return true;  // kRecomputed, every bit set
+  // Repair marks the subtrees below the roots.
+  const int at = tree.first[to];
+  if (at < 0) return false;
+  return AnyCutRoot(tree, [&](int root) { return tree.first[root] <= at && at < tree.end[root]; });
+}
+
+FailureDistances::Tree& FailureDistances::BuiltTree(int source) {
   std::unique_ptr<Tree>& slot = trees_[source];
   if (!slot) {
     const int n = snapshot_.facility_count();
@@ -259,9 +295,7 @@ FailureDistances::Tree& FailureDistances::TreeFrom(int source) {
     tree.regular = static_cast<int>(tree.preorder.size()) == reachable;
     irregular_[source] = !tree.regular;
   }
-  Tree& tree = *slot;
-  if (tree.epoch != epoch_) Decide(source, tree);
-  return tree;
+  return *slot;
 }
 
 void FailureDistances::Decide(int source, Tree& tree) {
@@ -279,20 +313,10 @@ void FailureDistances::Decide(int source, Tree& tree) {
   }
   // The roots of the subtrees the failure cuts off.
   std::vector<int> roots;
-  auto cut_link = [&](int link) {
-    const int at = snapshot_.link_dst(link);
-    if (tree.base.parent_arc_link[at] == link) roots.push_back(at);
-  };
-  if (exclusion_.link >= 0) cut_link(exclusion_.link);
-  if (exclusion_.srlg >= 0 && exclusion_.srlg < static_cast<int>(srlg_links_.size())) {
-    for (int link : srlg_links_[exclusion_.srlg]) cut_link(link);
-  }
-  // A failed facility's own entry is never asked (Distance, LinksTo and
-  // PathId answer it first): only a subtree below it needs repair.
-  if (exclusion_.facility >= 0 && tree.base.distance_us[exclusion_.facility] != kUnreachable &&
-      tree.end[exclusion_.facility] - tree.first[exclusion_.facility] > 1) {
-    roots.push_back(exclusion_.facility);
-  }
+  AnyCutRoot(tree, [&](int root) {
+    roots.push_back(root);
+    return false;
+  });
   if (roots.empty()) return;
   Repair(tree, roots);
   tree.state = Tree::State::kRepaired;

@@ -68,10 +68,13 @@ class FailureDistances {
   // an array look-up.
   const uint64_t* Row(int from) { return row_epoch_[from] == epoch_ ? row_[from] : DecideRow(from); }
   // Whether Distance(from, to) may differ under the current failure from
-  // its unfailed value (false: it is the same). Cheap: a bit per pair,
-  // known once `from` has been asked about under the failure (or now).
+  // its unfailed value (false: it is the same): whether the failure cuts
+  // `to` off the unfailed tree from `from` (or the tree is recomputed
+  // whole). Cheap: a bit per pair once `from` has been asked about under
+  // the failure; before that, from the unfailed tree, without repairing it
+  // (most pairs asked are on trees the failure cuts elsewhere).
   bool MayChange(int from, int to) {
-    if (row_epoch_[from] != epoch_) DecideRow(from);
+    if (row_epoch_[from] != epoch_) return CutOff(from, to);
     return (may_change_[static_cast<size_t>(from) * words_ + (to >> 6)] >> (to & 63)) & 1;
   }
   // The id in `paths` of LinksTo(from, to), interned there. Ids are
@@ -88,7 +91,16 @@ class FailureDistances {
  private:
   struct Tree;
 
-  Tree& TreeFrom(int source);  // built, and decided for the current failure
+  Tree& BuiltTree(int source);  // built, under no failure
+  Tree& TreeFrom(int source);   // built, and decided for the current failure
+  // MayChange(from, to) before `from` is decided: what its repair would mark.
+  bool CutOff(int from, int to);
+  // Calls `root(r)` for the root r of each subtree the current failure cuts
+  // off `tree` (unfailed): the far end of a failed link that is the tree's
+  // link there, the failed facility when facilities hang below it. Stops at
+  // the first call that returns true, and returns whether one did.
+  template <typename Root>
+  bool AnyCutRoot(const Tree& tree, Root&& root) const;
   const uint64_t* DecideRow(int from);  // Row's first question per (source, failure)
   void Decide(int source, Tree& tree);
   void Repair(Tree& tree, const std::vector<int>& roots);

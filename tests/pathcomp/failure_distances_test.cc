@@ -1,7 +1,8 @@
 // FailureDistances answers as ShortestPaths::Run under the same failure
 // (distances, paths, tie-breaks): every (source, destination) pair of
 // generated backbones with parallel links, links down and shared-risk
-// groups, under every facility, link and SRLG failure in turn.
+// groups, under every facility, link and SRLG failure in turn; and
+// MayChange alike whether or not the source's tree was repaired yet.
 #include "pathcomp/solver/failure_distances.h"
 
 #include <gtest/gtest.h>
@@ -97,6 +98,41 @@ TEST(FailureDistancesTest, AnswersAsAFreshShortestPathRunUnderEveryFailure) {
   EXPECT_GT(compared, 50'000);
   EXPECT_GT(rerouted, 1'000);
   EXPECT_GT(unfailed_steps, compared / 2);
+}
+
+// MayChange answers the same before a source is asked about under the
+// failure (from the unfailed tree, nothing repaired) as after (its bits),
+// and says true wherever the distance moved.
+TEST(FailureDistancesTest, MayChangeAnswersAlikeBeforeAndAfterTheRepair) {
+  int asked = 0, may_change = 0, moved = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    const Snapshot snapshot = Backbone(seed);
+    const int n = snapshot.facility_count();
+    FailureDistances before(snapshot, nullptr), after(snapshot, nullptr), unfailed(snapshot, nullptr);
+    for (const Exclusion& failure : Failures(snapshot)) {
+      before.SetFailure(failure);
+      after.SetFailure(failure);
+      for (int from = 0; from < n; ++from) {
+        after.Row(from);  // decided (repaired where the failure cuts its tree)
+        for (int to = 0; to < n; ++to) {
+          const std::string pair = absl::StrCat("seed ", seed, " ", from, "->", to, " under (link ", failure.link,
+                                                ", srlg ", failure.srlg, ", facility ", failure.facility, ")");
+          const bool early = before.MayChange(from, to);
+          ASSERT_EQ(early, after.MayChange(from, to)) << pair;
+          ++asked;
+          may_change += early;
+          if (to == failure.facility) continue;  // its distance is unspecified
+          if (after.Distance(from, to) != unfailed.Distance(from, to)) {
+            ASSERT_TRUE(early) << pair;
+            ++moved;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(asked, 50'000);
+  EXPECT_GT(moved, 1'000);
+  EXPECT_LT(may_change, asked / 2);  // most pairs are left alone
 }
 
 }  // namespace
