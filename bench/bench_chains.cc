@@ -36,6 +36,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/bench_report.h"
+#include "daemon/allocator.h"
 #include "pathcomp/solver/chain_placer.h"
 #include "pathcomp/solver/plan_builder.h"
 #include "pathcomp/solver/shortest_paths.h"
@@ -250,4 +251,7 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace geodesic::bench
 
-int main(int argc, char** argv) { return geodesic::bench::Main(argc, argv); }
+int main(int argc, char** argv) {
+  geodesic::daemon::KeepFreedMemoryForReuse();  // as pathcomp's main does (plans are built there)
+  return geodesic::bench::Main(argc, argv);
+}
