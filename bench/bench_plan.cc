@@ -83,6 +83,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bench/bench_report.h"
+#include "daemon/allocator.h"
 #include "geodesic/v1/model.pb.h"
 #include "geodesic/v1/plan.pb.h"
 #include "pathcomp/solver/chain_placer.h"
@@ -544,4 +545,7 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace geodesic::bench
 
-int main(int argc, char** argv) { return geodesic::bench::Main(argc, argv); }
+int main(int argc, char** argv) {
+  geodesic::daemon::KeepFreedMemoryForReuse();  // as pathcomp's main does (plans are built there)
+  return geodesic::bench::Main(argc, argv);
+}
