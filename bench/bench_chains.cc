@@ -103,8 +103,9 @@ double CpuMs() {
 // The process's page faults so far: pages touched for the first time, or
 // again after the allocator gave them back. Each costs about 11 us on the
 // 2-core VM (a 4 KiB page; a 2 MiB one about 0.15 ms once the host backs
-// it), so a run that faults thousands is slower for it: in one process the
-// first PlanAll runs fault ~5,000-6,500 pages, later ones a few hundred.
+// it), so a run that faults thousands is slower for it: a process's first
+// PlanAll faults ~6,500 pages on one thread and ~24,000 on two, its third
+// and later ones a few dozen to a few hundred.
 long MinorFaults() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
