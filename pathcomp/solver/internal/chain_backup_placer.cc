@@ -405,7 +405,7 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
                         plan.unreached_from.begin() + static_cast<std::ptrdiff_t>(run.unreached_at + backup.first));
             backup.first = static_cast<uint32_t>(run.unreached_at + backup.first);
           }
-          plan.backups[task.slot == BackupTask::kAppend ? appended++ : task.slot] = backup;
+          plan.backups[PlaceOf(task, appended)] = backup;
         }
       }
     }
@@ -414,7 +414,7 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
   for (const Run& run : runs) {
     size_t appended = run.appended_at;
     for (int id = run.begin; id < run.end; ++id) {
-      for (const BackupTask& task : tasks[id]) stored(plan.backups[task.slot == BackupTask::kAppend ? appended++ : task.slot]);
+      for (const BackupTask& task : tasks[id]) stored(plan.backups[PlaceOf(task, appended)]);
     }
   }
   return threads;

@@ -145,6 +145,12 @@ class ChainBackupPlacer {
   template <typename Placed>
   void PlaceFailure(BackupWorker& worker, int id, const std::vector<BackupTask>& tasks, BackupSink& sink,
                     Placed&& placed) const;
+  // Where `task`'s backup goes in plan.backups, which the threads have
+  // sized: its slot, or (BackupTask::kAppend) the next of the appended
+  // ones, counted in `appended`.
+  static size_t PlaceOf(const BackupTask& task, size_t& appended) {
+    return task.slot == BackupTask::kAppend ? appended++ : task.slot;
+  }
   // `backup` into plan.backups at `slot` (BackupTask::kAppend: appended).
   static ChainPlan::CompactBackup& Store(ChainPlan& plan, uint32_t slot, const ChainPlan::CompactBackup& backup) {
     if (slot == BackupTask::kAppend) return plan.backups.emplace_back(backup);
