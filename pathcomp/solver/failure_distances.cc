@@ -146,21 +146,26 @@ int FailureDistances::PathId(int from, int to, ChainPathTable& paths) {
   if (from == to || to == exclusion_.facility) return 0;
   Tree& tree = TreeFrom(from);
   Tree::Target& target = tree.target[to];
+  // The path's links, walked back from `to` (the unfailed path's when it
+  // keeps it: so do the facilities on it).
+  auto intern = [&] {
+    path_scratch_.clear();
+    for (int at = to;;) {
+      const auto [link, before] = tree.Parent(epoch_, at);
+      if (before < 0) break;
+      path_scratch_.push_back(link);
+      at = before;
+    }
+    std::reverse(path_scratch_.begin(), path_scratch_.end());
+    return paths.Intern(path_scratch_);
+  };
   if (tree.KeepsBasePath(epoch_, to)) {
-    if (target.base_path_id < 0) target.base_path_id = paths.Intern(tree.base.LinksTo(to));
+    if (target.base_path_id < 0) target.base_path_id = intern();
     return target.base_path_id;
   }
   if (target.path_epoch == epoch_) return target.path_id;
-  path_scratch_.clear();
-  for (int at = to;;) {
-    const auto [link, before] = tree.Parent(epoch_, at);
-    if (before < 0) break;
-    path_scratch_.push_back(link);
-    at = before;
-  }
-  std::reverse(path_scratch_.begin(), path_scratch_.end());
   target.path_epoch = epoch_;
-  return target.path_id = paths.Intern(path_scratch_);
+  return target.path_id = intern();
 }
 
 std::vector<int> FailureDistances::LinksTo(int from, int to) {
@@ -312,13 +317,13 @@ void FailureDistances::Decide(int source, Tree& tree) {
     return;
   }
   // The roots of the subtrees the failure cuts off.
-  std::vector<int> roots;
+  roots_.clear();
   AnyCutRoot(tree, [&](int root) {
-    roots.push_back(root);
+    roots_.push_back(root);
     return false;
   });
-  if (roots.empty()) return;
-  Repair(tree, roots);
+  if (roots_.empty()) return;
+  Repair(tree);
   tree.state = Tree::State::kRepaired;
 }
 
@@ -352,7 +357,7 @@ void FailureDistances::ExcludedLinks() {
   excluded_epoch_ = epoch_;
 }
 
-void FailureDistances::Repair(Tree& tree, const std::vector<int>& roots) {
+void FailureDistances::Repair(Tree& tree) {
   const int n = snapshot_.facility_count();
   ExcludedLinks();
   if (tree.parent.empty()) {
@@ -365,8 +370,9 @@ void FailureDistances::Repair(Tree& tree, const std::vector<int>& roots) {
   for (int at : tree.repaired) tree.distance_us[at] = tree.base.distance_us[at];
   tree.repaired.clear();
   const uint32_t now = epoch_;
-  std::vector<int> cut;
-  for (int root : roots) {
+  std::vector<int>& cut = cut_;
+  cut.clear();
+  for (int root : roots_) {
     for (int i = tree.first[root]; i < tree.end[root]; ++i) {
       const int at = tree.preorder[i];
       if (tree.target[at].stamp == now) continue;
@@ -380,8 +386,8 @@ void FailureDistances::Repair(Tree& tree, const std::vector<int>& roots) {
   }
   // The rest of the tree keeps its distances (they cannot shrink): seed the
   // cut facilities from it, then a Dijkstra among them.
-  using Entry = std::pair<uint64_t, int>;
-  std::vector<Entry> queue;
+  std::vector<std::pair<uint64_t, int>>& queue = queue_;
+  queue.clear();
   for (int at : cut) {
     for (int link : in_links_[at]) {
       const int from = snapshot_.link_src(link);

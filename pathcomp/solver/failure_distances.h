@@ -16,6 +16,7 @@
 // the snapshot and to `allowed`, which must outlive it.
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "pathcomp/solver/chain_plan.h"
@@ -103,7 +104,7 @@ class FailureDistances {
   bool AnyCutRoot(const Tree& tree, Root&& root) const;
   const uint64_t* DecideRow(int from);  // Row's first question per (source, failure)
   void Decide(int source, Tree& tree);
-  void Repair(Tree& tree, const std::vector<int>& roots);
+  void Repair(Tree& tree);  // of the subtrees below roots_
   // Whether the current failure (or the link's state) rules `link` out;
   // after ExcludedLinks() under the current failure.
   bool Excluded(int link) const { return excluded_[link] != 0; }
@@ -130,6 +131,10 @@ class FailureDistances {
   std::vector<int> failed_links_;    // those excluded_ has out beyond base_excluded_
   uint32_t excluded_epoch_ = 0;
   std::vector<int> path_scratch_;
+  // Decide's and Repair's scratch, kept between repairs (tens of thousands
+  // per plan): the roots of the cut subtrees, the facilities cut, the queue.
+  std::vector<int> roots_, cut_;
+  std::vector<std::pair<uint64_t, int>> queue_;
   uint64_t path_table_ = 0;  // the identity of the table PathId's ids are in (0: none yet)
 };
 

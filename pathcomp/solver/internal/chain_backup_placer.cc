@@ -4,6 +4,8 @@
 #include <atomic>
 #include <exception>
 #include <thread>
+#include <tuple>
+#include <utility>
 
 #include "pathcomp/solver/internal/huge_pages.h"
 
@@ -81,6 +83,11 @@ void ChainBackupPlacer::KeepLayers(int c, const ChainPlan& plan, bool just_place
   for (int call = 0; call < chain.calls; ++call) {
     const ServiceReplicas& replicas = snapshot_.service(chain.services[call]);
     const ChainPlan::PrimaryCall& primary = plan.primary_calls[plan.call_begin[c] + call];
+    int hop = -1;
+    if (primary.from != primary.replica) {
+      const uint64_t key = static_cast<uint64_t>(primary.from) << 32 | static_cast<uint32_t>(primary.replica);
+      hop = hop_ids_.try_emplace(key, static_cast<int>(hop_ids_.size())).first->second;
+    }
     layer_calls_.push_back({.service_time_us = replicas.service_time_us,
                             .count = static_cast<int>(replicas.facilities.size()),
                             .service = chain.services[call],
@@ -88,7 +95,8 @@ void ChainBackupPlacer::KeepLayers(int c, const ChainPlan& plan, bool just_place
                             .from = primary.from,
                             .path_there = primary.path_there,
                             .path_back = primary.path_back,
-                            .rtt_us = plan.primary[c].hops[call].network_rtt_us});
+                            .rtt_us = plan.primary[c].hops[call].network_rtt_us,
+                            .hop = hop});
     const size_t at = layer_entries_.size();
     for (int facility : replicas.facilities) layer_entries_.push_back({.facility = facility});
     for (size_t i = scratch.begin[call + 1]; i < scratch.begin[call + 2]; ++i) {
@@ -171,6 +179,34 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
   FailureDistances& paths = PathsFor(worker, c);
   const Exclusion exclusion = failure.AsExclusion();
   paths.SetFailure(exclusion);
+  // The primary's hops under the failure, worked out once per failure for
+  // every chain on the unpinned paths.
+  const bool unpinned = &paths == worker.unpinned.get();
+  auto round_trip = [&](int from, int replica) {
+    const uint64_t there = paths.Row(from)[replica], back = paths.Row(replica)[from];
+    return there == kUnreachable || back == kUnreachable ? kUnreachable : there + back;
+  };
+  auto primary_round_trip = [&](const LayerCall& made) {
+    if (!unpinned) return round_trip(made.from, made.replica);
+    HopUnderFailure& hop = worker.hops[static_cast<size_t>(made.hop)];
+    if (hop.rtt_epoch != worker.epoch) {
+      hop.rtt_us = round_trip(made.from, made.replica);
+      hop.rtt_epoch = worker.epoch;
+    }
+    return hop.rtt_us;
+  };
+  auto path_ids = [&](int from, int replica) {
+    return std::pair{paths.PathId(from, replica, sink.paths), paths.PathId(replica, from, sink.paths)};
+  };
+  auto primary_path_ids = [&](const LayerCall& made) {
+    if (!unpinned) return path_ids(made.from, made.replica);
+    HopUnderFailure& hop = worker.hops[static_cast<size_t>(made.hop)];
+    if (hop.paths_epoch != worker.epoch) {
+      std::tie(hop.there, hop.back) = path_ids(made.from, made.replica);
+      hop.paths_epoch = worker.epoch;
+    }
+    return std::pair{hop.there, hop.back};
+  };
   ChainPlan::CompactBackup backup;
   backup.failure = failure;
   backup.chain = c;
@@ -194,12 +230,11 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
       if (call < 32 && ((on_path >> call) & 1) == 0) {
         rtt = was[call].rtt_us;
       } else {
-        const uint64_t there = paths.Row(from)[replica], back = paths.Row(replica)[from];
-        if (there == kUnreachable || back == kUnreachable) {
+        rtt = primary_round_trip(was[call]);
+        if (rtt == kUnreachable) {
           bound_us = kUnreachable;
           break;
         }
-        rtt = there + back;
         if (rtt != was[call].rtt_us) others_us = std::min(others_us, was[call].others_us);
       }
     }
@@ -246,8 +281,8 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
     }
     int there = 0, back = 0;
     if (from != replica) {
-      there = paths.PathId(from, replica, sink.paths);
-      back = paths.PathId(replica, from, sink.paths);
+      std::tie(there, back) = replica == was[call].replica && from == was[call].from ? primary_path_ids(was[call])
+                                                                                       : path_ids(from, replica);
     }
     if (replica == was[call].replica && there == was[call].path_there && back == was[call].path_back) continue;
     sink.changed.push_back({call, replica, there, back, scratch.rtt_us[call]});
@@ -260,6 +295,10 @@ template <typename Placed>
 void ChainBackupPlacer::PlaceFailure(BackupWorker& worker, int id, const std::vector<BackupTask>& tasks,
                                      BackupSink& sink, Placed&& placed) const {
   if (tasks.empty()) return;
+  if (++worker.epoch == 0) {  // wrapped: forget every hop
+    std::fill(worker.hops.begin(), worker.hops.end(), HopUnderFailure{});
+    worker.epoch = 1;
+  }
   const ChainFailure failure = ids_.At(id);
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (i + kHeadsAhead < tasks.size()) PrefetchHead(tasks[i + kHeadsAhead].chain);
@@ -279,6 +318,7 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
       if (heads_[task.chain].calls_at == LayerChain::kNone) KeepLayers(task.chain, plan, false);
     }
   }
+  main_.hops.resize(hop_ids_.size());
   threads = static_cast<int>(std::clamp<size_t>(total / kBackupsPerThread, 1, static_cast<size_t>(threads)));
   if (threads == 1) {
     BackupSink sink{plan.changed, plan.unreached_from, plan.paths};
@@ -319,7 +359,10 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
     run.changed.reserve(2 * backups);  // as PlanAll's storage
   }
   std::vector<std::unique_ptr<BackupWorker>> helpers;
-  for (int t = 1; t < threads; ++t) helpers.push_back(std::make_unique<BackupWorker>());
+  for (int t = 1; t < threads; ++t) {
+    helpers.push_back(std::make_unique<BackupWorker>());
+    helpers.back()->hops.resize(hop_ids_.size());
+  }
   const int base_paths = plan.paths.size();
   std::vector<ChainPathTable> tables(static_cast<size_t>(threads), plan.paths);
   // Runs are taken in turn by whichever thread is free, then (a second

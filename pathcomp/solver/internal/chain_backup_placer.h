@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "pathcomp/solver/chain_plan.h"
 #include "pathcomp/solver/failure_distances.h"
 #include "pathcomp/solver/internal/chain_layers.h"
@@ -59,10 +60,22 @@ struct BackupTask {
   uint32_t slot = kAppend;  // kAppend: after the others
 };
 
+// A primary hop (between two facilities) under the failure a worker is
+// on, on the unpinned paths: its round trip and its paths' ids, each worked
+// out at most once per failure (a failure's backups ask the same few hundred
+// primary hops over and over).
+struct HopUnderFailure {
+  uint64_t rtt_us = 0;
+  uint32_t rtt_epoch = 0, paths_epoch = 0;  // valid when == BackupWorker::epoch
+  int there = 0, back = 0;
+};
+
 // What one thread places backups with: shortest paths under the failure it
-// is on (per pin mask), and scratch.
+// is on (per pin mask), the primary hops under it, and scratch.
 struct BackupWorker {
   std::unique_ptr<FailureDistances> unpinned;
+  std::vector<HopUnderFailure> hops;  // by LayerCall::hop
+  uint32_t epoch = 0;                 // of the failure the worker is on (PlaceFailure)
   std::map<std::vector<char>, std::unique_ptr<FailureDistances>> pinned;  // by mask
   LayerScratch scratch;
   ChainPlacement unplaced;
@@ -167,6 +180,9 @@ class ChainBackupPlacer {
   std::vector<int> position_;  // per failure id marked: its place in touched_
   std::vector<TouchedFailure> touched_;
   std::vector<int> primary_position_;  // KeepLayers' scratch: per layer
+  // The primaries' hops between two facilities, numbered (LayerCall::hop)
+  // by (from, replica).
+  absl::flat_hash_map<uint64_t, int> hop_ids_;
   // The chains, flat: services of chain c at services_[service_begin_[c] ..).
   std::vector<int> services_;
   std::vector<uint32_t> service_begin_;

@@ -68,6 +68,9 @@ struct LayerCall {
   // and their round trip.
   int replica = -1, from = -1, path_there = 0, path_back = 0;
   uint64_t rtt_us = 0;
+  // The number of the primary's hop (replica, from) among all primaries'
+  // (ChainBackupPlacer; -1: within one facility).
+  int hop = -1;
   // The least unfailed sum of a placement that does not make this call
   // the primary's way (from the primary's entry before it to the primary's
   // replica; kUnreachable: none). No failure makes such a placement cheaper
