@@ -49,28 +49,28 @@ bool Unplaced(const Snapshot& snapshot, const Chain& pins, int call, int service
 bool SolveLayersAfter(const Snapshot& snapshot, const LayerChain& chain, const LayerCall* calls,
                       const LayerEntry* unfailed, const Chain* pinned, int failed_facility, uint64_t bound_us,
                       FailureDistances& paths, LayerScratch& scratch, ChainPlacement& unplaced) {
-  static const Chain kNoPins{};
-  const Chain& pins = pinned != nullptr ? *pinned : kNoPins;
   if (failed_facility == chain.origin) {
     unplaced.failed_call = 0;
     unplaced.why = ChainUnplacedWhy::kOriginDown;
     unplaced.failed_facility = chain.origin;
     return false;
   }
-  std::vector<size_t>& begin = scratch.begin;  // layer i's positions from begin[i]
-  begin.clear();
-  begin.push_back(0);
-  size_t positions = 1;
-  for (int call = 0; call < chain.calls; ++call) {
-    begin.push_back(positions);
-    positions += calls[call].count;
+  // Layer i's positions from begin[i]; every scratch array sized once, only
+  // ever grown (no per-search bookkeeping beyond what is written).
+  const size_t positions = chain.entry_count;
+  if (scratch.begin.size() < static_cast<size_t>(chain.calls) + 2) scratch.begin.resize(chain.calls + 2);
+  if (scratch.sum_us.size() < positions) {
+    scratch.sum_us.resize(positions);
+    scratch.called_from.resize(positions);
+    scratch.kept.resize(positions);
   }
-  scratch.sum_us.resize(positions);
-  scratch.called_from.resize(positions);
-  scratch.kept.resize(positions);
+  size_t* begin = scratch.begin.data();
+  begin[0] = 0;
+  begin[1] = 1;
+  for (int call = 1; call < chain.calls; ++call) begin[call + 1] = begin[call] + calls[call - 1].count;
   uint64_t* sum = scratch.sum_us.data();
   int* from = scratch.called_from.data();
-  char* kept = scratch.kept.data();
+  uint32_t* kept = scratch.kept.data();
   sum[0] = 0;
   from[0] = -1;
   kept[0] = 1;
@@ -129,7 +129,9 @@ bool SolveLayersAfter(const Snapshot& snapshot, const LayerChain& chain, const L
       any = true;
     }
     if (!any) {
-      if (Unplaced(snapshot, pins, call, calls[call].service, failed_facility, unplaced)) {
+      static const Chain kNoPins{};
+      if (Unplaced(snapshot, pinned != nullptr ? *pinned : kNoPins, call, calls[call].service, failed_facility,
+                   unplaced)) {
         for (int j = 0; j < previous_count; ++j) {
           if (sum[previous + j] != kUnreachable) unplaced.unreached_from.push_back(previous_entries[j].facility);
         }

@@ -41,7 +41,7 @@ struct LayerScratch {
   // SolveLayersAfter's layers, per replica position (after the origin's).
   std::vector<uint64_t> sum_us;
   std::vector<int> called_from;
-  std::vector<char> kept;
+  std::vector<uint32_t> kept;  // not char: stores to it would alias every load
 };
 
 // A placed chain's unfailed layered graph, kept for its backups
