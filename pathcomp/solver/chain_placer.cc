@@ -1,6 +1,7 @@
 #include "pathcomp/solver/chain_placer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <future>
 
 #include "pathcomp/solver/internal/chain_backup_placer.h"
@@ -125,28 +126,62 @@ ChainPlan ChainPlacer::PlanAll() {
   plan.primary.reserve(chains.size());
   plan.call_begin.reserve(chains.size() + 1);
 
-  // Primaries, and which chains each failure touches.
+  // Primaries; and, following them on another thread when there is one,
+  // which chains each failure touches (in chain order either way).
   std::vector<std::vector<BackupTask>> touched(shared.ids().size());
-  size_t backups = 0;
-  for (int c = 0; c < chain_count; ++c) {
-    ChainPlacement primary = shared.PlacePrimary(c);
-    const bool placed = primary.placed;
-    if (placed) {
+  std::atomic<int> primaries{0};  // chains whose primary the plan has; -1: the loop gave up (threw)
+  auto file_touched = std::async(threads_ > 1 ? std::launch::async : std::launch::deferred, [&] {
+    size_t backups = 0;
+    for (int c = 0, have = 0; c < chain_count; ++c) {
+      while (have <= c) {
+        if (have < 0) return backups;
+        primaries.wait(have, std::memory_order_acquire);
+        have = primaries.load(std::memory_order_acquire);
+      }
+      const ChainPlacement& primary = plan.primary[c];
+      if (!primary.placed) continue;
       const auto& ids = shared.Touched(chains[c], primary);
       for (const auto& [id, on_path] : ids) touched[id].push_back({.chain = c, .on_path = on_path});
       backups += ids.size();
     }
-    plan.AddPrimary(chains[c], std::move(primary));
+    return backups;
+  });
+  constexpr int kNotifyEvery = 64;  // chains: waking the other thread for each costs more than it saves
+  // Should the loop throw (std::bad_alloc), the filing stops before the
+  // future's destructor waits for it.
+  struct GiveUp {
+    std::atomic<int>& primaries;
+    bool armed = true;
+    ~GiveUp() {
+      if (!armed) return;
+      primaries.store(-1, std::memory_order_release);
+      primaries.notify_one();
+    }
+  } give_up{primaries};
+  for (int c = 0; c < chain_count; ++c) {
+    ChainPlacement primary = shared.PlacePrimary(c);
+    const bool placed = primary.placed;
+    plan.AddPrimary(chains[c], std::move(primary));  // plan.primary does not move: reserved
     if (placed) shared.KeepLayers(c, plan, true);
+    primaries.store(c + 1, std::memory_order_release);
+    if ((c + 1) % kNotifyEvery == 0 || c + 1 == chain_count) primaries.notify_one();
   }
+  give_up.armed = false;
+  const size_t backups = file_touched.get();
   // Failure by failure, in ChainFailure order.
   internal::ReserveInHugePages(plan.backups, backups + ChainPlan::BackupRoom(backups));
   internal::ReserveInHugePages(plan.changed, 2 * backups);
-  backup_threads_ = shared.PlaceBackups(touched, plan, threads_, [&](const ChainPlan::CompactBackup& backup) {
-    AddChainDependency(snapshot_, plan, backup, shared.primary_within_budget(backup.chain), plan.dependencies);
-  });
+  backup_threads_ = shared.PlaceBackups(
+      touched, plan, threads_,
+      [&](const ChainPlan::CompactBackup& backup, std::vector<FacilityDependency>& dependencies) {
+        AddChainDependency(snapshot_, plan, backup, shared.primary_within_budget(backup.chain), dependencies);
+      });
+  // The audit's last step beside the plan's index by chain (each its own
+  // part of the plan).
+  auto audit = std::async(threads_ > 1 ? std::launch::async : std::launch::deferred,
+                          [&] { CompleteAudit(elephant_audit, plan.dependencies); });
   plan.Finish();
-  CompleteAudit(elephant_audit, plan.dependencies);
+  audit.get();
   return plan;
 }
 
@@ -294,7 +329,7 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
       tasks[id].push_back(task);
     }
   }
-  backup_threads_ = shared.PlaceBackups(tasks, plan, threads_, [](const ChainPlan::CompactBackup&) {});
+  backup_threads_ = shared.PlaceBackups(tasks, plan, threads_, nullptr);
   plan.Finish();
   // The audit, from the new placements.
   plan.dependencies.clear();

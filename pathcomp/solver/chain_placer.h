@@ -15,8 +15,10 @@
 // graph of replicas (dynamic programming over the calls, exact), with
 // all-pairs distances from Dijkstra on the snapshot's usable links.
 // Pure: no I/O, no clock; no threads unless asked (PlanAll and Replan with
-// `threads` > 1: the backups' and the elephant flows' audit's, joined before
-// they return). Thread-compatible.
+// `threads` > 1: the backups', the elephant flows' audit's, and in PlanAll
+// the filing of the failures each primary touches, as the primaries are
+// placed, and the audit's sort; all joined before they return).
+// Thread-compatible.
 #include <cstdint>
 #include <map>
 #include <memory>

@@ -308,7 +308,7 @@ void ChainBackupPlacer::PlaceFailure(BackupWorker& worker, int id, const std::ve
 }
 
 int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& tasks, ChainPlan& plan, int threads,
-                                    const std::function<void(const ChainPlan::CompactBackup&)>& stored) {
+                                    const BackupAudit& audit) {
   // Every chain's layers kept first, on this thread (the workers only read
   // them): the callers keep them, this holds should one not have.
   size_t total = 0;
@@ -324,7 +324,8 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
     BackupSink sink{plan.changed, plan.unreached_from, plan.paths};
     for (int id = 0; id < static_cast<int>(tasks.size()); ++id) {
       PlaceFailure(main_, id, tasks[id], sink, [&](const BackupTask& task, const ChainPlan::CompactBackup& backup) {
-        stored(Store(plan, task.slot, backup));
+        const ChainPlan::CompactBackup& stored = Store(plan, task.slot, backup);
+        if (audit) audit(stored, plan.dependencies);
       });
     }
     return 1;
@@ -338,6 +339,7 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
     std::vector<ChainPlan::CompactBackup> backups;
     std::vector<ChainPlan::ChangedHop> changed;
     std::vector<int> unreached_from;
+    std::vector<FacilityDependency> dependencies;  // found by the audit as written
     // Where its output goes in the plan (after the placing).
     size_t changed_at = 0, unreached_at = 0, appended_at = 0;
   };
@@ -448,17 +450,14 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
                         plan.unreached_from.begin() + static_cast<std::ptrdiff_t>(run.unreached_at + backup.first));
             backup.first = static_cast<uint32_t>(run.unreached_at + backup.first);
           }
-          plan.backups[PlaceOf(task, appended)] = backup;
+          ChainPlan::CompactBackup& stored = plan.backups[PlaceOf(task, appended)] = backup;
+          if (audit) audit(stored, run.dependencies);
         }
       }
     }
   });
-  // Handed over in order, on this thread.
   for (const Run& run : runs) {
-    size_t appended = run.appended_at;
-    for (int id = run.begin; id < run.end; ++id) {
-      for (const BackupTask& task : tasks[id]) stored(plan.backups[PlaceOf(task, appended)]);
-    }
+    plan.dependencies.insert(plan.dependencies.end(), run.dependencies.begin(), run.dependencies.end());
   }
   return threads;
 }

@@ -6,8 +6,10 @@
 // together in memory); shortest paths under a failure per pin mask; the
 // failures' numbering; and the backups, placed failure by failure on one
 // thread or shared out to several.
-// Internal to pathcomp/solver. Thread-compatible; PlaceBackups starts
-// threads only when asked, and joins them before it returns.
+// Internal to pathcomp/solver. Thread-compatible, but for Touched, which
+// may run on one thread while PlacePrimary and KeepLayers run on another
+// (it shares nothing with them); PlaceBackups starts threads only when
+// asked, and joins them before it returns.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -106,19 +108,26 @@ class ChainBackupPlacer {
   // graph of this snapshot, whose best placement is the primary).
   void KeepLayers(int c, const ChainPlan& plan, bool just_placed);
 
+  // What a backup reveals of the single-facility audit, appended to
+  // `dependencies`. Called by PlaceBackups on whichever of its threads
+  // stores the backup, concurrently with other calls (each with its own
+  // list): it may only read the plan's primaries.
+  using BackupAudit =
+      std::function<void(const ChainPlan::CompactBackup& backup, std::vector<FacilityDependency>& dependencies)>;
+
   // Places the backups of `tasks` (per failure id, ascending; of chains
   // whose primary `plan` has placed, their layers kept here first when they
-  // are not yet) into `plan`, each at its slot or appended, and calls
-  // `stored(backup)` for each as stored, in that order, on the calling
-  // thread. With `threads` > 1 and enough backups, runs of failures go to
-  // that many threads (joined before it returns), each with its own worker,
-  // sink and copy of the plan's path table; their new paths are then
-  // interned in the plan's in the order they first came, and the threads
-  // write each run's backups at their places (known from the runs' sizes):
-  // the plan is the same (path ids included) whatever the count. Returns
-  // the threads used.
+  // are not yet) into `plan`, each at its slot or appended, and, with an
+  // `audit`, appends to plan.dependencies what it finds of each backup, in
+  // the backups' order. With `threads` > 1 and enough backups, runs of
+  // failures go to that many threads (joined before it returns), each with
+  // its own worker, sink and copy of the plan's path table; their new paths
+  // are then interned in the plan's in the order they first came, and the
+  // threads write (and audit) each run's backups at their places (known
+  // from the runs' sizes): the plan is the same (path ids included)
+  // whatever the count. Returns the threads used.
   int PlaceBackups(const std::vector<std::vector<BackupTask>>& tasks, ChainPlan& plan, int threads,
-                   const std::function<void(const ChainPlan::CompactBackup&)>& stored);
+                   const BackupAudit& audit);
 
   // The failures a placed primary touches: every facility but the origin,
   // every link, every SRLG of those links; each once, in no particular
