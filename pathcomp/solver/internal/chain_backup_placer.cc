@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <exception>
 #include <thread>
 #include <tuple>
@@ -78,6 +79,7 @@ void ChainBackupPlacer::KeepLayers(int c, const ChainPlan& plan, bool just_place
   head.calls_at = static_cast<uint32_t>(layer_calls_.size());
   head.entries_at = static_cast<uint32_t>(layer_entries_.size());
   head.primary_within_budget = plan.primary[c].within_budget;
+  head.primary_us = plan.primary[c].total_us;
   const ChainView chain = View(c);
   layer_entries_.push_back({.total_us = 0, .from = -1, .facility = chain.origin});
   for (int call = 0; call < chain.calls; ++call) {
@@ -213,46 +215,58 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
   const LayerCall* was = &layer_calls_[chain.calls_at];
   // The primary's hops under the failure, if it survives: a bound. A hop
   // whose paths the failure is not on keeps its round trip.
-  scratch.rtt_us.resize(chain.calls);
+  if (scratch.rtt_us.size() < static_cast<size_t>(chain.calls)) scratch.rtt_us.resize(chain.calls);
+  uint64_t* rtt_us = scratch.rtt_us.data();
   uint64_t bound_us = 0;
   // The least unfailed sum of a placement that avoids a call the failure
   // makes longer on the primary (LayerCall::others_us).
   uint64_t others_us = kUnreachable;
-  for (int call = 0; call < chain.calls && bound_us != kUnreachable; ++call) {
-    const int from = was[call].from, replica = was[call].replica;
-    uint64_t& rtt = scratch.rtt_us[call];
-    rtt = 0;
-    if (replica == exclusion.facility || from == exclusion.facility) {
-      bound_us = kUnreachable;
-      break;
+  // A round trip the failure may have changed: the bound grows by what it adds.
+  auto rerouted = [&](int call) {
+    const uint64_t rtt = rtt_us[call] = primary_round_trip(was[call]);
+    if (rtt == kUnreachable) return false;
+    if (rtt != was[call].rtt_us) {
+      others_us = std::min(others_us, was[call].others_us);
+      bound_us += rtt - was[call].rtt_us;  // no failure makes a round trip shorter
     }
-    if (from != replica) {
-      if (call < 32 && ((on_path >> call) & 1) == 0) {
-        rtt = was[call].rtt_us;
-      } else {
-        rtt = primary_round_trip(was[call]);
-        if (rtt == kUnreachable) {
-          bound_us = kUnreachable;
-          break;
-        }
-        if (rtt != was[call].rtt_us) others_us = std::min(others_us, was[call].others_us);
+    return true;
+  };
+  if (exclusion.facility < 0 && chain.calls <= 32) {
+    // A link or an SRLG leaves every replica up: only the calls whose
+    // paths it may be on (`on_path`, all set when not known) change.
+    bound_us = chain.primary_us;
+    const uint32_t all_calls = chain.calls == 32 ? ~uint32_t{0} : (uint32_t{1} << chain.calls) - 1;
+    for (uint32_t calls = on_path & all_calls; calls != 0; calls &= calls - 1) {
+      const int call = std::countr_zero(calls);
+      if (was[call].from != was[call].replica && !rerouted(call)) {
+        bound_us = kUnreachable;
+        break;
       }
     }
-    bound_us += rtt + was[call].service_time_us;
-  }
-  if (bound_us < others_us) {
-    // A placement that avoids a call the failure made longer takes at
-    // least others_us; one that makes each such call the primary's way
-    // pays what the failure adds to it, so takes at least bound_us, and as
-    // much only when it tied with the primary unfailed, which SolveLayers'
-    // tie-breaks (positions, last layer first, the same under the failure)
-    // chose over it. The primary's replicas stay.
-    scratch.replica.resize(chain.calls);
-    scratch.from.resize(chain.calls);
+  } else {
     for (int call = 0; call < chain.calls; ++call) {
-      scratch.replica[call] = was[call].replica;
-      scratch.from[call] = was[call].from;
+      const int from = was[call].from, replica = was[call].replica;
+      if (replica == exclusion.facility || from == exclusion.facility) {
+        bound_us = kUnreachable;
+        break;
+      }
+      rtt_us[call] = 0;
+      if (from != replica) rtt_us[call] = was[call].rtt_us;
+      bound_us += rtt_us[call] + was[call].service_time_us;
+      if (from != replica && (call >= 32 || ((on_path >> call) & 1) != 0) && !rerouted(call)) {
+        bound_us = kUnreachable;
+        break;
+      }
     }
+  }
+  // A placement that avoids a call the failure made longer takes at least
+  // others_us; one that makes each such call the primary's way pays what
+  // the failure adds to it, so takes at least bound_us, and as much only
+  // when it tied with the primary unfailed, which SolveLayers' tie-breaks
+  // (positions, last layer first, the same under the failure) chose over
+  // it. Then the primary's replicas stay.
+  const bool primary_replicas = bound_us < others_us;
+  if (primary_replicas) {
     scratch.total_us = bound_us;
   } else if (!SolveLayersAfter(snapshot_, chain, was, &layer_entries_[chain.entries_at],
                                chain.pinned ? &snapshot_.chains()[c] : nullptr, exclusion.facility, bound_us,
@@ -272,20 +286,22 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
   backup.within_budget = scratch.total_us <= chain.budget_us;
   backup.first = static_cast<uint32_t>(sink.changed.size());
   for (int call = 0; call < chain.calls; ++call) {
-    const int from = scratch.from[call], replica = scratch.replica[call];
-    if (replica == was[call].replica && from == was[call].from) {
+    const int from = primary_replicas ? was[call].from : scratch.from[call];
+    const int replica = primary_replicas ? was[call].replica : scratch.replica[call];
+    const bool same_hop = replica == was[call].replica && from == was[call].from;
+    const bool maybe_on_path = call >= 32 || ((on_path >> call) & 1) != 0;
+    if (same_hop) {
       // The same hop keeps its paths unless the failure is on them.
       if (from == replica) continue;
-      const bool maybe_on_path = call >= 32 || ((on_path >> call) & 1) != 0;
       if (!maybe_on_path && !paths.MovesUntouchedPaths(from) && !paths.MovesUntouchedPaths(replica)) continue;
     }
     int there = 0, back = 0;
-    if (from != replica) {
-      std::tie(there, back) = replica == was[call].replica && from == was[call].from ? primary_path_ids(was[call])
-                                                                                       : path_ids(from, replica);
-    }
+    if (from != replica) std::tie(there, back) = same_hop ? primary_path_ids(was[call]) : path_ids(from, replica);
     if (replica == was[call].replica && there == was[call].path_there && back == was[call].path_back) continue;
-    sink.changed.push_back({call, replica, there, back, scratch.rtt_us[call]});
+    // The round trip: the search's, or the bound's (the primary's where the
+    // failure is not on its paths).
+    const uint64_t rtt = !primary_replicas ? scratch.rtt_us[call] : maybe_on_path ? rtt_us[call] : was[call].rtt_us;
+    sink.changed.push_back({call, replica, there, back, rtt});
     ++backup.count;
   }
   return backup;

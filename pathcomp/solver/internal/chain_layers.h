@@ -81,6 +81,7 @@ struct LayerCall {
 struct LayerChain {
   static constexpr uint32_t kNone = ~uint32_t{0};
   uint64_t budget_us = 0;
+  uint64_t primary_us = 0;  // the primary's latency sum (when kept)
   int origin = -1;
   int calls = 0;
   uint32_t calls_at = kNone;  // its LayerCalls from here (kNone: not kept)
