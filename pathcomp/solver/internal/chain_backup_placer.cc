@@ -175,11 +175,11 @@ void ChainBackupPlacer::PrefetchLayers(int c) const {
 }
 
 ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, int c, const ChainFailure& failure,
-                                                        uint32_t on_path, BackupSink& sink) const {
+                                                        const Exclusion& exclusion, uint32_t on_path,
+                                                        BackupSink& sink) const {
   const LayerChain& chain = heads_[c];
   LayerScratch& scratch = worker.scratch;
   FailureDistances& paths = PathsFor(worker, c);
-  const Exclusion exclusion = failure.AsExclusion();
   paths.SetFailure(exclusion);
   // The primary's hops under the failure, worked out once per failure for
   // every chain on the unpinned paths.
@@ -316,10 +316,11 @@ void ChainBackupPlacer::PlaceFailure(BackupWorker& worker, int id, const std::ve
     worker.epoch = 1;
   }
   const ChainFailure failure = ids_.At(id);
+  const Exclusion exclusion = failure.AsExclusion();
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (i + kHeadsAhead < tasks.size()) PrefetchHead(tasks[i + kHeadsAhead].chain);
     if (i + kLayersAhead < tasks.size()) PrefetchLayers(tasks[i + kLayersAhead].chain);
-    placed(tasks[i], PlaceBackup(worker, tasks[i].chain, failure, tasks[i].on_path, sink));
+    placed(tasks[i], PlaceBackup(worker, tasks[i].chain, failure, exclusion, tasks[i].on_path, sink));
   }
 }
 
@@ -509,7 +510,7 @@ const std::vector<ChainBackupPlacer::TouchedFailure>& ChainBackupPlacer::Touched
   return touched_;
 }
 
-FailureDistances& ChainBackupPlacer::PathsFor(BackupWorker& worker, int c) const {
+FailureDistances& ChainBackupPlacer::MakePathsFor(BackupWorker& worker, int c) const {
   const Chain* pins = heads_[c].pinned ? &snapshot_.chains()[c] : nullptr;
   if (pins == nullptr || pins->allowed.empty()) {
     if (!worker.unpinned) worker.unpinned = std::make_unique<FailureDistances>(snapshot_, nullptr);

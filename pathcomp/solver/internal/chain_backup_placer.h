@@ -160,7 +160,8 @@ class ChainBackupPlacer {
   // The chain's layers must be kept (KeepLayers). Reads only what the
   // primaries left (the layers), so threads with a worker and a sink each
   // may place backups at once.
-  ChainPlan::CompactBackup PlaceBackup(BackupWorker& worker, int c, const ChainFailure& failure, uint32_t on_path,
+  ChainPlan::CompactBackup PlaceBackup(BackupWorker& worker, int c, const ChainFailure& failure,
+                                       const Exclusion& exclusion, uint32_t on_path,
                                        BackupSink& sink) const;
   // Every task of failure `id`, in order, placed by `worker` into `sink`,
   // each backup handed to `placed(task, backup)`.
@@ -179,7 +180,13 @@ class ChainBackupPlacer {
     return plan.backups[slot] = backup;
   }
   // The worker's shortest paths for chain `c` (its pin mask's).
-  FailureDistances& PathsFor(BackupWorker& worker, int c) const;
+  FailureDistances& PathsFor(BackupWorker& worker, int c) const {
+    if (!heads_[c].pinned && worker.unpinned) return *worker.unpinned;
+    return MakePathsFor(worker, c);
+  }
+  // PathsFor but for the look-up it inlines: a pinned chain's, or the
+  // unpinned ones made.
+  FailureDistances& MakePathsFor(BackupWorker& worker, int c) const;
 
   const Snapshot& snapshot_;
   FailureIds ids_;

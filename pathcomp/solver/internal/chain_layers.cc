@@ -149,9 +149,11 @@ bool SolveLayersAfter(const Snapshot& snapshot, const LayerChain& chain, const L
     if (sum[last + j] != kUnreachable && (position < 0 || sum[last + j] < sum[last + position])) position = j;
   }
   scratch.total_us = sum[last + position];
-  scratch.replica.resize(count);
-  scratch.from.resize(count);
-  scratch.rtt_us.resize(count);
+  if (scratch.replica.size() < count) {  // only grown: sized for the longest chain yet
+    scratch.replica.resize(count);
+    scratch.from.resize(count);
+  }
+  if (scratch.rtt_us.size() < count) scratch.rtt_us.resize(count);
   for (size_t call = count; call-- > 0;) {
     const size_t k = begin[call + 1] + position;
     const int caller = from[k];

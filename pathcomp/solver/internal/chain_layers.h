@@ -34,7 +34,7 @@ struct LayerScratch {
   std::vector<SearchEntry> entries;
   std::vector<size_t> begin;  // layer i: entries[begin[i] .. begin[i + 1])
   // When placed, per call: the replica, the facility it is called from, the
-  // round trip between them.
+  // round trip between them (at least as many entries as calls).
   std::vector<int> replica, from;
   std::vector<uint64_t> rtt_us;
   uint64_t total_us = 0;
