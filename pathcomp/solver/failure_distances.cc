@@ -370,8 +370,7 @@ void FailureDistances::Repair(Tree& tree) {
   for (int at : tree.repaired) tree.distance_us[at] = tree.base.distance_us[at];
   tree.repaired.clear();
   const uint32_t now = epoch_;
-  std::vector<int>& cut = cut_;
-  cut.clear();
+  const std::vector<int>& cut = tree.repaired;  // the facilities cut off, each once
   for (int root : roots_) {
     for (int i = tree.first[root]; i < tree.end[root]; ++i) {
       const int at = tree.preorder[i];
@@ -381,7 +380,6 @@ void FailureDistances::Repair(Tree& tree) {
       tree.distance_us[at] = kUnreachable;
       tree.parent[at] = -1;
       tree.parent_arc_link[at] = -1;
-      cut.push_back(at);
     }
   }
   // The rest of the tree keeps its distances (they cannot shrink): seed the

@@ -132,8 +132,8 @@ class FailureDistances {
   uint32_t excluded_epoch_ = 0;
   std::vector<int> path_scratch_;
   // Decide's and Repair's scratch, kept between repairs (tens of thousands
-  // per plan): the roots of the cut subtrees, the facilities cut, the queue.
-  std::vector<int> roots_, cut_;
+  // per plan): the roots of the cut subtrees, the queue.
+  std::vector<int> roots_;
   std::vector<std::pair<uint64_t, int>> queue_;
   uint64_t path_table_ = 0;  // the identity of the table PathId's ids are in (0: none yet)
 };
