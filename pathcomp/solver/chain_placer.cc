@@ -180,7 +180,7 @@ ChainPlan ChainPlacer::PlanAll() {
   // part of the plan).
   auto audit = std::async(threads_ > 1 ? std::launch::async : std::launch::deferred,
                           [&] { CompleteAudit(elephant_audit, plan.dependencies); });
-  plan.Finish();
+  plan.Finish(threads_);
   audit.get();
   return plan;
 }
@@ -330,7 +330,7 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
     }
   }
   backup_threads_ = shared.PlaceBackups(tasks, plan, threads_, nullptr);
-  plan.Finish();
+  plan.Finish(threads_);
   // The audit, from the new placements.
   plan.dependencies.clear();
   for (const ChainPlan::CompactBackup& backup : plan.backups) {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -224,25 +226,60 @@ void ChainPlan::AddBackup(int chain, ChainFailure failure, const ChainPlacement&
   }
 }
 
-void ChainPlan::Finish() {
+void ChainPlan::Finish(int threads) {
   const int chains = chain_count();
+  const size_t stored = backups.size();
+  // A counting sort by chain, the storage cut into parts (one per thread):
+  // each part counts its backups per chain, then writes them from where
+  // the parts before it end.
+  constexpr size_t kBackupsPerPart = 1 << 16;  // fewer are counted before a thread would start
+  const size_t parts = std::clamp<size_t>(stored / kBackupsPerPart, 1, static_cast<size_t>(std::max(threads, 1)));
+  std::vector<std::vector<uint32_t>> from(parts, std::vector<uint32_t>(static_cast<size_t>(chains), 0));
+  std::vector<size_t> live(parts, 0), live_changed(parts, 0);
+  auto part_range = [&](size_t part) { return std::pair{stored * part / parts, stored * (part + 1) / parts}; };
+  auto in_parts = [&](const std::function<void(size_t)>& work) {
+    std::vector<std::jthread> pool;
+    for (size_t part = 1; part < parts; ++part) pool.emplace_back(work, part);
+    work(0);
+  };
+  in_parts([&](size_t part) {
+    const auto [begin, end] = part_range(part);
+    std::vector<uint32_t>& count = from[part];
+    for (size_t i = begin; i < end; ++i) {
+      const CompactBackup& backup = backups[i];
+      if (backup.chain < 0) continue;
+      ++count[static_cast<size_t>(backup.chain)];
+      ++live[part];
+      live_changed[part] += backup.placed ? backup.count : 0;
+    }
+  });
+  // Each part's counts become where its backups of each chain go.
   backup_begin_.assign(chains + 1, 0);
-  size_t live = 0, live_changed = 0;
-  for (const CompactBackup& backup : backups) {
-    if (backup.chain < 0) continue;
-    ++backup_begin_[backup.chain + 1];
-    ++live;
-    live_changed += backup.placed ? backup.count : 0;
+  for (int c = 0; c < chains; ++c) {
+    uint32_t at = backup_begin_[c];
+    for (std::vector<uint32_t>& part : from) {
+      const uint32_t count = part[static_cast<size_t>(c)];
+      part[static_cast<size_t>(c)] = at;
+      at += count;
+    }
+    backup_begin_[c + 1] = at;
   }
-  for (int c = 0; c < chains; ++c) backup_begin_[c + 1] += backup_begin_[c];
-  std::vector<uint32_t> fill(backup_begin_.begin(), backup_begin_.end() - 1);
-  backup_index_.resize(live);
-  for (uint32_t i = 0; i < backups.size(); ++i) {
-    if (backups[i].chain >= 0) backup_index_[fill[backups[i].chain]++] = i;
+  size_t all_live = 0, all_live_changed = 0;
+  for (size_t part = 0; part < parts; ++part) {
+    all_live += live[part];
+    all_live_changed += live_changed[part];
   }
+  backup_index_.resize(all_live);
+  in_parts([&](size_t part) {
+    const auto [begin, end] = part_range(part);
+    std::vector<uint32_t>& fill = from[part];
+    for (size_t i = begin; i < end; ++i) {
+      if (backups[i].chain >= 0) backup_index_[fill[static_cast<size_t>(backups[i].chain)]++] = static_cast<uint32_t>(i);
+    }
+  });
   // Dropped and replaced backups stay in storage until they are as many as
   // the live ones: then the live ones are copied out, chain by chain.
-  if (backups.size() > 2 * live || changed.size() > 2 * live_changed) CompactStorage(live_changed);
+  if (stored > 2 * all_live || changed.size() > 2 * all_live_changed) CompactStorage(all_live_changed);
 }
 
 void ChainPlan::CompactStorage(size_t live_changed) {

@@ -208,7 +208,9 @@ class ChainPlan {
   // later); backups appended to `backups`, each chain's in failure order
   // (AddBackup from a whole placement, or written directly); DropBackups
   // drops a chain's; then Finish(), which lists them by chain (and
-  // compacts the storage when much of it was dropped or replaced).
+  // compacts the storage when much of it was dropped or replaced; on up to
+  // `threads` threads, the calling one among them, joined before it
+  // returns: the same lists whatever the count).
   // Storage keeps room to grow (address space, not memory, until written),
   // so that a re-plan does not move the plan's: the changed hops two per
   // backup from PlanAll, twice what is live after a compaction; the backups
@@ -220,7 +222,7 @@ class ChainPlan {
   void SetPrimary(int c, ChainPlacement placement);
   void AddBackup(int chain, ChainFailure failure, const ChainPlacement& placement);
   void DropBackups(int chain);
-  void Finish();
+  void Finish(int threads = 1);
 
   // Equal placements, backups and audit (paths compared by their links).
   friend bool operator==(const ChainPlan& a, const ChainPlan& b);

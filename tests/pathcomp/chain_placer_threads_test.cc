@@ -131,6 +131,39 @@ TEST(ChainPlanTest, ThreadsPlaceTheSamePlan) {
   }
 }
 
+// ChainPlan::Finish lists the backups by chain on several threads as on one:
+// a plan with storage enough for several parts, some of it dropped (both
+// with and without the compaction that many dropped backups bring).
+TEST(ChainPlanTest, FinishListsBackupsAlikeOnAnyThreads) {
+  std::mt19937 random(7122026);
+  for (const int dropped_in_8 : {1, 6}) {
+    ChainPlan plan;
+    const int chains = 5000;
+    for (int c = 0; c < chains; ++c) {
+      plan.AddPrimary(Chain{.origin = 0, .services = {0}, .budget_us = 1, .workload = c}, ChainPlacement{});
+    }
+    for (int i = 0; i < 400'000; ++i) {
+      ChainPlan::CompactBackup& backup = plan.backups.emplace_back();
+      backup.failure = {ChainFailure::Kind::kLink, i / 1000};
+      backup.chain = static_cast<int>(random() % 8) < dropped_in_8 ? -1 : static_cast<int>(random() % chains);
+    }
+    ChainPlan alone = plan;
+    alone.Finish(1);
+    for (int threads : {2, 3, 5}) {
+      ChainPlan shared = plan;
+      shared.Finish(threads);
+      ASSERT_EQ(shared.total_backups(), alone.total_backups());
+      ASSERT_EQ(shared.backups.size(), alone.backups.size()) << threads << " threads: compacted alike";
+      for (int c = 0; c < chains; ++c) {
+        ASSERT_EQ(shared.backup_count(c), alone.backup_count(c)) << "chain " << c << ", " << threads << " threads";
+        for (int i = 0; i < alone.backup_count(c); ++i) {
+          ASSERT_EQ(shared.backup_position(c, i), alone.backup_position(c, i))
+              << "chain " << c << " backup " << i << ", " << threads << " threads";
+        }
+      }
+    }
+  }
+}
 
 }  // namespace
 }  // namespace geodesic::pathcomp
