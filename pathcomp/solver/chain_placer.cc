@@ -330,15 +330,18 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
     }
   }
   backup_threads_ = shared.PlaceBackups(tasks, plan, threads_, nullptr);
-  plan.Finish(threads_);
-  // The audit, from the new placements.
+  // The audit, from the new placements (read from storage before Finish may
+  // compact it); its sort beside the plan's index by chain.
   plan.dependencies.clear();
   for (const ChainPlan::CompactBackup& backup : plan.backups) {
     if (backup.chain >= 0) {
       AddChainDependency(snapshot_, plan, backup, plan.primary[backup.chain].within_budget, plan.dependencies);
     }
   }
-  CompleteAudit(elephant_audit, plan.dependencies);
+  auto audit = std::async(threads_ > 1 ? std::launch::async : std::launch::deferred,
+                          [&] { CompleteAudit(elephant_audit, plan.dependencies); });
+  plan.Finish(threads_);
+  audit.get();
   return plan;
 }
 
