@@ -26,9 +26,9 @@ bool SameExclusion(const Exclusion& a, const Exclusion& b) {
 // The single-facility dependency a facility backup reveals, if any: its
 // chain cannot run without the facility, or not within its budget.
 void AddChainDependency(const Snapshot& snapshot, const ChainPlan& plan, const ChainPlan::CompactBackup& backup,
-                        bool primary_within_budget, std::vector<FacilityDependency>& dependencies) {
+                        std::vector<FacilityDependency>& dependencies) {
   if (backup.failure.kind != ChainFailure::Kind::kFacility) return;
-  if (backup.placed && (backup.within_budget || !primary_within_budget)) return;
+  if (backup.placed && (backup.within_budget || !plan.primary[backup.chain].within_budget)) return;
   const Chain& chain = snapshot.chains()[backup.chain];
   const int facility = backup.failure.index;
   if (!backup.placed) {
@@ -174,7 +174,7 @@ ChainPlan ChainPlacer::PlanAll() {
   backup_threads_ = shared.PlaceBackups(
       touched, plan, threads_,
       [&](const ChainPlan::CompactBackup& backup, std::vector<FacilityDependency>& dependencies) {
-        AddChainDependency(snapshot_, plan, backup, shared.primary_within_budget(backup.chain), dependencies);
+        AddChainDependency(snapshot_, plan, backup, dependencies);
       });
   // The audit's last step beside the plan's index by chain (each its own
   // part of the plan).
@@ -335,7 +335,7 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
   plan.dependencies.clear();
   for (const ChainPlan::CompactBackup& backup : plan.backups) {
     if (backup.chain >= 0) {
-      AddChainDependency(snapshot_, plan, backup, plan.primary[backup.chain].within_budget, plan.dependencies);
+      AddChainDependency(snapshot_, plan, backup, plan.dependencies);
     }
   }
   auto audit = std::async(threads_ > 1 ? std::launch::async : std::launch::deferred,

@@ -78,7 +78,6 @@ void ChainBackupPlacer::KeepLayers(int c, const ChainPlan& plan, bool just_place
   }
   head.calls_at = static_cast<uint32_t>(layer_calls_.size());
   head.entries_at = static_cast<uint32_t>(layer_entries_.size());
-  head.primary_within_budget = plan.primary[c].within_budget;
   head.primary_us = plan.primary[c].total_us;
   const ChainView chain = View(c);
   layer_entries_.push_back({.total_us = 0, .from = -1, .facility = chain.origin});

@@ -96,7 +96,6 @@ class ChainBackupPlacer {
   explicit ChainBackupPlacer(const Snapshot& snapshot);
 
   const FailureIds& ids() const { return ids_; }
-  bool primary_within_budget(int c) const { return heads_[c].primary_within_budget; }
 
   // The primary placement of chain `c`, whole. Its layered graph is kept
   // for its backups once `plan` has it (KeepLayers).

@@ -88,7 +88,6 @@ struct LayerChain {
   uint32_t entries_at = 0;    // its LayerEntries from here
   uint32_t entry_count = 0;
   bool pinned = false;        // pinned replicas or an allowed set
-  bool primary_within_budget = false;
 };
 
 // What placing a chain reads of it, from wherever it is kept.
