@@ -330,6 +330,28 @@ TEST(ChainPlanTest, PlanAllEqualsTheReferenceOnLongChains) {
   EXPECT_GT(placed, 1500u);
 }
 
+// Chains of up to 40 calls: past the 32 calls a backup task names one by
+// one (`on_path`), where the bound walks every call instead of the named
+// ones, and at exactly 32.
+TEST(ChainPlanTest, PlanAllEqualsTheReferenceOnChainsPastThirtyTwoCalls) {
+  std::mt19937 random(7122026);
+  size_t past_32 = 0, placed_past_32 = 0;
+  for (int instance = 0; instance < 25; ++instance) {
+    const Snapshot snapshot = Snapshot::Build(RandomModel(random, 40));
+    const ChainPlan fast = ChainPlacer(snapshot).PlanAll();
+    const ChainPlan reference = ChainPlacer(snapshot).PlanAllReference();
+    ASSERT_EQ(FirstDifference(snapshot, fast, reference), "") << "instance " << instance;
+    EXPECT_TRUE(fast == reference);
+    for (int c = 0; c < reference.chain_count(); ++c) {
+      if (snapshot.chains()[c].services.size() < 32) continue;
+      ++past_32;
+      for (int i = 0; i < reference.backup_count(c); ++i) placed_past_32 += reference.compact_backup(c, i).placed;
+    }
+  }
+  EXPECT_GT(past_32, 20u);
+  EXPECT_GT(placed_past_32, 200u);
+}
+
 TEST(ChainPlanTest, ReplanEqualsPlanAllAfterRandomLinkChanges) {
   std::mt19937 random(5122026);
   int incremental = 0, steps = 0;
