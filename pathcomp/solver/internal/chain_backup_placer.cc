@@ -352,12 +352,14 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
     int begin = 0, end = 0;
     int worker = -1;
     int paths_begin = 0, paths_end = 0;  // the ids its worker's table gave paths first met in it
-    std::vector<ChainPlan::CompactBackup> backups;
+    // Its backups' changed hops and unreached facilities, which their
+    // `first` counts from until they are written into the plan's.
     std::vector<ChainPlan::ChangedHop> changed;
     std::vector<int> unreached_from;
-    std::vector<FacilityDependency> dependencies;  // found by the audit as written
-    // Where its output goes in the plan (after the placing).
-    size_t changed_at = 0, unreached_at = 0, appended_at = 0;
+    std::vector<FacilityDependency> dependencies;  // found by the audit
+    // Where its output goes in the plan: its appended backups (known from
+    // the tasks), its hops and facilities (after the placing).
+    size_t appended_at = 0, changed_at = 0, unreached_at = 0;
   };
   std::vector<Run> runs;
   const size_t per_run = std::max<size_t>(total / (static_cast<size_t>(threads) * 16), 1);
@@ -370,12 +372,17 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
     runs.back().end = id + 1;
     in_run += tasks[id].size();
   }
+  size_t appended_at = plan.backups.size();
   for (Run& run : runs) {
     size_t backups = 0;
-    for (int id = run.begin; id < run.end; ++id) backups += tasks[id].size();
-    run.backups.reserve(backups);
+    run.appended_at = appended_at;
+    for (int id = run.begin; id < run.end; ++id) {
+      backups += tasks[id].size();
+      for (const BackupTask& task : tasks[id]) appended_at += task.slot == BackupTask::kAppend ? 1 : 0;
+    }
     run.changed.reserve(2 * backups);  // as PlanAll's storage
   }
+  plan.backups.resize(appended_at);
   std::vector<std::unique_ptr<BackupWorker>> helpers;
   for (int t = 1; t < threads; ++t) {
     helpers.push_back(std::make_unique<BackupWorker>());
@@ -383,8 +390,9 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
   }
   const int base_paths = plan.paths.size();
   std::vector<ChainPathTable> tables(static_cast<size_t>(threads), plan.paths);
-  // Runs are taken in turn by whichever thread is free, then (a second
-  // pass) written into the plan, each at its own place.
+  // Runs are taken in turn by whichever thread is free: their backups are
+  // placed (each written at its place, and audited), then their hops
+  // written into the plan's after the runs before them.
   std::atomic<size_t> next_run{0};
   std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
   auto in_threads = [&](const std::function<void(int)>& work) {
@@ -407,9 +415,11 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
         run.worker = t;
         run.paths_begin = table.size();
         BackupSink sink{run.changed, run.unreached_from, table};
+        size_t appended = run.appended_at;
         for (int id = run.begin; id < run.end; ++id) {
-          PlaceFailure(worker, id, tasks[id], sink, [&](const BackupTask&, const ChainPlan::CompactBackup& backup) {
-            run.backups.push_back(backup);
+          PlaceFailure(worker, id, tasks[id], sink, [&](const BackupTask& task, const ChainPlan::CompactBackup& backup) {
+            const ChainPlan::CompactBackup& stored = plan.backups[PlaceOf(task, appended)] = backup;
+            if (audit) audit(stored, run.dependencies);
           });
         }
         run.paths_end = table.size();
@@ -425,7 +435,7 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
   // in failure order.
   std::vector<std::vector<int>> to_plan(static_cast<size_t>(threads));
   for (size_t t = 0; t < tables.size(); ++t) to_plan[t].assign(tables[t].size() - base_paths, -1);
-  size_t changed_at = plan.changed.size(), unreached_at = plan.unreached_from.size(), appended_at = plan.backups.size();
+  size_t changed_at = plan.changed.size(), unreached_at = plan.unreached_from.size();
   for (Run& run : runs) {
     const ChainPathTable& table = tables[static_cast<size_t>(run.worker)];
     for (int path = run.paths_begin; path < run.paths_end; ++path) {
@@ -433,41 +443,29 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
     }
     run.changed_at = changed_at;
     run.unreached_at = unreached_at;
-    run.appended_at = appended_at;
     changed_at += run.changed.size();
     unreached_at += run.unreached_from.size();
-    for (int id = run.begin; id < run.end; ++id) {
-      for (const BackupTask& task : tasks[id]) appended_at += task.slot == BackupTask::kAppend ? 1 : 0;
-    }
   }
   plan.changed.resize(changed_at);
   plan.unreached_from.resize(unreached_at);
-  plan.backups.resize(appended_at);
   in_threads([&](int) {
     for (size_t r; (r = next_run++) < runs.size();) {
       Run& run = runs[r];
       const std::vector<int>& ids = to_plan[static_cast<size_t>(run.worker)];
       auto path_in_plan = [&](int path) { return path < base_paths ? path : ids[static_cast<size_t>(path - base_paths)]; };
-      size_t k = 0, appended = run.appended_at;
+      for (size_t i = 0; i < run.changed.size(); ++i) {
+        ChainPlan::ChangedHop hop = run.changed[i];
+        hop.path_there = path_in_plan(hop.path_there);
+        hop.path_back = path_in_plan(hop.path_back);
+        plan.changed[run.changed_at + i] = hop;
+      }
+      std::copy(run.unreached_from.begin(), run.unreached_from.end(),
+                plan.unreached_from.begin() + static_cast<std::ptrdiff_t>(run.unreached_at));
+      size_t appended = run.appended_at;
       for (int id = run.begin; id < run.end; ++id) {
         for (const BackupTask& task : tasks[id]) {
-          ChainPlan::CompactBackup backup = run.backups[k++];
-          if (backup.placed) {
-            const size_t first = run.changed_at + backup.first;
-            for (uint32_t i = 0; i < backup.count; ++i) {
-              ChainPlan::ChangedHop hop = run.changed[backup.first + i];
-              hop.path_there = path_in_plan(hop.path_there);
-              hop.path_back = path_in_plan(hop.path_back);
-              plan.changed[first + i] = hop;
-            }
-            backup.first = static_cast<uint32_t>(first);
-          } else {
-            std::copy_n(run.unreached_from.begin() + backup.first, backup.count,
-                        plan.unreached_from.begin() + static_cast<std::ptrdiff_t>(run.unreached_at + backup.first));
-            backup.first = static_cast<uint32_t>(run.unreached_at + backup.first);
-          }
-          ChainPlan::CompactBackup& stored = plan.backups[PlaceOf(task, appended)] = backup;
-          if (audit) audit(stored, run.dependencies);
+          ChainPlan::CompactBackup& backup = plan.backups[PlaceOf(task, appended)];
+          backup.first += static_cast<uint32_t>(backup.placed ? run.changed_at : run.unreached_at);
         }
       }
     }

@@ -110,7 +110,8 @@ class ChainBackupPlacer {
   // What a backup reveals of the single-facility audit, appended to
   // `dependencies`. Called by PlaceBackups on whichever of its threads
   // stores the backup, concurrently with other calls (each with its own
-  // list): it may only read the plan's primaries.
+  // list): it may only read the plan's primaries, and of the backup all but
+  // `first` (where its hops are is not known yet).
   using BackupAudit =
       std::function<void(const ChainPlan::CompactBackup& backup, std::vector<FacilityDependency>& dependencies)>;
 
@@ -120,11 +121,12 @@ class ChainBackupPlacer {
   // `audit`, appends to plan.dependencies what it finds of each backup, in
   // the backups' order. With `threads` > 1 and enough backups, runs of
   // failures go to that many threads (joined before it returns), each with
-  // its own worker, sink and copy of the plan's path table; their new paths
-  // are then interned in the plan's in the order they first came, and the
-  // threads write (and audit) each run's backups at their places (known
-  // from the runs' sizes): the plan is the same (path ids included)
-  // whatever the count. Returns the threads used.
+  // its own worker, sink and copy of the plan's path table, and each
+  // writing (and auditing) a run's backups at their places (known from the
+  // tasks); their new paths are then interned in the plan's in the order
+  // they first came, and the threads write each run's hops after the runs
+  // before it: the plan is the same (path ids included) whatever the count.
+  // Returns the threads used.
   int PlaceBackups(const std::vector<std::vector<BackupTask>>& tasks, ChainPlan& plan, int threads,
                    const BackupAudit& audit);
 
