@@ -383,14 +383,28 @@ void FailureDistances::Repair(Tree& tree) {
     }
   }
   // The rest of the tree keeps its distances (they cannot shrink): seed the
-  // cut facilities from it, then a Dijkstra among them.
+  // cut facilities from it, then a Dijkstra among them. Parents as
+  // ShortestPaths::Run leaves them: the lowest-index link on a shortest
+  // path into the facility. Every link into a cut facility is weighed once
+  // with its source's final distance (from the rest at the seeding, from a
+  // cut one when the Dijkstra settles it), so keeping, per facility, the
+  // lowest-index link among those that give its least distance is that.
+  auto weigh = [&](int at, int link, uint64_t candidate) {
+    uint64_t& distance = tree.distance_us[at];
+    if (candidate > distance || (candidate == distance && link > tree.parent_arc_link[at])) return false;
+    const bool shorter = candidate < distance;
+    distance = candidate;
+    tree.parent_arc_link[at] = link;
+    tree.parent[at] = snapshot_.link_src(link);
+    return shorter;
+  };
   std::vector<std::pair<uint64_t, int>>& queue = queue_;
   queue.clear();
   for (int at : cut) {
     for (int link : in_links_[at]) {
       const int from = snapshot_.link_src(link);
       if (tree.target[from].stamp == now || tree.base.distance_us[from] == kUnreachable || Excluded(link)) continue;
-      tree.distance_us[at] = std::min(tree.distance_us[at], tree.base.distance_us[from] + snapshot_.link_state(link).cost_us);
+      weigh(at, link, tree.base.distance_us[from] + snapshot_.link_state(link).cost_us);
     }
     if (tree.distance_us[at] != kUnreachable) queue.emplace_back(tree.distance_us[at], at);
   }
@@ -404,25 +418,10 @@ void FailureDistances::Repair(Tree& tree) {
       const int next = snapshot_.link_dst(link);
       if (tree.target[next].stamp != now || Excluded(link)) continue;
       const uint64_t candidate = distance + snapshot_.link_state(link).cost_us;
-      if (candidate < tree.distance_us[next]) {
-        tree.distance_us[next] = candidate;
+      if (weigh(next, link, candidate)) {
         queue.emplace_back(candidate, next);
         std::push_heap(queue.begin(), queue.end(), std::greater<>());
       }
-    }
-  }
-  // Parents as ShortestPaths::Run leaves them: the lowest-index link on a
-  // shortest path into the facility.
-  for (int at : cut) {
-    if (tree.distance_us[at] == kUnreachable) continue;
-    for (int link : in_links_[at]) {
-      const int from = snapshot_.link_src(link);
-      const uint64_t before = tree.target[from].stamp == now ? tree.distance_us[from] : tree.base.distance_us[from];
-      if (before == kUnreachable || before + snapshot_.link_state(link).cost_us != tree.distance_us[at]) continue;
-      if (Excluded(link)) continue;
-      tree.parent_arc_link[at] = link;  // in_links_ ascend: the first is the lowest
-      tree.parent[at] = from;
-      break;
     }
   }
 }
