@@ -297,9 +297,11 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
   // placed (unless reachability is kept), and those whose changed hops use
   // a changed link (their other hops are the primary's, which does not).
   // Read in storage order (the backups and their changed hops front to
-  // back: chain by chain, it was a cache miss per backup).
+  // back: chain by chain, it was a cache miss per backup). The audit of
+  // those that stay is taken as they are read; the others' as placed.
   std::vector<std::vector<uint32_t>> redo(shared.ids().size());
   std::vector<char> layers_needed(chain_count, 0);
+  std::vector<FacilityDependency> kept_dependencies;
   for (uint32_t position = 0; position < plan.backups.size(); ++position) {
     const ChainPlan::CompactBackup& backup = plan.backups[position];
     if (backup.chain < 0 || again[backup.chain]) continue;  // dropped
@@ -308,7 +310,10 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
     for (uint32_t k = backup.first; backup.placed && !place && k < backup.first + backup.count; ++k) {
       place = path_worse[plan.changed[k].path_there] || path_worse[plan.changed[k].path_back];
     }
-    if (!place) continue;
+    if (!place) {
+      AddChainDependency(snapshot_, plan, backup, kept_dependencies);
+      continue;
+    }
     redo[id].push_back(position);
     layers_needed[backup.chain] = 1;
   }
@@ -329,15 +334,13 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
       tasks[id].push_back(task);
     }
   }
-  backup_threads_ = shared.PlaceBackups(tasks, plan, threads_, nullptr);
-  // The audit, from the new placements (read from storage before Finish may
-  // compact it); its sort beside the plan's index by chain.
-  plan.dependencies.clear();
-  for (const ChainPlan::CompactBackup& backup : plan.backups) {
-    if (backup.chain >= 0) {
-      AddChainDependency(snapshot_, plan, backup, plan.dependencies);
-    }
-  }
+  plan.dependencies = std::move(kept_dependencies);
+  backup_threads_ = shared.PlaceBackups(
+      tasks, plan, threads_,
+      [&](const ChainPlan::CompactBackup& backup, std::vector<FacilityDependency>& dependencies) {
+        AddChainDependency(snapshot_, plan, backup, dependencies);
+      });
+  // The audit's sort beside the plan's index by chain.
   auto audit = std::async(threads_ > 1 ? std::launch::async : std::launch::deferred,
                           [&] { CompleteAudit(elephant_audit, plan.dependencies); });
   plan.Finish(threads_);
