@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <functional>
 #include <set>
-#include <thread>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "pathcomp/solver/internal/on_threads.h"
 
 namespace geodesic::pathcomp {
 namespace {
@@ -237,12 +236,8 @@ void ChainPlan::Finish(int threads) {
   std::vector<std::vector<uint32_t>> from(parts, std::vector<uint32_t>(static_cast<size_t>(chains), 0));
   std::vector<size_t> live(parts, 0), live_changed(parts, 0);
   auto part_range = [&](size_t part) { return std::pair{stored * part / parts, stored * (part + 1) / parts}; };
-  auto in_parts = [&](const std::function<void(size_t)>& work) {
-    std::vector<std::jthread> pool;
-    for (size_t part = 1; part < parts; ++part) pool.emplace_back(work, part);
-    work(0);
-  };
-  in_parts([&](size_t part) {
+  internal::OnThreads(static_cast<int>(parts), [&](int t) {
+    const size_t part = static_cast<size_t>(t);
     const auto [begin, end] = part_range(part);
     std::vector<uint32_t>& count = from[part];
     for (size_t i = begin; i < end; ++i) {
@@ -270,7 +265,8 @@ void ChainPlan::Finish(int threads) {
     all_live_changed += live_changed[part];
   }
   backup_index_.resize(all_live);
-  in_parts([&](size_t part) {
+  internal::OnThreads(static_cast<int>(parts), [&](int t) {
+    const size_t part = static_cast<size_t>(t);
     const auto [begin, end] = part_range(part);
     std::vector<uint32_t>& fill = from[part];
     for (size_t i = begin; i < end; ++i) {

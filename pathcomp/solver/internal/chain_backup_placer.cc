@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <exception>
-#include <thread>
 #include <tuple>
 #include <utility>
 
 #include "pathcomp/solver/internal/huge_pages.h"
+#include "pathcomp/solver/internal/on_threads.h"
 
 namespace geodesic::pathcomp::internal {
 namespace {
@@ -394,38 +393,22 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
   // placed (each written at its place, and audited), then their hops
   // written into the plan's after the runs before them.
   std::atomic<size_t> next_run{0};
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
-  auto in_threads = [&](const std::function<void(int)>& work) {
-    next_run = 0;
-    {
-      std::vector<std::jthread> pool;
-      for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-      work(0);
-    }  // joined
-    for (const auto& error : errors) {
-      if (error) std::rethrow_exception(error);
-    }
-  };
-  in_threads([&](int t) {
-    try {
-      BackupWorker& worker = t == 0 ? main_ : *helpers[static_cast<size_t>(t) - 1];
-      ChainPathTable& table = tables[static_cast<size_t>(t)];
-      for (size_t r; (r = next_run++) < runs.size();) {
-        Run& run = runs[r];
-        run.worker = t;
-        run.paths_begin = table.size();
-        BackupSink sink{run.changed, run.unreached_from, table};
-        size_t appended = run.appended_at;
-        for (int id = run.begin; id < run.end; ++id) {
-          PlaceFailure(worker, id, tasks[id], sink, [&](const BackupTask& task, const ChainPlan::CompactBackup& backup) {
-            const ChainPlan::CompactBackup& stored = plan.backups[PlaceOf(task, appended)] = backup;
-            if (audit) audit(stored, run.dependencies);
-          });
-        }
-        run.paths_end = table.size();
+  OnThreads(threads, [&](int t) {
+    BackupWorker& worker = t == 0 ? main_ : *helpers[static_cast<size_t>(t) - 1];
+    ChainPathTable& table = tables[static_cast<size_t>(t)];
+    for (size_t r; (r = next_run++) < runs.size();) {
+      Run& run = runs[r];
+      run.worker = t;
+      run.paths_begin = table.size();
+      BackupSink sink{run.changed, run.unreached_from, table};
+      size_t appended = run.appended_at;
+      for (int id = run.begin; id < run.end; ++id) {
+        PlaceFailure(worker, id, tasks[id], sink, [&](const BackupTask& task, const ChainPlan::CompactBackup& backup) {
+          const ChainPlan::CompactBackup& stored = plan.backups[PlaceOf(task, appended)] = backup;
+          if (audit) audit(stored, run.dependencies);
+        });
       }
-    } catch (...) {  // std::bad_alloc: rethrown on the calling thread
-      errors[static_cast<size_t>(t)] = std::current_exception();
+      run.paths_end = table.size();
     }
   });
   // Paths new to the plan interned as they first come in failure order,
@@ -448,7 +431,8 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
   }
   plan.changed.resize(changed_at);
   plan.unreached_from.resize(unreached_at);
-  in_threads([&](int) {
+  next_run = 0;
+  OnThreads(threads, [&](int) {
     for (size_t r; (r = next_run++) < runs.size();) {
       Run& run = runs[r];
       const std::vector<int>& ids = to_plan[static_cast<size_t>(run.worker)];
