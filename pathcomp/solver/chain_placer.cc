@@ -7,6 +7,7 @@
 #include "pathcomp/solver/internal/chain_backup_placer.h"
 #include "pathcomp/solver/internal/chain_layers.h"
 #include "pathcomp/solver/internal/huge_pages.h"
+#include "pathcomp/solver/internal/on_threads.h"
 #include "pathcomp/solver/transit_audit.h"
 
 namespace geodesic::pathcomp {
@@ -67,6 +68,58 @@ void CompleteAudit(std::future<std::vector<FacilityDependency>>& elephant_audit,
   dependencies.insert(dependencies.end(), elephants.begin(), elephants.end());
   std::sort(dependencies.begin(), dependencies.end(), DependencyBefore);
 }
+
+// Whether which facilities reach which is unchanged under a failure when
+// the links `down` went down: each still has another way between its ends
+// under the failure (or is out under it anyway). Remembered per failure id.
+class ReachabilityKept {
+ public:
+  ReachabilityKept(const Snapshot& now, const Snapshot& before, const internal::FailureIds& ids,
+                   const std::vector<int>& down)
+      : now_(now), before_(before), ids_(ids), down_(down), kept_(ids.size(), -1), seen_(now.facility_count()) {}
+
+  bool operator()(int id) {
+    if (kept_[id] >= 0) return kept_[id] == 1;
+    const Exclusion failure = ids_.At(id).AsExclusion();
+    bool kept = true;
+    for (int link : down_) {
+      if (failure.link == link || failure.facility == before_.link_src(link) ||
+          failure.facility == before_.link_dst(link)) {
+        continue;  // out under the failure anyway
+      }
+      const auto srlgs = before_.link_srlgs(link);
+      if (failure.srlg >= 0 && std::find(srlgs.begin(), srlgs.end(), failure.srlg) != srlgs.end()) continue;
+      std::fill(seen_.begin(), seen_.end(), 0);
+      stack_.assign(1, now_.link_src(link));
+      seen_[stack_[0]] = 1;
+      while (!stack_.empty() && !seen_[now_.link_dst(link)]) {
+        const int at = stack_.back();
+        stack_.pop_back();
+        for (int out : now_.out_links(at)) {
+          const int next = now_.link_dst(out);
+          if (seen_[next] || failure.Excludes(now_, out)) continue;
+          seen_[next] = 1;
+          stack_.push_back(next);
+        }
+      }
+      if (!seen_[now_.link_dst(link)]) {
+        kept = false;
+        break;
+      }
+    }
+    kept_[id] = kept ? 1 : 0;
+    return kept;
+  }
+
+ private:
+  const Snapshot& now_;
+  const Snapshot& before_;
+  const internal::FailureIds& ids_;
+  const std::vector<int>& down_;
+  std::vector<int8_t> kept_;  // per failure id: -1 not known yet
+  std::vector<char> seen_;
+  std::vector<int> stack_;
+};
 
 }  // namespace
 
@@ -258,64 +311,52 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
   for (int link = 0; link < snapshot_.link_count(); ++link) {
     if (worse[link] && !snapshot_.link_state(link).usable) down.push_back(link);
   }
-  std::vector<int8_t> reach_kept(shared.ids().size(), -1);  // per failure id: -1 not known yet
-  std::vector<char> seen(snapshot_.facility_count());
-  std::vector<int> stack;
-  auto reachability_kept = [&](int id) {
-    if (reach_kept[id] >= 0) return reach_kept[id] == 1;
-    const Exclusion failure = shared.ids().At(id).AsExclusion();
-    bool kept = true;
-    for (int link : down) {
-      if (failure.link == link || failure.facility == before.link_src(link) || failure.facility == before.link_dst(link)) {
-        continue;  // out under the failure anyway
-      }
-      const auto srlgs = before.link_srlgs(link);
-      if (failure.srlg >= 0 && std::find(srlgs.begin(), srlgs.end(), failure.srlg) != srlgs.end()) continue;
-      std::fill(seen.begin(), seen.end(), 0);
-      stack.assign(1, snapshot_.link_src(link));
-      seen[stack[0]] = 1;
-      while (!stack.empty() && !seen[snapshot_.link_dst(link)]) {
-        const int at = stack.back();
-        stack.pop_back();
-        for (int out : snapshot_.out_links(at)) {
-          const int next = snapshot_.link_dst(out);
-          if (seen[next] || failure.Excludes(snapshot_, out)) continue;
-          seen[next] = 1;
-          stack.push_back(next);
-        }
-      }
-      if (!seen[snapshot_.link_dst(link)]) {
-        kept = false;
-        break;
-      }
-    }
-    reach_kept[id] = kept ? 1 : 0;
-    return kept;
-  };
 
   // The other chains' backups placed again where they are: those not
   // placed (unless reachability is kept), and those whose changed hops use
   // a changed link (their other hops are the primary's, which does not).
   // Read in storage order (the backups and their changed hops front to
-  // back: chain by chain, it was a cache miss per backup). The audit of
-  // those that stay is taken as they are read; the others' as placed.
-  std::vector<std::vector<uint32_t>> redo(shared.ids().size());
-  std::vector<char> layers_needed(chain_count, 0);
-  std::vector<FacilityDependency> kept_dependencies;
-  for (uint32_t position = 0; position < plan.backups.size(); ++position) {
-    const ChainPlan::CompactBackup& backup = plan.backups[position];
-    if (backup.chain < 0 || again[backup.chain]) continue;  // dropped
-    const int id = shared.ids().Id(backup.failure);
-    bool place = !backup.placed && (!chains[backup.chain].allowed.empty() || !reachability_kept(id));
-    for (uint32_t k = backup.first; backup.placed && !place && k < backup.first + backup.count; ++k) {
-      place = path_worse[plan.changed[k].path_there] || path_worse[plan.changed[k].path_back];
+  // back: chain by chain, it was a cache miss per backup), in parts on the
+  // placer's threads. The audit of those that stay is taken as they are
+  // read; the others' as placed.
+  struct Scan {
+    std::vector<std::vector<uint32_t>> redo;  // per failure id: positions, ascending
+    std::vector<char> layers_needed;          // per chain
+    std::vector<FacilityDependency> kept_dependencies;
+  };
+  constexpr size_t kBackupsPerScan = 4096;  // fewer are read before a thread would start
+  const size_t stored = plan.backups.size();
+  std::vector<Scan> scans(std::clamp<size_t>(stored / kBackupsPerScan, 1, static_cast<size_t>(threads_)));
+  internal::OnThreads(static_cast<int>(scans.size()), [&](int t) {
+    Scan& scan = scans[static_cast<size_t>(t)];
+    scan.redo.resize(shared.ids().size());
+    scan.layers_needed.assign(chain_count, 0);
+    ReachabilityKept reachability_kept(snapshot_, before, shared.ids(), down);
+    const size_t begin = stored * t / scans.size(), end = stored * (t + 1) / scans.size();
+    for (size_t position = begin; position < end; ++position) {
+      const ChainPlan::CompactBackup& backup = plan.backups[position];
+      if (backup.chain < 0 || again[backup.chain]) continue;  // dropped
+      const int id = shared.ids().Id(backup.failure);
+      bool place = !backup.placed && (!chains[backup.chain].allowed.empty() || !reachability_kept(id));
+      for (uint32_t k = backup.first; backup.placed && !place && k < backup.first + backup.count; ++k) {
+        place = path_worse[plan.changed[k].path_there] || path_worse[plan.changed[k].path_back];
+      }
+      if (!place) {
+        AddChainDependency(snapshot_, plan, backup, scan.kept_dependencies);
+        continue;
+      }
+      scan.redo[id].push_back(static_cast<uint32_t>(position));
+      scan.layers_needed[backup.chain] = 1;
     }
-    if (!place) {
-      AddChainDependency(snapshot_, plan, backup, kept_dependencies);
-      continue;
-    }
-    redo[id].push_back(position);
-    layers_needed[backup.chain] = 1;
+  });
+  std::vector<std::vector<uint32_t>> redo = std::move(scans[0].redo);
+  std::vector<char> layers_needed = std::move(scans[0].layers_needed);
+  std::vector<FacilityDependency> kept_dependencies = std::move(scans[0].kept_dependencies);
+  for (size_t t = 1; t < scans.size(); ++t) {
+    for (size_t id = 0; id < redo.size(); ++id) redo[id].insert(redo[id].end(), scans[t].redo[id].begin(), scans[t].redo[id].end());
+    for (int c = 0; c < chain_count; ++c) layers_needed[c] |= scans[t].layers_needed[c];
+    kept_dependencies.insert(kept_dependencies.end(), scans[t].kept_dependencies.begin(),
+                             scans[t].kept_dependencies.end());
   }
   for (int c = 0; c < chain_count; ++c) {
     if (layers_needed[c]) shared.KeepLayers(c, plan, false);  // before the failures, which it would interleave with
