@@ -69,6 +69,26 @@ void CompleteAudit(std::future<std::vector<FacilityDependency>>& elephant_audit,
   std::sort(dependencies.begin(), dependencies.end(), DependencyBefore);
 }
 
+// A plan's last steps: the backups of `tasks` placed (on up to `threads`
+// threads) into `plan` with the chains' part of the audit, appended to
+// plan.dependencies; then the audit completed (the elephant flows' part
+// joined, all sorted) beside the plan's index by chain. Returns the threads
+// the backups were placed on.
+int PlaceAndFinish(const Snapshot& snapshot, ChainBackupPlacer& shared,
+                   const std::vector<std::vector<BackupTask>>& tasks, int threads,
+                   std::future<std::vector<FacilityDependency>>& elephant_audit, ChainPlan& plan) {
+  const int used = shared.PlaceBackups(
+      tasks, plan, threads,
+      [&](const ChainPlan::CompactBackup& backup, std::vector<FacilityDependency>& dependencies) {
+        AddChainDependency(snapshot, plan, backup, dependencies);
+      });
+  auto audit = std::async(threads > 1 ? std::launch::async : std::launch::deferred,
+                          [&] { CompleteAudit(elephant_audit, plan.dependencies); });
+  plan.Finish(threads);
+  audit.get();
+  return used;
+}
+
 // Whether which facilities reach which is unchanged under a failure when
 // the links `down` went down: each still has another way between its ends
 // under the failure (or is out under it anyway). Remembered per failure id.
@@ -224,17 +244,7 @@ ChainPlan ChainPlacer::PlanAll() {
   // Failure by failure, in ChainFailure order.
   internal::ReserveInHugePages(plan.backups, backups + ChainPlan::BackupRoom(backups));
   internal::ReserveInHugePages(plan.changed, 2 * backups);
-  backup_threads_ = shared.PlaceBackups(
-      touched, plan, threads_,
-      [&](const ChainPlan::CompactBackup& backup, std::vector<FacilityDependency>& dependencies) {
-        AddChainDependency(snapshot_, plan, backup, dependencies);
-      });
-  // The audit's last step beside the plan's index by chain (each its own
-  // part of the plan).
-  auto audit = std::async(threads_ > 1 ? std::launch::async : std::launch::deferred,
-                          [&] { CompleteAudit(elephant_audit, plan.dependencies); });
-  plan.Finish(threads_);
-  audit.get();
+  backup_threads_ = PlaceAndFinish(snapshot_, shared, touched, threads_, elephant_audit, plan);
   return plan;
 }
 
@@ -376,16 +386,7 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
     }
   }
   plan.dependencies = std::move(kept_dependencies);
-  backup_threads_ = shared.PlaceBackups(
-      tasks, plan, threads_,
-      [&](const ChainPlan::CompactBackup& backup, std::vector<FacilityDependency>& dependencies) {
-        AddChainDependency(snapshot_, plan, backup, dependencies);
-      });
-  // The audit's sort beside the plan's index by chain.
-  auto audit = std::async(threads_ > 1 ? std::launch::async : std::launch::deferred,
-                          [&] { CompleteAudit(elephant_audit, plan.dependencies); });
-  plan.Finish(threads_);
-  audit.get();
+  backup_threads_ = PlaceAndFinish(snapshot_, shared, tasks, threads_, elephant_audit, plan);
   return plan;
 }
 

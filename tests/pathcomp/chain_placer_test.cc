@@ -306,50 +306,51 @@ TEST(ChainPlanTest, PlanAllEqualsTheReferenceOnRandomInstances) {
   EXPECT_GT(dependencies, 300u);
 }
 
-// Longer chains: a backup has many layers, and most of their entries are
-// kept from the primary's layered graph or left out by the bound the
-// primary's surviving hops give (latencies tie often, so a bound or a kept
-// entry that ignored a tie would show).
-TEST(ChainPlanTest, PlanAllEqualsTheReferenceOnLongChains) {
-  std::mt19937 random(20261206);
-  size_t backups = 0, placed = 0;
-  for (int instance = 0; instance < 120; ++instance) {
-    const Snapshot snapshot = Snapshot::Build(RandomModel(random, 8));
+// PlanAll against PlanAllReference on `instances` random backbones with
+// chains of up to `max_calls` calls; counted for the chains of at least
+// `min_calls` calls: the chains, their backups, the placed ones.
+struct ChainCounts {
+  size_t chains = 0, backups = 0, placed = 0;
+};
+void ExpectPlanAllEqualsTheReference(uint32_t seed, int instances, int max_calls, size_t min_calls,
+                                     ChainCounts& counts) {
+  std::mt19937 random(seed);
+  for (int instance = 0; instance < instances; ++instance) {
+    const Snapshot snapshot = Snapshot::Build(RandomModel(random, max_calls));
     const ChainPlan fast = ChainPlacer(snapshot).PlanAll();
     const ChainPlan reference = ChainPlacer(snapshot).PlanAllReference();
     ASSERT_EQ(FirstDifference(snapshot, fast, reference), "") << "instance " << instance;
     EXPECT_TRUE(fast == reference);
     for (int c = 0; c < reference.chain_count(); ++c) {
+      if (snapshot.chains()[c].services.size() < min_calls) continue;
+      ++counts.chains;
       for (int i = 0; i < reference.backup_count(c); ++i) {
-        ++backups;
-        placed += reference.compact_backup(c, i).placed;
+        ++counts.backups;
+        counts.placed += reference.compact_backup(c, i).placed;
       }
     }
   }
-  EXPECT_GT(backups, 3000u);
-  EXPECT_GT(placed, 1500u);
+}
+
+// Longer chains: a backup has many layers, and most of their entries are
+// kept from the primary's layered graph or left out by the bound the
+// primary's surviving hops give (latencies tie often, so a bound or a kept
+// entry that ignored a tie would show).
+TEST(ChainPlanTest, PlanAllEqualsTheReferenceOnLongChains) {
+  ChainCounts counts;
+  ExpectPlanAllEqualsTheReference(20261206, 120, 8, 0, counts);
+  EXPECT_GT(counts.backups, 3000u);
+  EXPECT_GT(counts.placed, 1500u);
 }
 
 // Chains of up to 40 calls: past the 32 calls a backup task names one by
 // one (`on_path`), where the bound walks every call instead of the named
 // ones, and at exactly 32.
 TEST(ChainPlanTest, PlanAllEqualsTheReferenceOnChainsPastThirtyTwoCalls) {
-  std::mt19937 random(7122026);
-  size_t past_32 = 0, placed_past_32 = 0;
-  for (int instance = 0; instance < 25; ++instance) {
-    const Snapshot snapshot = Snapshot::Build(RandomModel(random, 40));
-    const ChainPlan fast = ChainPlacer(snapshot).PlanAll();
-    const ChainPlan reference = ChainPlacer(snapshot).PlanAllReference();
-    ASSERT_EQ(FirstDifference(snapshot, fast, reference), "") << "instance " << instance;
-    EXPECT_TRUE(fast == reference);
-    for (int c = 0; c < reference.chain_count(); ++c) {
-      if (snapshot.chains()[c].services.size() < 32) continue;
-      ++past_32;
-      for (int i = 0; i < reference.backup_count(c); ++i) placed_past_32 += reference.compact_backup(c, i).placed;
-    }
-  }
-  EXPECT_GT(past_32, 20u);
-  EXPECT_GT(placed_past_32, 200u);
+  ChainCounts past_32;
+  ExpectPlanAllEqualsTheReference(7122026, 25, 40, 32, past_32);
+  EXPECT_GT(past_32.chains, 20u);
+  EXPECT_GT(past_32.placed, 200u);
 }
 
 TEST(ChainPlanTest, ReplanEqualsPlanAllAfterRandomLinkChanges) {
