@@ -195,6 +195,7 @@ ChainPlan ChainPlacer::PlanAll() {
   const int chain_count = static_cast<int>(chains.size());
   ChainBackupPlacer& shared = this->shared();
   auto elephant_audit = StartElephantAudit(snapshot_, threads_);
+  shared.BuildTrees(threads_);
   ChainPlan plan;
   plan.primary.reserve(chains.size());
   plan.call_begin.reserve(chains.size() + 1);
@@ -283,6 +284,7 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
   }
 
   ChainBackupPlacer& shared = this->shared();
+  shared.BuildTrees(threads_);
   ChainPlan plan = std::move(previous);
   // Chains placed again whole (their primary used a changed link, or was
   // not placed): their backups are dropped, and the failures their new

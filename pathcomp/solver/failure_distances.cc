@@ -4,6 +4,8 @@
 #include <functional>
 #include <utility>
 
+#include "pathcomp/solver/internal/on_threads.h"
+
 namespace geodesic::pathcomp {
 
 struct FailureDistances::Tree {
@@ -257,6 +259,38 @@ bool FailureDistances::CutOff(int from, int to) {
   const int at = tree.first[to];
   if (at < 0) return false;
   return AnyCutRoot(tree, [&](int root) { return tree.first[root] <= at && at < tree.end[root]; });
+}
+
+void FailureDistances::BuildTrees(const std::vector<int>& sources, int threads) {
+  std::vector<int> missing;  // each once: a tree is built by one thread
+  std::vector<char> listed(trees_.size(), 0);
+  for (int source : sources) {
+    if (source < 0 || static_cast<size_t>(source) >= trees_.size() || trees_[source] || listed[source]) continue;
+    listed[source] = 1;
+    missing.push_back(source);
+  }
+  // A tree writes only its own slot (and its irregular_ entry).
+  constexpr size_t kTreesPerThread = 16;  // fewer are built before a thread would start
+  const int used = static_cast<int>(std::clamp<size_t>(missing.size() / kTreesPerThread, 1, static_cast<size_t>(std::max(threads, 1))));
+  internal::OnThreads(used, [&](int t) {
+    for (size_t i = static_cast<size_t>(t); i < missing.size(); i += static_cast<size_t>(used)) BuiltTree(missing[i]);
+  });
+}
+
+void FailureDistances::CopyUnfailedTrees(const FailureDistances& other) {
+  for (size_t source = 0; source < trees_.size() && source < other.trees_.size(); ++source) {
+    if (trees_[source] || !other.trees_[source]) continue;
+    const Tree& built = *other.trees_[source];
+    auto tree = std::make_unique<Tree>();
+    tree->base = built.base;
+    tree->regular = built.regular;
+    tree->preorder = built.preorder;
+    tree->first = built.first;
+    tree->end = built.end;
+    tree->target.resize(built.target.size());
+    irregular_[source] = other.irregular_[source];
+    trees_[source] = std::move(tree);
+  }
 }
 
 FailureDistances::Tree& FailureDistances::BuiltTree(int source) {

@@ -34,6 +34,16 @@ class FailureDistances {
   FailureDistances(const FailureDistances&) = delete;
   FailureDistances& operator=(const FailureDistances&) = delete;
 
+  // Builds the unfailed tree of each of `sources` not built yet, on up to
+  // `threads` threads (the calling one among them, joined before it
+  // returns): for solvers that will ask all of them. The one call that uses
+  // threads; no other call may run at the same time.
+  void BuildTrees(const std::vector<int>& sources, int threads);
+  // Takes the unfailed trees `other` has built (over the same snapshot and
+  // mask), copied, instead of building them again: for solvers that ask the
+  // same sources on several threads, each with its own FailureDistances.
+  void CopyUnfailedTrees(const FailureDistances& other);
+
   // Answers from now on avoid `failure` (its link, SRLG and facility; its
   // `allowed` is ignored: the constructor's applies). Cheap when unchanged.
   void SetFailure(const Exclusion& failure);

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "topology/synthetic_wan.h"
@@ -98,6 +100,45 @@ TEST(FailureDistancesTest, AnswersAsAFreshShortestPathRunUnderEveryFailure) {
   EXPECT_GT(compared, 50'000);
   EXPECT_GT(rerouted, 1'000);
   EXPECT_GT(unfailed_steps, compared / 2);
+}
+
+// Trees built ahead on several threads (BuildTrees), or copied from
+// another FailureDistances (CopyUnfailedTrees), answer as trees built one
+// by one as asked: every pair under every failure. Runs under TSan (label
+// threads).
+TEST(FailureDistancesTest, TreesBuiltOnThreadsOrCopiedAnswerAlike) {
+  int compared = 0;
+  for (uint64_t seed = 5; seed <= 6; ++seed) {
+    const Snapshot snapshot = Backbone(seed);
+    const int n = snapshot.facility_count();
+    std::vector<int> sources;
+    for (int source = n; source-- > 0;) sources.push_back(source);
+    sources.push_back(0);  // listed twice: built once
+    FailureDistances asked(snapshot, nullptr), ahead(snapshot, nullptr), copied(snapshot, nullptr);
+    ahead.BuildTrees(sources, 3);
+    copied.CopyUnfailedTrees(ahead);
+    for (const Exclusion& failure : Failures(snapshot)) {
+      asked.SetFailure(failure);
+      ahead.SetFailure(failure);
+      copied.SetFailure(failure);
+      for (int from = 0; from < n; ++from) {
+        for (int to = 0; to < n; ++to) {
+          if (to == failure.facility) continue;  // unspecified there
+          const std::string pair = absl::StrCat("seed ", seed, " ", from, "->", to, " under (link ", failure.link,
+                                                ", srlg ", failure.srlg, ", facility ", failure.facility, ")");
+          const uint64_t want = asked.Distance(from, to);
+          const std::vector<int> links = asked.LinksTo(from, to);
+          ASSERT_EQ(ahead.Distance(from, to), want) << pair;
+          ASSERT_EQ(copied.Distance(from, to), want) << pair;
+          ASSERT_EQ(ahead.LinksTo(from, to), links) << pair;
+          ASSERT_EQ(copied.LinksTo(from, to), links) << pair;
+          ASSERT_EQ(copied.MovesUntouchedPaths(from), asked.MovesUntouchedPaths(from)) << pair;
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 20'000);
 }
 
 // MayChange answers the same before a source is asked about under the

@@ -53,6 +53,17 @@ ChainBackupPlacer::ChainBackupPlacer(const Snapshot& snapshot)
   ReserveInHugePages(layer_entries_, entries);
 }
 
+void ChainBackupPlacer::BuildTrees(int threads) {
+  std::vector<int> sources;
+  for (const Chain& chain : snapshot_.chains()) sources.push_back(chain.origin);
+  for (int service = 0; service < snapshot_.service_count(); ++service) {
+    const auto& replicas = snapshot_.service(service).facilities;
+    sources.insert(sources.end(), replicas.begin(), replicas.end());
+  }
+  if (!main_.unpinned) main_.unpinned = std::make_unique<FailureDistances>(snapshot_, nullptr);
+  main_.unpinned->BuildTrees(sources, threads);
+}
+
 ChainPlacement ChainBackupPlacer::PlacePrimary(int c) {
   const Chain& chain = snapshot_.chains()[c];
   FailureDistances& paths = PathsFor(main_, c);
@@ -384,8 +395,13 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
   plan.backups.resize(appended_at);
   std::vector<std::unique_ptr<BackupWorker>> helpers;
   for (int t = 1; t < threads; ++t) {
-    helpers.push_back(std::make_unique<BackupWorker>());
-    helpers.back()->hops.resize(hop_ids_.size());
+    BackupWorker& helper = *helpers.emplace_back(std::make_unique<BackupWorker>());
+    helper.hops.resize(hop_ids_.size());
+    // The unfailed trees built here, copied rather than built again.
+    if (main_.unpinned) {
+      helper.unpinned = std::make_unique<FailureDistances>(snapshot_, nullptr);
+      helper.unpinned->CopyUnfailedTrees(*main_.unpinned);
+    }
   }
   const int base_paths = plan.paths.size();
   std::vector<ChainPathTable> tables(static_cast<size_t>(threads), plan.paths);

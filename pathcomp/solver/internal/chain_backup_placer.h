@@ -97,6 +97,11 @@ class ChainBackupPlacer {
 
   const FailureIds& ids() const { return ids_; }
 
+  // Builds, on up to `threads` threads, the unfailed shortest-path trees
+  // (on the unpinned paths) that placing the chains asks for: from every
+  // origin and every replica, rather than one by one as first asked.
+  void BuildTrees(int threads);
+
   // The primary placement of chain `c`, whole. Its layered graph is kept
   // for its backups once `plan` has it (KeepLayers).
   ChainPlacement PlacePrimary(int c);
