@@ -284,7 +284,6 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
   }
 
   ChainBackupPlacer& shared = this->shared();
-  shared.BuildTrees(threads_);
   ChainPlan plan = std::move(previous);
   // Chains placed again whole (their primary used a changed link, or was
   // not placed): their backups are dropped, and the failures their new
