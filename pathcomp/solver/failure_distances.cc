@@ -289,6 +289,7 @@ void FailureDistances::CopyUnfailedTrees(const FailureDistances& other) {
     tree->end = built.end;
     tree->target.resize(built.target.size());
     irregular_[source] = other.irregular_[source];
+    if (irregular_[source]) any_irregular_.store(true, std::memory_order_relaxed);
     trees_[source] = std::move(tree);
   }
 }
@@ -333,6 +334,7 @@ FailureDistances::Tree& FailureDistances::BuiltTree(int source) {
     }
     tree.regular = static_cast<int>(tree.preorder.size()) == reachable;
     irregular_[source] = !tree.regular;
+    if (!tree.regular) any_irregular_.store(true, std::memory_order_relaxed);
   }
   return *slot;
 }

@@ -14,6 +14,7 @@
 // with the sources asked about: O(facilities) each.
 // Pure: no I/O, no clock, no threads. Thread-compatible. Keeps references to
 // the snapshot and to `allowed`, which must outlive it.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -98,6 +99,8 @@ class FailureDistances {
   // has zero-latency cycles and is recomputed whole. Call after the first
   // question about `from`.
   bool MovesUntouchedPaths(int from) const { return irregular_[from]; }
+  // Whether MovesUntouchedPaths is true for any source yet (false: for none).
+  bool AnyMovesUntouchedPaths() const { return any_irregular_.load(std::memory_order_relaxed); }
 
  private:
   struct Tree;
@@ -128,6 +131,7 @@ class FailureDistances {
   std::vector<std::vector<int>> srlg_links_;  // per SRLG
   std::vector<std::unique_ptr<Tree>> trees_;  // per source, lazily
   std::vector<char> irregular_;  // per source whose tree is built
+  std::atomic<bool> any_irregular_{false};  // atomic: BuildTrees builds on several threads
   std::vector<uint64_t> unreachable_row_;
   // Row's answers under the current failure: row_[from] when
   // row_epoch_[from] == epoch_.

@@ -240,11 +240,12 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
     }
     return true;
   };
-  if (exclusion.facility < 0 && chain.calls <= 32) {
-    // A link or an SRLG leaves every replica up: only the calls whose
-    // paths it may be on (`on_path`, all set when not known) change.
+  // A link or an SRLG leaves every replica up: only the calls whose paths
+  // it may be on (`on_path`, all set when not known) change.
+  const bool link_or_srlg = exclusion.facility < 0 && chain.calls <= 32;
+  const uint32_t all_calls = chain.calls >= 32 ? ~uint32_t{0} : (uint32_t{1} << chain.calls) - 1;
+  if (link_or_srlg) {
     bound_us = chain.primary_us;
-    const uint32_t all_calls = chain.calls == 32 ? ~uint32_t{0} : (uint32_t{1} << chain.calls) - 1;
     for (uint32_t calls = on_path & all_calls; calls != 0; calls &= calls - 1) {
       const int call = std::countr_zero(calls);
       if (was[call].from != was[call].replica && !rerouted(call)) {
@@ -294,6 +295,20 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
   backup.total_us = scratch.total_us;
   backup.within_budget = scratch.total_us <= chain.budget_us;
   backup.first = static_cast<uint32_t>(sink.changed.size());
+  if (primary_replicas && link_or_srlg && !paths.AnyMovesUntouchedPaths()) {
+    // The primary's hops, each the same unless the failure may be on its
+    // paths: only those are looked at (the loop below, for them alone).
+    for (uint32_t calls = on_path & all_calls; calls != 0; calls &= calls - 1) {
+      const int call = std::countr_zero(calls);
+      const LayerCall& made = was[call];
+      if (made.from == made.replica) continue;
+      const auto [there, back] = primary_path_ids(made);
+      if (there == made.path_there && back == made.path_back) continue;
+      sink.changed.push_back({call, made.replica, there, back, rtt_us[call]});
+      ++backup.count;
+    }
+    return backup;
+  }
   for (int call = 0; call < chain.calls; ++call) {
     const int from = primary_replicas ? was[call].from : scratch.from[call];
     const int replica = primary_replicas ? was[call].replica : scratch.replica[call];
