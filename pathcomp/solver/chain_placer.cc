@@ -221,26 +221,20 @@ ChainPlan ChainPlacer::PlanAll() {
     return backups;
   });
   constexpr int kNotifyEvery = 64;  // chains: waking the other thread for each costs more than it saves
-  // Should the loop throw (std::bad_alloc), the filing stops before the
-  // future's destructor waits for it.
-  struct GiveUp {
-    std::atomic<int>& primaries;
-    bool armed = true;
-    ~GiveUp() {
-      if (!armed) return;
-      primaries.store(-1, std::memory_order_release);
-      primaries.notify_one();
+  try {
+    for (int c = 0; c < chain_count; ++c) {
+      ChainPlacement primary = shared.PlacePrimary(c);
+      const bool placed = primary.placed;
+      plan.AddPrimary(chains[c], std::move(primary));  // plan.primary does not move: reserved
+      if (placed) shared.KeepLayers(c, plan, true);
+      primaries.store(c + 1, std::memory_order_release);
+      if ((c + 1) % kNotifyEvery == 0 || c + 1 == chain_count) primaries.notify_one();
     }
-  } give_up{primaries};
-  for (int c = 0; c < chain_count; ++c) {
-    ChainPlacement primary = shared.PlacePrimary(c);
-    const bool placed = primary.placed;
-    plan.AddPrimary(chains[c], std::move(primary));  // plan.primary does not move: reserved
-    if (placed) shared.KeepLayers(c, plan, true);
-    primaries.store(c + 1, std::memory_order_release);
-    if ((c + 1) % kNotifyEvery == 0 || c + 1 == chain_count) primaries.notify_one();
+  } catch (...) {  // std::bad_alloc: the filing stops before the future's destructor waits for it
+    primaries.store(-1, std::memory_order_release);
+    primaries.notify_one();
+    throw;
   }
-  give_up.armed = false;
   const size_t backups = file_touched.get();
   // Failure by failure, in ChainFailure order.
   internal::ReserveInHugePages(plan.backups, backups + ChainPlan::BackupRoom(backups));

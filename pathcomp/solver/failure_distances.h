@@ -12,8 +12,9 @@
 // Trees are computed lazily per source; repairs lazily per (failure, source),
 // on the first question about that source under that failure. Memory grows
 // with the sources asked about: O(facilities) each.
-// Pure: no I/O, no clock, no threads. Thread-compatible. Keeps references to
-// the snapshot and to `allowed`, which must outlive it.
+// Pure: no I/O, no clock; no threads but BuildTrees' (joined before it
+// returns). Thread-compatible. Keeps references to the snapshot and to
+// `allowed`, which must outlive it.
 #include <atomic>
 #include <cstdint>
 #include <memory>
