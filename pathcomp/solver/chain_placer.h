@@ -55,11 +55,14 @@ class ChainPlacer {
   // unfailed distance; a backup is placed only for the chains whose primary
   // touches the failure, and a hop that keeps the primary's ends keeps its
   // paths without a look-up unless the failure is on them; a backup starts
-  // from its primary's layered graph (kept per chain): an entry whose
-  // predecessor and round trip the failure leaves alone keeps its sum, and
-  // an entry no placement cheaper than the primary's surviving hops can
-  // pass is left out; elephant flows are audited with one dominator tree per
-  // source facility. Failures are solved one at a time (per thread: runs
+  // from its primary's layered graph (kept per chain), its calls read from
+  // blocks of round trips shared by every chain (per origin or service and
+  // the service called): the layers before the first call over a block the
+  // failure may change keep their sums, and a block is worked out once per
+  // failure (pinned chains: an entry whose predecessor and round trip the
+  // failure leaves alone keeps its sum, and an entry no placement cheaper
+  // than the primary's surviving hops can pass is left out); elephant flows
+  // are audited with one dominator tree per source facility. Failures are solved one at a time (per thread: runs
   // of failures go to the placer's threads, each thread's backups are then
   // stored in failure order), so the working memory beyond the plan stays
   // O(facilities^2) per thread (and per distinct pin mask for pinned

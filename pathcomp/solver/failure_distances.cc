@@ -111,6 +111,20 @@ uint64_t FailureDistances::Distance(int from, int to) {
   return TreeFrom(from).Distance(epoch_, to);
 }
 
+uint64_t FailureDistances::UnfailedPath(int from, int to, std::vector<int>& links, std::vector<int>& facilities,
+                                        bool& regular) const {
+  const Tree& tree = *trees_[from];
+  regular = tree.regular;
+  const uint64_t distance = tree.base.distance_us[to];
+  if (distance == kUnreachable || !regular) return distance;  // parents may go round a cycle
+  for (int at = to; at != from && at >= 0; at = tree.base.parent[at]) {
+    facilities.push_back(at);
+    links.push_back(tree.base.parent_arc_link[at]);
+  }
+  facilities.push_back(from);
+  return distance;
+}
+
 const uint64_t* FailureDistances::DecideRow(int from) {
   Tree& tree = TreeFrom(from);
   const uint64_t* row = unreachable_row_.data();

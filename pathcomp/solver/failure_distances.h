@@ -50,6 +50,17 @@ class FailureDistances {
   // `allowed` is ignored: the constructor's applies). Cheap when unchanged.
   void SetFailure(const Exclusion& failure);
 
+  // The unfailed path from `from` to `to`, whose tree must be built
+  // (BuildTrees, or any question about `from`): its links appended to
+  // `links` and its facilities (`to` and `from` included) to `facilities`,
+  // from `to` back; its latency returned (kUnreachable: no path, nothing
+  // appended). `regular` is set false when the tree has zero-latency cycles
+  // (MovesUntouchedPaths): then any failure may move any of its paths, and
+  // nothing is appended.
+  // Reads only the built tree, so threads may ask it at once.
+  uint64_t UnfailedPath(int from, int to, std::vector<int>& links, std::vector<int>& facilities,
+                        bool& regular) const;
+
   // Lowest latency from `from` to `to`; kUnreachable when there is no path
   // (also from a failed facility, to itself included).
   uint64_t Distance(int from, int to);

@@ -241,8 +241,8 @@ TEST_F(ChainAuditTest, PinToAFacilityNoLongerKnownBlocksThePlacement) {
 // A random backbone with everything the plan handles: asymmetric links with
 // tied latencies, SRLGs, links down, services with unreachable or unknown
 // replicas, pinned chains, tight and loose budgets, elephant flows. Chains
-// have 1 to `max_calls` calls.
-ModelView RandomModel(std::mt19937& random, int max_calls = 4) {
+// have 1 to `max_calls` calls; links 1 to 4 times `latency_unit_us`.
+ModelView RandomModel(std::mt19937& random, int max_calls = 4, uint64_t latency_unit_us = 100) {
   ModelBuilder model;
   const int n = 5 + static_cast<int>(random() % 8);
   auto f = [](int i) { return absl::StrCat("f", i); };
@@ -251,7 +251,7 @@ ModelView RandomModel(std::mt19937& random, int max_calls = 4) {
     for (int b = 0; b < n; ++b) {
       if (a == b || random() % 3 != 0) continue;
       const std::string srlg = random() % 4 == 0 ? absl::StrCat("conduit-", random() % 3) : "";
-      model.Link(f(a), f(b), 100 * (1 + random() % 4), srlg);  // few latencies: many ties
+      model.Link(f(a), f(b), latency_unit_us * (1 + random() % 4), srlg);  // few latencies: many ties
       if (random() % 10 == 0) model.view().links.back().mutable_health()->set_state(v1::OPER_STATE_DOWN);
     }
   }
@@ -313,10 +313,10 @@ struct ChainCounts {
   size_t chains = 0, backups = 0, placed = 0;
 };
 void ExpectPlanAllEqualsTheReference(uint32_t seed, int instances, int max_calls, size_t min_calls,
-                                     ChainCounts& counts) {
+                                     ChainCounts& counts, uint64_t latency_unit_us = 100) {
   std::mt19937 random(seed);
   for (int instance = 0; instance < instances; ++instance) {
-    const Snapshot snapshot = Snapshot::Build(RandomModel(random, max_calls));
+    const Snapshot snapshot = Snapshot::Build(RandomModel(random, max_calls, latency_unit_us));
     const ChainPlan fast = ChainPlacer(snapshot).PlanAll();
     const ChainPlan reference = ChainPlacer(snapshot).PlanAllReference();
     ASSERT_EQ(FirstDifference(snapshot, fast, reference), "") << "instance " << instance;
@@ -351,6 +351,36 @@ TEST(ChainPlanTest, PlanAllEqualsTheReferenceOnChainsPastThirtyTwoCalls) {
   ExpectPlanAllEqualsTheReference(7122026, 25, 40, 32, past_32);
   EXPECT_GT(past_32.chains, 20u);
   EXPECT_GT(past_32.placed, 200u);
+}
+
+// Latencies so long that a chain's sums pass 2^62: the backups' searches
+// cannot mark "no way" with a sum no chain reaches (RoundTripBlocks::usable),
+// and search the primaries' layered graphs instead. A chain whose backup
+// detours past 2^62, then random backbones with links of 2^55 us.
+TEST(ChainPlanTest, PlanAllEqualsTheReferenceWhereSumsComeNearTheirLimit) {
+  // The call runs at b (a round trip of 2^61); with a -> b down, at d
+  // (2^62 + 2^58) rather than at b by way of c (2^62 + 2^59).
+  ModelBuilder model;
+  for (const char* id : {"a", "b", "c", "d"}) model.Facility(id);
+  model.Fiber("a", "b", uint64_t{1} << 60);
+  model.Fiber("a", "c", uint64_t{7} << 58);
+  model.Fiber("c", "b", uint64_t{7} << 58);
+  model.Fiber("a", "d", (uint64_t{1} << 61) + (uint64_t{1} << 57));
+  model.Service("at-b-or-d", {"b", "d"}, 10);
+  model.ChainWorkload("chain", "a", {"at-b-or-d"}, 100);
+  const Snapshot snapshot = Snapshot::Build(model.view());
+  const ChainPlan plan = ChainPlacer(snapshot).PlanAll();
+  ASSERT_EQ(FirstDifference(snapshot, plan, ChainPlacer(snapshot).PlanAllReference()), "");
+  size_t past_2_62 = 0;
+  for (const ChainBackup& backup : plan.backups_of(0)) {
+    past_2_62 += backup.placement.placed && backup.placement.total_us > uint64_t{1} << 62;
+  }
+  EXPECT_GT(past_2_62, 0u);
+
+  ChainCounts counts;
+  ExpectPlanAllEqualsTheReference(20261207, 60, 4, 0, counts, uint64_t{1} << 55);
+  EXPECT_GT(counts.backups, 1000u);
+  EXPECT_GT(counts.placed, 500u);
 }
 
 TEST(ChainPlanTest, ReplanEqualsPlanAllAfterRandomLinkChanges) {

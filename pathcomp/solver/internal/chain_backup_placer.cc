@@ -32,6 +32,7 @@ void ClearUnplaced(ChainPlacement& unplaced) {
 ChainBackupPlacer::ChainBackupPlacer(const Snapshot& snapshot)
     : snapshot_(snapshot),
       ids_(snapshot),
+      blocks_(snapshot, ids_),
       mark_(ids_.size(), 0),
       position_(ids_.size(), 0) {
   const auto& chains = snapshot.chains();
@@ -99,6 +100,9 @@ void ChainBackupPlacer::KeepLayers(int c, const ChainPlan& plan, bool just_place
       const uint64_t key = static_cast<uint64_t>(primary.from) << 32 | static_cast<uint32_t>(primary.replica);
       hop = hop_ids_.try_emplace(key, static_cast<int>(hop_ids_.size())).first->second;
     }
+    const int block = chain.pins != nullptr || !blocks_.usable() ? -1
+                      : call == 0 ? blocks_.FirstCall(chain.origin, chain.services[0])
+                                  : blocks_.LaterCall(chain.services[call - 1], chain.services[call]);
     layer_calls_.push_back({.service_time_us = replicas.service_time_us,
                             .count = static_cast<int>(replicas.facilities.size()),
                             .service = chain.services[call],
@@ -107,7 +111,8 @@ void ChainBackupPlacer::KeepLayers(int c, const ChainPlan& plan, bool just_place
                             .path_there = primary.path_there,
                             .path_back = primary.path_back,
                             .rtt_us = plan.primary[c].hops[call].network_rtt_us,
-                            .hop = hop});
+                            .hop = hop,
+                            .block = block});
     const size_t at = layer_entries_.size();
     for (int facility : replicas.facilities) layer_entries_.push_back({.facility = facility});
     for (size_t i = scratch.begin[call + 1]; i < scratch.begin[call + 2]; ++i) {
@@ -278,9 +283,7 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
   const bool primary_replicas = bound_us < others_us;
   if (primary_replicas) {
     scratch.total_us = bound_us;
-  } else if (!SolveLayersAfter(snapshot_, chain, was, &layer_entries_[chain.entries_at],
-                               chain.pinned ? &snapshot_.chains()[c] : nullptr, exclusion.facility, bound_us,
-                               paths, scratch, worker.unplaced)) {
+  } else if (!Search(worker, c, failure, exclusion, bound_us, paths)) {
     const ChainPlacement& unplaced = worker.unplaced;
     backup.failed_call = static_cast<int16_t>(unplaced.failed_call);
     backup.why = unplaced.why;
@@ -331,12 +334,27 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
   return backup;
 }
 
+bool ChainBackupPlacer::Search(BackupWorker& worker, int c, const ChainFailure& failure, const Exclusion& exclusion,
+                               uint64_t bound_us, FailureDistances& paths) const {
+  const LayerChain& chain = heads_[c];
+  const LayerCall* calls = &layer_calls_[chain.calls_at];
+  const LayerEntry* unfailed = &layer_entries_[chain.entries_at];
+  if (!chain.pinned && blocks_.usable()) {
+    worker.round_trips.Start(blocks_, paths, ids_.Id(failure), exclusion.facility, worker.epoch);
+    return SolveLayersOnBlocks(snapshot_, chain, calls, unfailed, exclusion.facility, worker.round_trips,
+                               worker.scratch, worker.unplaced);
+  }
+  return SolveLayersAfter(snapshot_, chain, calls, unfailed, chain.pinned ? &snapshot_.chains()[c] : nullptr,
+                          exclusion.facility, bound_us, paths, worker.scratch, worker.unplaced);
+}
+
 template <typename Placed>
 void ChainBackupPlacer::PlaceFailure(BackupWorker& worker, int id, const std::vector<BackupTask>& tasks,
                                      BackupSink& sink, Placed&& placed) const {
   if (tasks.empty()) return;
-  if (++worker.epoch == 0) {  // wrapped: forget every hop
+  if (++worker.epoch == 0) {  // wrapped: forget every hop and block
     std::fill(worker.hops.begin(), worker.hops.end(), HopUnderFailure{});
+    worker.round_trips.Forget();
     worker.epoch = 1;
   }
   const ChainFailure failure = ids_.At(id);
@@ -360,6 +378,10 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
     }
   }
   main_.hops.resize(hop_ids_.size());
+  // The blocks the chains' calls are made over, worked out before any
+  // worker reads them (and before the helpers copy the trees built here).
+  if (!main_.unpinned) main_.unpinned = std::make_unique<FailureDistances>(snapshot_, nullptr);
+  blocks_.Prepare(*main_.unpinned, threads);
   threads = static_cast<int>(std::clamp<size_t>(total / kBackupsPerThread, 1, static_cast<size_t>(threads)));
   if (threads == 1) {
     BackupSink sink{plan.changed, plan.unreached_from, plan.paths};

@@ -4,8 +4,9 @@
 // graph and primary hops, kept for its backups (a failure's backups are for
 // chains all over the plan, so what a backup reads of its chain stays
 // together in memory); shortest paths under a failure per pin mask; the
-// failures' numbering; and the backups, placed failure by failure on one
-// thread or shared out to several.
+// blocks of round trips the unpinned chains' calls are made over
+// (RoundTripBlocks); the failures' numbering; and the backups, placed
+// failure by failure on one thread or shared out to several.
 // Internal to pathcomp/solver. Thread-compatible, but for Touched, which
 // may run on one thread while PlacePrimary and KeepLayers run on another
 // (it shares nothing with them); PlaceBackups starts threads only when
@@ -20,37 +21,11 @@
 #include "pathcomp/solver/chain_plan.h"
 #include "pathcomp/solver/failure_distances.h"
 #include "pathcomp/solver/internal/chain_layers.h"
+#include "pathcomp/solver/internal/failure_ids.h"
+#include "pathcomp/solver/internal/round_trip_blocks.h"
 #include "pathcomp/solver/snapshot.h"
 
 namespace geodesic::pathcomp::internal {
-
-// Dense numbers for failures, in ChainFailure order: facilities, links, SRLGs.
-class FailureIds {
- public:
-  explicit FailureIds(const Snapshot& snapshot)
-      : facilities_(snapshot.facility_count()), links_(snapshot.link_count()) {
-    for (int link = 0; link < links_; ++link) {
-      for (int srlg : snapshot.link_srlgs(link)) srlgs_ = std::max(srlgs_, srlg + 1);
-    }
-  }
-  int size() const { return facilities_ + links_ + srlgs_; }
-  int Id(const ChainFailure& failure) const {
-    switch (failure.kind) {
-      case ChainFailure::Kind::kFacility: return failure.index;
-      case ChainFailure::Kind::kLink: return facilities_ + failure.index;
-      case ChainFailure::Kind::kSrlg: return facilities_ + links_ + failure.index;
-    }
-    return -1;
-  }
-  ChainFailure At(int id) const {
-    if (id < facilities_) return {ChainFailure::Kind::kFacility, id};
-    if (id < facilities_ + links_) return {ChainFailure::Kind::kLink, id - facilities_};
-    return {ChainFailure::Kind::kSrlg, id - facilities_ - links_};
-  }
-
- private:
-  int facilities_, links_, srlgs_ = 0;
-};
 
 // A backup to place under a failure: of which chain, the calls whose
 // primary paths the failure may be on (bit i: call i), and where in the
@@ -78,6 +53,7 @@ struct BackupWorker {
   std::unique_ptr<FailureDistances> unpinned;
   std::vector<HopUnderFailure> hops;  // by LayerCall::hop
   uint32_t epoch = 0;                 // of the failure the worker is on (PlaceFailure)
+  RoundTripBlocks::UnderFailure round_trips;  // on the unpinned paths
   std::map<std::vector<char>, std::unique_ptr<FailureDistances>> pinned;  // by mask
   LayerScratch scratch;
   ChainPlacement unplaced;
@@ -169,6 +145,14 @@ class ChainBackupPlacer {
   ChainPlan::CompactBackup PlaceBackup(BackupWorker& worker, int c, const ChainFailure& failure,
                                        const Exclusion& exclusion, uint32_t on_path,
                                        BackupSink& sink) const;
+  // PlaceBackup's search, when the primary's replicas may not stay: chain
+  // `c`'s best placement under `failure` (as `exclusion`, which `paths`,
+  // the chain's, is set to) into the worker's scratch, or why there is none
+  // into its `unplaced`. An unpinned chain's calls are read from the blocks
+  // (SolveLayersOnBlocks); a pinned one's, from its paths (SolveLayersAfter,
+  // with the bound `bound_us`).
+  bool Search(BackupWorker& worker, int c, const ChainFailure& failure, const Exclusion& exclusion,
+              uint64_t bound_us, FailureDistances& paths) const;
   // Every task of failure `id`, in order, placed by `worker` into `sink`,
   // each backup handed to `placed(task, backup)`.
   template <typename Placed>
@@ -196,6 +180,7 @@ class ChainBackupPlacer {
 
   const Snapshot& snapshot_;
   FailureIds ids_;
+  RoundTripBlocks blocks_;  // the unpinned chains' calls'
   BackupWorker main_;  // the calling thread's: primaries, kept layers and backups
   std::vector<uint32_t> mark_;  // per failure id: == stamp_ when touched by the current chain
   uint32_t stamp_ = 0;

@@ -1,6 +1,7 @@
 #include "pathcomp/solver/internal/chain_layers.h"
 
 #include <algorithm>
+#include <array>
 
 namespace geodesic::pathcomp::internal {
 
@@ -30,6 +31,98 @@ bool Unplaced(const Snapshot& snapshot, const Chain& pins, int call, int service
   return false;
 }
 
+namespace {
+
+// `chain`'s layers laid out in `scratch` (layer i's positions from
+// begin[i]: the origin's, then each call's replicas), every array grown to
+// fit, never shrunk (no per-search bookkeeping beyond what is written).
+// Returns begin.
+size_t* LayOutLayers(const LayerChain& chain, const LayerCall* calls, LayerScratch& scratch) {
+  if (scratch.begin.size() < static_cast<size_t>(chain.calls) + 2) scratch.begin.resize(chain.calls + 2);
+  scratch.GrowLayers(chain.entry_count);
+  size_t* begin = scratch.begin.data();
+  begin[0] = 0;
+  begin[1] = 1;
+  for (int call = 1; call < chain.calls; ++call) begin[call + 1] = begin[call] + calls[call - 1].count;
+  return begin;
+}
+
+// One layer of SolveLayersOnBlocks: each of the `count` entries called from
+// the lowest of the `previous` positions giving its least sum (`before` by
+// position, then the round trip, row by row from there), its service time
+// added; none below RoundTripBlocks::kFar when there is no way. Whether any
+// entry has a way. Sums of kFar or more stay below 2^64: a sum is at most
+// kFar plus a chain's real ones (RoundTripBlocks::usable) before a round
+// trip of at most kFar is added.
+template <int kPrevious, int kCount>
+bool RelaxLayer(const uint64_t* before, const uint64_t* round_trip, uint64_t service_us, uint64_t* now,
+                int* called_from) {
+  constexpr uint64_t kFar = RoundTripBlocks::kFar;
+  uint64_t best[kCount];
+  int by[kCount];
+#pragma GCC unroll 4
+  for (int position = 0; position < kCount; ++position) {
+    best[position] = kFar;
+    by[position] = -1;
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < kPrevious; ++j) {
+#pragma GCC unroll 4
+    for (int position = 0; position < kCount; ++position) {
+      const uint64_t through = before[j] + round_trip[j * kCount + position];
+      by[position] = through < best[position] ? j : by[position];  // ties: lowest position
+      best[position] = std::min(best[position], through);
+    }
+  }
+  bool any = false;
+#pragma GCC unroll 4
+  for (int position = 0; position < kCount; ++position) {
+    any |= best[position] < kFar;
+    now[position] = best[position] + service_us;
+    called_from[position] = by[position];
+  }
+  return any;
+}
+
+// RelaxLayer for layers of any size.
+bool RelaxAnyLayer(int previous, int count, const uint64_t* before, const uint64_t* round_trip, uint64_t service_us,
+                   uint64_t* now, int* called_from) {
+  constexpr uint64_t kFar = RoundTripBlocks::kFar;
+  for (int position = 0; position < count; ++position) {
+    now[position] = kFar;
+    called_from[position] = -1;
+  }
+  for (int j = 0; j < previous; ++j) {
+    const uint64_t* row = round_trip + static_cast<size_t>(j) * count;
+    for (int position = 0; position < count; ++position) {
+      const uint64_t through = before[j] + row[position];
+      if (through < now[position]) {
+        now[position] = through;
+        called_from[position] = j;
+      }
+    }
+  }
+  bool any = false;
+  for (int position = 0; position < count; ++position) {
+    any |= now[position] < kFar;
+    now[position] += service_us;
+  }
+  return any;
+}
+
+using RelaxFn = bool (*)(const uint64_t*, const uint64_t*, uint64_t, uint64_t*, int*);
+// RelaxLayer by layer sizes, for up to this many positions a layer (most
+// services have a few replicas).
+constexpr int kRelaxed = 4;
+template <int kPrevious>
+constexpr std::array<RelaxFn, kRelaxed> RelaxRow() {
+  return {&RelaxLayer<kPrevious, 1>, &RelaxLayer<kPrevious, 2>, &RelaxLayer<kPrevious, 3>, &RelaxLayer<kPrevious, 4>};
+}
+constexpr std::array<std::array<RelaxFn, kRelaxed>, kRelaxed> kRelax = {RelaxRow<1>(), RelaxRow<2>(), RelaxRow<3>(),
+                                                                        RelaxRow<4>()};
+
+}  // namespace
+
 // SolveLayers for `chain` under the failure `paths` is set to (failing
 // `failed_facility`, -1: none), from `unfailed`, the chain's layered graph
 // with no failure (LayerEntry, on the same paths). Sums only grow under a
@@ -55,19 +148,7 @@ bool SolveLayersAfter(const Snapshot& snapshot, const LayerChain& chain, const L
     unplaced.failed_facility = chain.origin;
     return false;
   }
-  // Layer i's positions from begin[i]; every scratch array sized once, only
-  // ever grown (no per-search bookkeeping beyond what is written).
-  const size_t positions = chain.entry_count;
-  if (scratch.begin.size() < static_cast<size_t>(chain.calls) + 2) scratch.begin.resize(chain.calls + 2);
-  if (scratch.sum_us.size() < positions) {
-    scratch.sum_us.resize(positions);
-    scratch.called_from.resize(positions);
-    scratch.kept.resize(positions);
-  }
-  size_t* begin = scratch.begin.data();
-  begin[0] = 0;
-  begin[1] = 1;
-  for (int call = 1; call < chain.calls; ++call) begin[call + 1] = begin[call] + calls[call - 1].count;
+  size_t* begin = LayOutLayers(chain, calls, scratch);
   uint64_t* sum = scratch.sum_us.data();
   int* from = scratch.called_from.data();
   uint32_t* kept = scratch.kept.data();
@@ -160,6 +241,81 @@ bool SolveLayersAfter(const Snapshot& snapshot, const LayerChain& chain, const L
     scratch.replica[call] = unfailed[k].facility;
     scratch.from[call] = unfailed[begin[call] + caller].facility;
     scratch.rtt_us[call] = sum[k] - calls[call].service_time_us - sum[begin[call] + caller];
+    position = caller;
+  }
+  return true;
+}
+
+bool SolveLayersOnBlocks(const Snapshot& snapshot, const LayerChain& chain, const LayerCall* calls,
+                         const LayerEntry* unfailed, int failed_facility, RoundTripBlocks::UnderFailure& round_trips,
+                         LayerScratch& scratch, ChainPlacement& unplaced) {
+  if (failed_facility == chain.origin) {
+    unplaced.failed_call = 0;
+    unplaced.why = ChainUnplacedWhy::kOriginDown;
+    unplaced.failed_facility = chain.origin;
+    return false;
+  }
+  // Sums with no way are RoundTripBlocks::kFar or more (a failed
+  // facility's round trips are, even within it, so its entries need no test).
+  constexpr uint64_t kFar = RoundTripBlocks::kFar;
+  size_t* begin = LayOutLayers(chain, calls, scratch);
+  uint64_t* sum = scratch.sum_us.data();
+  int* from = scratch.called_from.data();
+  // The layers up to the first call made over a block the failure may
+  // change keep their unfailed sums and predecessors (layer `first`'s sums
+  // copied, the ones before it read where they are).
+  int first = 0;
+  while (first < chain.calls && !round_trips.MayChange(calls[first].block)) ++first;
+  int previous_count = first == 0 ? 1 : calls[first - 1].count;
+  for (int j = 0; j < previous_count; ++j) {
+    const uint64_t was = unfailed[begin[first] + j].total_us;
+    sum[begin[first] + j] = was == kUnreachable ? kFar : was;
+  }
+  for (int call = first; call < chain.calls; ++call) {
+    const LayerCall& made = calls[call];
+    const uint64_t* round_trip = round_trips.RoundTrips(made.block);  // previous positions by this call's
+    const int count = made.count;
+    const uint64_t* before = sum + begin[call];
+    const bool any =
+        previous_count <= kRelaxed && count <= kRelaxed
+            ? kRelax[previous_count - 1][count - 1](before, round_trip, made.service_time_us, sum + begin[call + 1],
+                                                    from + begin[call + 1])
+            : RelaxAnyLayer(previous_count, count, before, round_trip, made.service_time_us, sum + begin[call + 1],
+                            from + begin[call + 1]);
+    if (!any) {
+      static const Chain kNoPins{};
+      if (Unplaced(snapshot, kNoPins, call, made.service, failed_facility, unplaced)) {
+        for (int j = 0; j < previous_count; ++j) {
+          if (before[j] < kFar) unplaced.unreached_from.push_back(unfailed[begin[call] + j].facility);
+        }
+      }
+      return false;
+    }
+    previous_count = count;
+  }
+
+  // The best last entry, then back through the layers: those after `first`
+  // as solved here, the others as they were.
+  const int count = chain.calls;
+  const size_t last = begin[count];
+  int position = 0;
+  for (int j = 1; j < previous_count; ++j) {
+    if (sum[last + j] < sum[last + position]) position = j;
+  }
+  scratch.total_us = sum[last + position];
+  if (scratch.replica.size() < static_cast<size_t>(count)) {  // only grown: sized for the longest chain yet
+    scratch.replica.resize(count);
+    scratch.from.resize(count);
+  }
+  if (scratch.rtt_us.size() < static_cast<size_t>(count)) scratch.rtt_us.resize(count);
+  auto total_at = [&](int layer, size_t k) { return layer >= first ? sum[k] : unfailed[k].total_us; };
+  for (int call = count; call-- > 0;) {
+    const size_t k = begin[call + 1] + position;
+    const int caller = call + 1 > first ? from[k] : unfailed[k].from;
+    const size_t called_from = begin[call] + caller;
+    scratch.replica[call] = unfailed[k].facility;
+    scratch.from[call] = unfailed[called_from].facility;
+    scratch.rtt_us[call] = total_at(call + 1, k) - calls[call].service_time_us - total_at(call, called_from);
     position = caller;
   }
   return true;

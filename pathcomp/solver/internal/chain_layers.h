@@ -11,6 +11,7 @@
 
 #include "pathcomp/solver/chain_plan.h"
 #include "pathcomp/solver/failure_distances.h"
+#include "pathcomp/solver/internal/round_trip_blocks.h"
 #include "pathcomp/solver/shortest_paths.h"
 #include "pathcomp/solver/snapshot.h"
 
@@ -42,6 +43,14 @@ struct LayerScratch {
   std::vector<uint64_t> sum_us;
   std::vector<int> called_from;
   std::vector<uint32_t> kept;  // not char: stores to it would alias every load
+  // The arrays per replica position (sum_us, called_from, kept) made at
+  // least this long: only ever grown, so a search sizes nothing per use.
+  void GrowLayers(size_t positions) {
+    if (sum_us.size() >= positions) return;
+    sum_us.resize(positions);
+    called_from.resize(positions);
+    kept.resize(positions);
+  }
 };
 
 // A placed chain's unfailed layered graph, kept for its backups
@@ -71,6 +80,8 @@ struct LayerCall {
   // The number of the primary's hop (replica, from) among all primaries'
   // (ChainBackupPlacer; -1: within one facility).
   int hop = -1;
+  // The RoundTripBlocks block the call is made over (-1: a pinned chain's).
+  int block = -1;
   // The least unfailed sum of a placement that does not make this call
   // the primary's way (from the primary's entry before it to the primary's
   // replica; kUnreachable: none). No failure makes such a placement cheaper
@@ -219,6 +230,18 @@ bool SolveLayers(const Snapshot& snapshot, const ChainView& chain, int failed_fa
 bool SolveLayersAfter(const Snapshot& snapshot, const LayerChain& chain, const LayerCall* calls,
                       const LayerEntry* unfailed, const Chain* pinned, int failed_facility, uint64_t bound_us,
                       FailureDistances& paths, LayerScratch& scratch, ChainPlacement& unplaced);
+
+// SolveLayers for an unpinned `chain` under the failure `round_trips` is
+// started on (failing `failed_facility`, -1: none), from `unfailed`, the
+// chain's layered graph with no failure, each call made over its block
+// (LayerCall::block). The layers up to the first call whose block the
+// failure may change keep their unfailed sums and predecessors (every round
+// trip before it is the same); from there each layer is solved as
+// SolveLayers does it, from the blocks' round trips under the failure, so
+// the answer is the same, tie-breaks and unplaced answers included.
+bool SolveLayersOnBlocks(const Snapshot& snapshot, const LayerChain& chain, const LayerCall* calls,
+                         const LayerEntry* unfailed, int failed_facility, RoundTripBlocks::UnderFailure& round_trips,
+                         LayerScratch& scratch, ChainPlacement& unplaced);
 
 // The placement SolveLayers found, whole, with paths from `links(a, b)`.
 template <typename LinksFn>
