@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <mutex>
+#include <span>
 #include <tuple>
 #include <utility>
 
@@ -399,6 +401,11 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
     int begin = 0, end = 0;
     int worker = -1;
     int paths_begin = 0, paths_end = 0;  // the ids its worker's table gave paths first met in it
+    // Those paths' links, copied out of the table (which its worker goes
+    // on growing) for whichever thread merges them: path i's are
+    // new_links[new_begin[i] .. new_begin[i + 1]).
+    std::vector<int> new_links;
+    std::vector<uint32_t> new_begin;
     // Its backups' changed hops and unreached facilities, which their
     // `first` counts from until they are written into the plan's.
     std::vector<ChainPlan::ChangedHop> changed;
@@ -442,9 +449,31 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
   }
   const int base_paths = plan.paths.size();
   std::vector<ChainPathTable> tables(static_cast<size_t>(threads), plan.paths);
+  // Paths new to the plan interned as they first come in failure order,
+  // as one thread would have: a run's new paths are its worker's ids from
+  // paths_begin, in the order its backups first used them (a path is
+  // interned when a changed hop is about to use it), and its backups come
+  // in failure order. So runs are merged in order, each once it is placed,
+  // by whichever thread finds it so (while the others place the next
+  // ones); to_plan[t] maps thread t's ids from base_paths to the plan's.
+  std::vector<std::vector<int>> to_plan(static_cast<size_t>(threads));
+  std::vector<std::atomic<bool>> placed(runs.size());
+  std::mutex merging;  // of the runs, in order: plan.paths, to_plan, merged
+  size_t merged = 0;
+  auto merge_placed = [&] {
+    for (; merged < runs.size() && placed[merged].load(std::memory_order_acquire); ++merged) {
+      const Run& run = runs[merged];
+      std::vector<int>& ids = to_plan[static_cast<size_t>(run.worker)];
+      for (size_t i = 0; i + 1 < run.new_begin.size(); ++i) {
+        ids.push_back(plan.paths.Intern(
+            std::span<const int>(run.new_links.data() + run.new_begin[i], run.new_links.data() + run.new_begin[i + 1])));
+      }
+    }
+  };
   // Runs are taken in turn by whichever thread is free: their backups are
-  // placed (each written at its place, and audited), then their hops
-  // written into the plan's after the runs before them.
+  // placed (each written at its place, and audited) and their new paths
+  // merged, then their hops written into the plan's after the runs before
+  // them.
   std::atomic<size_t> next_run{0};
   OnThreads(threads, [&](int t) {
     BackupWorker& worker = t == 0 ? main_ : *helpers[static_cast<size_t>(t) - 1];
@@ -462,21 +491,22 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
         });
       }
       run.paths_end = table.size();
+      run.new_begin.push_back(0);
+      for (int path = run.paths_begin; path < run.paths_end; ++path) {
+        const std::span<const int> links = table.Links(path);
+        run.new_links.insert(run.new_links.end(), links.begin(), links.end());
+        run.new_begin.push_back(static_cast<uint32_t>(run.new_links.size()));
+      }
+      placed[r].store(true, std::memory_order_release);
+      if (merging.try_lock()) {  // else the thread merging will find it, or the last merge below
+        merge_placed();
+        merging.unlock();
+      }
     }
   });
-  // Paths new to the plan interned as they first come in failure order,
-  // as one thread would have: a run's new paths are its worker's ids from
-  // paths_begin, in the order its backups first used them (a path is
-  // interned when a changed hop is about to use it), and its backups come
-  // in failure order.
-  std::vector<std::vector<int>> to_plan(static_cast<size_t>(threads));
-  for (size_t t = 0; t < tables.size(); ++t) to_plan[t].assign(tables[t].size() - base_paths, -1);
+  merge_placed();  // the runs placed last
   size_t changed_at = plan.changed.size(), unreached_at = plan.unreached_from.size();
   for (Run& run : runs) {
-    const ChainPathTable& table = tables[static_cast<size_t>(run.worker)];
-    for (int path = run.paths_begin; path < run.paths_end; ++path) {
-      to_plan[static_cast<size_t>(run.worker)][static_cast<size_t>(path - base_paths)] = plan.paths.Intern(table.Links(path));
-    }
     run.changed_at = changed_at;
     run.unreached_at = unreached_at;
     changed_at += run.changed.size();

@@ -104,9 +104,11 @@ class ChainBackupPlacer {
   // failures go to that many threads (joined before it returns), each with
   // its own worker, sink and copy of the plan's path table, and each
   // writing (and auditing) a run's backups at their places (known from the
-  // tasks); their new paths are then interned in the plan's in the order
-  // they first came, and the threads write each run's hops after the runs
-  // before it: the plan is the same (path ids included) whatever the count.
+  // tasks); their new paths are interned in the plan's in the order they
+  // first came (run by run, as soon as the runs before are placed, by a
+  // thread done with one while the others place the next), and the threads
+  // write each run's hops after the runs before it: the plan is the same
+  // (path ids included) whatever the count.
   // Returns the threads used.
   int PlaceBackups(const std::vector<std::vector<BackupTask>>& tasks, ChainPlan& plan, int threads,
                    const BackupAudit& audit);
