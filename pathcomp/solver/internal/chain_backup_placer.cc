@@ -34,6 +34,7 @@ void ClearUnplaced(ChainPlacement& unplaced) {
 ChainBackupPlacer::ChainBackupPlacer(const Snapshot& snapshot)
     : snapshot_(snapshot),
       ids_(snapshot),
+      facilities_(static_cast<size_t>(snapshot.facility_count())),
       blocks_(snapshot, ids_),
       mark_(ids_.size(), 0),
       position_(ids_.size(), 0) {
@@ -213,9 +214,16 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
     }
     return hop.rtt_us;
   };
-  auto path_ids = [&](int from, int replica) {
-    return std::pair{paths.PathId(from, replica, sink.paths), paths.PathId(replica, from, sink.paths)};
+  auto path_id = [&](int from, int to) {
+    if (!unpinned) return paths.PathId(from, to, sink.paths);
+    PathUnderFailure& memo = worker.paths[static_cast<size_t>(from) * facilities_ + static_cast<size_t>(to)];
+    if (memo.epoch != worker.epoch) {
+      memo.id = paths.PathId(from, to, sink.paths);
+      memo.epoch = worker.epoch;
+    }
+    return memo.id;
   };
+  auto path_ids = [&](int from, int replica) { return std::pair{path_id(from, replica), path_id(replica, from)}; };
   auto primary_path_ids = [&](const LayerCall& made) {
     if (!unpinned) return path_ids(made.from, made.replica);
     HopUnderFailure& hop = worker.hops[static_cast<size_t>(made.hop)];
@@ -356,6 +364,7 @@ void ChainBackupPlacer::PlaceFailure(BackupWorker& worker, int id, const std::ve
   if (tasks.empty()) return;
   if (++worker.epoch == 0) {  // wrapped: forget every hop and block
     std::fill(worker.hops.begin(), worker.hops.end(), HopUnderFailure{});
+    std::fill(worker.paths.begin(), worker.paths.end(), PathUnderFailure{});
     worker.round_trips.Forget();
     worker.epoch = 1;
   }
@@ -380,6 +389,7 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
     }
   }
   main_.hops.resize(hop_ids_.size());
+  main_.paths.resize(facilities_ * facilities_);
   // The blocks the chains' calls are made over, worked out before any
   // worker reads them (and before the helpers copy the trees built here).
   if (!main_.unpinned) main_.unpinned = std::make_unique<FailureDistances>(snapshot_, nullptr);
@@ -441,6 +451,7 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
   for (int t = 1; t < threads; ++t) {
     BackupWorker& helper = *helpers.emplace_back(std::make_unique<BackupWorker>());
     helper.hops.resize(hop_ids_.size());
+    helper.paths.resize(facilities_ * facilities_);
     // The unfailed trees built here, copied rather than built again.
     if (main_.unpinned) {
       helper.unpinned = std::make_unique<FailureDistances>(snapshot_, nullptr);

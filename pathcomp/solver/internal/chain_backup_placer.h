@@ -47,11 +47,21 @@ struct HopUnderFailure {
   int there = 0, back = 0;
 };
 
+// The id of a path between two facilities under the failure a worker is
+// on, on the unpinned paths (valid when epoch == BackupWorker::epoch):
+// the changed hops of a failure's backups ask the same pairs again and
+// again.
+struct PathUnderFailure {
+  uint32_t epoch = 0;
+  int id = 0;
+};
+
 // What one thread places backups with: shortest paths under the failure it
 // is on (per pin mask), the primary hops under it, and scratch.
 struct BackupWorker {
   std::unique_ptr<FailureDistances> unpinned;
   std::vector<HopUnderFailure> hops;  // by LayerCall::hop
+  std::vector<PathUnderFailure> paths;  // by (from, to): from * facilities + to
   uint32_t epoch = 0;                 // of the failure the worker is on (PlaceFailure)
   RoundTripBlocks::UnderFailure round_trips;  // on the unpinned paths
   std::map<std::vector<char>, std::unique_ptr<FailureDistances>> pinned;  // by mask
@@ -182,6 +192,7 @@ class ChainBackupPlacer {
 
   const Snapshot& snapshot_;
   FailureIds ids_;
+  size_t facilities_;
   RoundTripBlocks blocks_;  // the unpinned chains' calls'
   BackupWorker main_;  // the calling thread's: primaries, kept layers and backups
   std::vector<uint32_t> mark_;  // per failure id: == stamp_ when touched by the current chain
