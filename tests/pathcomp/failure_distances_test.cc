@@ -13,25 +13,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "topology/synthetic_wan.h"
+#include "tests/pathcomp/backbone_testing.h"
 
 namespace geodesic::pathcomp {
 namespace {
 
-Snapshot Backbone(uint64_t seed) {
-  auto topology = topology::GenerateSyntheticWan({.seed = seed, .facilities = 24, .parallel_fraction = 0.3});
-  EXPECT_TRUE(topology.ok()) << topology.status();
-  ModelView view;
-  view.facilities = topology->facilities;
-  view.nodes = topology->nodes;
-  view.links = topology->links;
-  std::mt19937 random(static_cast<uint32_t>(seed));
-  for (auto& link : view.links) {
-    link.mutable_health()->set_state(random() % 12 == 0 ? v1::OPER_STATE_DOWN : v1::OPER_STATE_UP);
-    if (random() % 5 == 0) link.add_srlgs(absl::StrCat("conduit-", random() % 4));
-  }
-  return Snapshot::Build(view);
-}
+Snapshot Backbone(uint64_t seed) { return Snapshot::Build(testing::GeneratedBackbone(seed, 24)); }
 
 // Every failure a plan protects against: each facility, link and SRLG.
 std::vector<Exclusion> Failures(const Snapshot& snapshot) {

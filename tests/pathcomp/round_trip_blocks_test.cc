@@ -15,26 +15,19 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "topology/synthetic_wan.h"
+#include "tests/pathcomp/backbone_testing.h"
 
 namespace geodesic::pathcomp::internal {
 namespace {
 
 constexpr uint64_t kFar = RoundTripBlocks::kFar;
 
+// A generated backbone (its link latencies times `latency_scale`) with six
+// services and a chain calling them all.
 ModelView Backbone(uint64_t seed, uint64_t latency_scale) {
-  auto topology = topology::GenerateSyntheticWan({.seed = seed, .facilities = 20, .parallel_fraction = 0.3});
-  EXPECT_TRUE(topology.ok()) << topology.status();
-  ModelView view;
-  view.facilities = topology->facilities;
-  view.nodes = topology->nodes;
-  view.links = topology->links;
-  std::mt19937 random(static_cast<uint32_t>(seed));
-  for (auto& link : view.links) {
-    link.mutable_health()->set_state(random() % 12 == 0 ? v1::OPER_STATE_DOWN : v1::OPER_STATE_UP);
-    if (random() % 5 == 0) link.add_srlgs(absl::StrCat("conduit-", random() % 4));
-    link.set_latency_us(link.latency_us() * latency_scale);
-  }
+  ModelView view = testing::GeneratedBackbone(seed, 20);
+  for (auto& link : view.links) link.set_latency_us(link.latency_us() * latency_scale);
+  std::mt19937 random(static_cast<uint32_t>(seed) + 1);
   // Services of one to four replicas, often at the same facilities.
   for (int s = 0; s < 6; ++s) {
     v1::Service& service = view.services.emplace_back();
