@@ -128,5 +128,23 @@ TEST(RoundTripBlocksTest, NotUsableWhereSumsCouldReachNoWay) {
   EXPECT_TRUE(RoundTripBlocks(usual, usual_ids).usable());
 }
 
+TEST(RoundTripBlocksTest, NotUsableWhereTheyWouldTakeTooMuchMemory) {
+  const Snapshot snapshot = Snapshot::Build(Backbone(3, 1));
+  const FailureIds ids(snapshot);
+  FailureDistances paths(snapshot, nullptr);
+  // Each block's marks take a bit per failure id twice, its round trips 8
+  // bytes a pair three times: two blocks fit in this much, every block not.
+  RoundTripBlocks blocks(snapshot, ids, 4096);
+  blocks.FirstCall(0, 0);
+  blocks.LaterCall(0, 1);
+  blocks.Prepare(paths, 1);
+  EXPECT_TRUE(blocks.usable());
+  for (int previous = 0; previous < snapshot.service_count(); ++previous) {
+    for (int service = 0; service < snapshot.service_count(); ++service) blocks.LaterCall(previous, service);
+  }
+  blocks.Prepare(paths, 1);
+  EXPECT_FALSE(blocks.usable());
+}
+
 }  // namespace
 }  // namespace geodesic::pathcomp::internal

@@ -17,8 +17,8 @@ uint64_t RoundTripOf(uint64_t there, uint64_t back) {
 
 }  // namespace
 
-RoundTripBlocks::RoundTripBlocks(const Snapshot& snapshot, const FailureIds& ids)
-    : snapshot_(snapshot), ids_(ids), words_((static_cast<size_t>(ids.size()) + 63) / 64) {
+RoundTripBlocks::RoundTripBlocks(const Snapshot& snapshot, const FailureIds& ids, size_t max_bytes)
+    : snapshot_(snapshot), ids_(ids), max_bytes_(max_bytes), words_((static_cast<size_t>(ids.size()) + 63) / 64) {
   // A path's latency is at most every link's cost; checked in long double
   // so that the check itself cannot overflow.
   long double links = 0, slowest = 0, calls = 0;
@@ -64,6 +64,13 @@ int RoundTripBlocks::Numbered(uint64_t key, int origin, int previous, int servic
 void RoundTripBlocks::Prepare(FailureDistances& paths, int threads) {
   const int count = static_cast<int>(blocks_.size());
   if (prepared_ == count || !usable_) return;
+  // The failures' marks twice (by block, by failure) and the round trips
+  // (unfailed, and each worker's under a failure).
+  const size_t bytes = (2 * static_cast<size_t>(count) * words_ + 3 * unfailed_us_.size()) * sizeof(uint64_t);
+  if (bytes > max_bytes_) {
+    usable_ = false;
+    return;
+  }
   std::vector<int> sources;
   for (int b = prepared_; b < count; ++b) {
     const Block& block = blocks_[b];

@@ -17,6 +17,7 @@
 // from several threads. Prepare uses threads when asked (joined before it
 // returns).
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -33,11 +34,16 @@ class RoundTripBlocks {
   // any sum of a chain's real ones, and a sum with it does not overflow.
   static constexpr uint64_t kFar = uint64_t{1} << 62;
 
-  RoundTripBlocks(const Snapshot& snapshot, const FailureIds& ids);
+  // What the blocks may take at most (their marks and round trips, a few
+  // workers' included): past it, the searches go without them.
+  static constexpr size_t kMaxBytes = size_t{256} << 20;
 
-  // Whether no chain of the snapshot can add up to kFar (every link's cost
-  // twice, plus the slowest service, per call): else the blocks must not be
-  // used, and are not worked out.
+  RoundTripBlocks(const Snapshot& snapshot, const FailureIds& ids, size_t max_bytes = kMaxBytes);
+
+  // Whether the blocks are to be used: no chain of the snapshot can add up
+  // to kFar (every link's cost twice, plus the slowest service, per call),
+  // and, once Prepare has seen them, they fit in max_bytes. Else they are not
+  // (any more) worked out, and must not be read.
   bool usable() const { return usable_; }
 
   // The block of a chain's first call, to `service` from `origin`; of a
@@ -116,6 +122,7 @@ class RoundTripBlocks {
 
   const Snapshot& snapshot_;
   const FailureIds& ids_;
+  size_t max_bytes_;
   size_t words_;  // of by_block_ per block
   absl::flat_hash_map<uint64_t, int> numbers_;
   std::vector<Block> blocks_;
