@@ -18,6 +18,10 @@ namespace {
 // chain's head, and for its layers (which the head locates).
 constexpr size_t kHeadsAhead = 8, kLayersAhead = 4;
 
+// Facilities up to which each worker remembers a failure's path ids for
+// every pair (8 bytes a pair: 8 MiB at this many).
+constexpr size_t kPathMemoFacilities = 1024;
+
 // Backups a plan needs per thread before more than one thread places them:
 // fewer finish before a thread would have started.
 constexpr size_t kBackupsPerThread = 4096;
@@ -215,7 +219,7 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
     return hop.rtt_us;
   };
   auto path_id = [&](int from, int to) {
-    if (!unpinned) return paths.PathId(from, to, sink.paths);
+    if (!unpinned || worker.paths.empty()) return paths.PathId(from, to, sink.paths);
     PathUnderFailure& memo = worker.paths[static_cast<size_t>(from) * facilities_ + static_cast<size_t>(to)];
     if (memo.epoch != worker.epoch) {
       memo.id = paths.PathId(from, to, sink.paths);
@@ -389,7 +393,7 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
     }
   }
   main_.hops.resize(hop_ids_.size());
-  main_.paths.resize(facilities_ * facilities_);
+  main_.paths.resize(PathMemoSize());
   // The blocks the chains' calls are made over, worked out before any
   // worker reads them (and before the helpers copy the trees built here).
   if (!main_.unpinned) main_.unpinned = std::make_unique<FailureDistances>(snapshot_, nullptr);
@@ -451,7 +455,7 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
   for (int t = 1; t < threads; ++t) {
     BackupWorker& helper = *helpers.emplace_back(std::make_unique<BackupWorker>());
     helper.hops.resize(hop_ids_.size());
-    helper.paths.resize(facilities_ * facilities_);
+    helper.paths.resize(PathMemoSize());
     // The unfailed trees built here, copied rather than built again.
     if (main_.unpinned) {
       helper.unpinned = std::make_unique<FailureDistances>(snapshot_, nullptr);
@@ -583,6 +587,10 @@ const std::vector<ChainBackupPlacer::TouchedFailure>& ChainBackupPlacer::Touched
     }
   }
   return touched_;
+}
+
+size_t ChainBackupPlacer::PathMemoSize() const {
+  return facilities_ <= kPathMemoFacilities ? facilities_ * facilities_ : 0;
 }
 
 FailureDistances& ChainBackupPlacer::MakePathsFor(BackupWorker& worker, int c) const {

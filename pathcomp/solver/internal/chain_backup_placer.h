@@ -61,7 +61,7 @@ struct PathUnderFailure {
 struct BackupWorker {
   std::unique_ptr<FailureDistances> unpinned;
   std::vector<HopUnderFailure> hops;  // by LayerCall::hop
-  std::vector<PathUnderFailure> paths;  // by (from, to): from * facilities + to
+  std::vector<PathUnderFailure> paths;  // by (from, to): from * facilities + to (PathMemoSize)
   uint32_t epoch = 0;                 // of the failure the worker is on (PlaceFailure)
   RoundTripBlocks::UnderFailure round_trips;  // on the unpinned paths
   std::map<std::vector<char>, std::unique_ptr<FailureDistances>> pinned;  // by mask
@@ -186,6 +186,9 @@ class ChainBackupPlacer {
     if (!heads_[c].pinned && worker.unpinned) return *worker.unpinned;
     return MakePathsFor(worker, c);
   }
+  // The size of a worker's path ids memo (BackupWorker::paths): a pair
+  // each, but none on backbones large enough for that to weigh.
+  size_t PathMemoSize() const;
   // PathsFor but for the look-up it inlines: a pinned chain's, or the
   // unpinned ones made.
   FailureDistances& MakePathsFor(BackupWorker& worker, int c) const;
