@@ -69,7 +69,6 @@ FailureDistances::FailureDistances(const Snapshot& snapshot, const std::vector<c
     : snapshot_(snapshot),
       allowed_(allowed),
       exclusion_{.allowed = allowed},
-      in_links_(snapshot.facility_count()),
       trees_(snapshot.facility_count()),
       irregular_(snapshot.facility_count(), 0),
       unreachable_row_(snapshot.facility_count(), kUnreachable),
@@ -77,8 +76,21 @@ FailureDistances::FailureDistances(const Snapshot& snapshot, const std::vector<c
       row_epoch_(snapshot.facility_count(), 0),
       words_((snapshot.facility_count() + 63) / 64),
       may_change_(snapshot.facility_count() * words_, 0) {
+  const int n = snapshot.facility_count();
+  in_begin_.assign(static_cast<size_t>(n) + 1, 0);
+  for (int link = 0; link < snapshot.link_count(); ++link) ++in_begin_[static_cast<size_t>(snapshot.link_dst(link)) + 1];
+  for (int v = 0; v < n; ++v) in_begin_[v + 1] += in_begin_[v];
+  in_arcs_.resize(in_begin_[n]);
+  std::vector<uint32_t> fill(in_begin_.begin(), in_begin_.end() - 1);
+  out_begin_.assign(1, 0);
+  for (int v = 0; v < n; ++v) {
+    for (int link : snapshot.out_links(v)) {
+      out_arcs_.push_back({link, snapshot.link_dst(link), snapshot.link_state(link).cost_us});
+    }
+    out_begin_.push_back(static_cast<uint32_t>(out_arcs_.size()));
+  }
   for (int link = 0; link < snapshot.link_count(); ++link) {
-    in_links_[snapshot.link_dst(link)].push_back(link);
+    in_arcs_[fill[snapshot.link_dst(link)]++] = {link, snapshot.link_src(link), snapshot.link_state(link).cost_us};
     for (int srlg : snapshot.link_srlgs(link)) {
       if (srlg >= static_cast<int>(srlg_links_.size())) srlg_links_.resize(srlg + 1);
       srlg_links_[srlg].push_back(link);
@@ -401,8 +413,9 @@ void FailureDistances::ExcludedLinks() {
     for (const int link : srlg_links_[exclusion_.srlg]) exclude(link);
   }
   if (exclusion_.facility >= 0 && exclusion_.facility < snapshot_.facility_count()) {
-    for (const int link : snapshot_.out_links(exclusion_.facility)) exclude(link);
-    for (const int link : in_links_[exclusion_.facility]) exclude(link);
+    const int failed = exclusion_.facility;
+    for (uint32_t k = out_begin_[failed]; k < out_begin_[failed + 1]; ++k) exclude(out_arcs_[k].link);
+    for (uint32_t k = in_begin_[failed]; k < in_begin_[failed + 1]; ++k) exclude(in_arcs_[k].link);
   }
   excluded_epoch_ = epoch_;
 }
@@ -439,22 +452,23 @@ void FailureDistances::Repair(Tree& tree) {
   // with its source's final distance (from the rest at the seeding, from a
   // cut one when the Dijkstra settles it), so keeping, per facility, the
   // lowest-index link among those that give its least distance is that.
-  auto weigh = [&](int at, int link, uint64_t candidate) {
+  auto weigh = [&](int at, const Arc& arc, int from, uint64_t candidate) {
     uint64_t& distance = tree.distance_us[at];
-    if (candidate > distance || (candidate == distance && link > tree.parent_arc_link[at])) return false;
+    if (candidate > distance || (candidate == distance && arc.link > tree.parent_arc_link[at])) return false;
     const bool shorter = candidate < distance;
     distance = candidate;
-    tree.parent_arc_link[at] = link;
-    tree.parent[at] = snapshot_.link_src(link);
+    tree.parent_arc_link[at] = arc.link;
+    tree.parent[at] = from;
     return shorter;
   };
   std::vector<std::pair<uint64_t, int>>& queue = queue_;
   queue.clear();
   for (int at : cut) {
-    for (int link : in_links_[at]) {
-      const int from = snapshot_.link_src(link);
-      if (tree.target[from].stamp == now || tree.base.distance_us[from] == kUnreachable || Excluded(link)) continue;
-      weigh(at, link, tree.base.distance_us[from] + snapshot_.link_state(link).cost_us);
+    for (uint32_t k = in_begin_[at]; k < in_begin_[at + 1]; ++k) {
+      const Arc& arc = in_arcs_[k];
+      const int from = arc.other;
+      if (tree.target[from].stamp == now || tree.base.distance_us[from] == kUnreachable || Excluded(arc.link)) continue;
+      weigh(at, arc, from, tree.base.distance_us[from] + arc.cost_us);
     }
     if (tree.distance_us[at] != kUnreachable) queue.emplace_back(tree.distance_us[at], at);
   }
@@ -464,11 +478,12 @@ void FailureDistances::Repair(Tree& tree) {
     const auto [distance, at] = queue.back();
     queue.pop_back();
     if (distance != tree.distance_us[at]) continue;
-    for (const int link : snapshot_.out_links(at)) {
-      const int next = snapshot_.link_dst(link);
-      if (tree.target[next].stamp != now || Excluded(link)) continue;
-      const uint64_t candidate = distance + snapshot_.link_state(link).cost_us;
-      if (weigh(next, link, candidate)) {
+    for (uint32_t k = out_begin_[at]; k < out_begin_[at + 1]; ++k) {
+      const Arc& arc = out_arcs_[k];
+      const int next = arc.other;
+      if (tree.target[next].stamp != now || Excluded(arc.link)) continue;
+      const uint64_t candidate = distance + arc.cost_us;
+      if (weigh(next, arc, at, candidate)) {
         queue.emplace_back(candidate, next);
         std::push_heap(queue.begin(), queue.end(), std::greater<>());
       }

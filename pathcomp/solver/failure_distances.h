@@ -139,7 +139,17 @@ class FailureDistances {
   const std::vector<char>* allowed_;
   Exclusion exclusion_;
   uint32_t epoch_ = 1;  // of the current failure
-  std::vector<std::vector<int>> in_links_;   // per facility, ascending
+  // The links into and out of each facility, with the facility at their
+  // other end and their cost, in one array each (a repair reads them for
+  // every facility it cuts off): facility v's from begin[v] to begin[v + 1],
+  // the links in ascending order.
+  struct Arc {
+    int link;
+    int other;  // the link's source for an arc in, its destination for one out
+    uint64_t cost_us;
+  };
+  std::vector<uint32_t> in_begin_, out_begin_;
+  std::vector<Arc> in_arcs_, out_arcs_;
   std::vector<std::vector<int>> srlg_links_;  // per SRLG
   std::vector<std::unique_ptr<Tree>> trees_;  // per source, lazily
   std::vector<char> irregular_;  // per source whose tree is built
