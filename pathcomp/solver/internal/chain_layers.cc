@@ -257,52 +257,55 @@ bool SolveLayersOnBlocks(const Snapshot& snapshot, const LayerChain& chain, cons
   }
   // Sums with no way are RoundTripBlocks::kFar or more (a failed
   // facility's round trips are, even within it, so its entries need no test).
+  // Layers as SolveLayersAfter lays them out, their offsets counted as the
+  // loops go: layer i + 1 (call i's replicas) after layer i's `size(i)`.
   constexpr uint64_t kFar = RoundTripBlocks::kFar;
-  size_t* begin = LayOutLayers(chain, calls, scratch);
+  auto size = [&](int layer) { return layer == 0 ? 1 : calls[layer - 1].count; };
+  scratch.GrowLayers(chain.entry_count);
   uint64_t* sum = scratch.sum_us.data();
   int* from = scratch.called_from.data();
   // The layers up to the first call made over a block the failure may
   // change keep their unfailed sums and predecessors (layer `first`'s sums
   // copied, the ones before it read where they are).
   int first = 0;
-  while (first < chain.calls && !round_trips.MayChange(calls[first].block)) ++first;
-  int previous_count = first == 0 ? 1 : calls[first - 1].count;
+  size_t at = 0;  // layer first's offset
+  for (; first < chain.calls && !round_trips.MayChange(calls[first].block); ++first) at += size(first);
+  int previous_count = size(first);
   for (int j = 0; j < previous_count; ++j) {
-    const uint64_t was = unfailed[begin[first] + j].total_us;
-    sum[begin[first] + j] = was == kUnreachable ? kFar : was;
+    const uint64_t was = unfailed[at + j].total_us;
+    sum[at + j] = was == kUnreachable ? kFar : was;
   }
   for (int call = first; call < chain.calls; ++call) {
     const LayerCall& made = calls[call];
     const uint64_t* round_trip = round_trips.RoundTrips(made.block);  // previous positions by this call's
     const int count = made.count;
-    const uint64_t* before = sum + begin[call];
+    const uint64_t* before = sum + at;
+    const size_t next = at + static_cast<size_t>(previous_count);
     const bool any =
         previous_count <= kRelaxed && count <= kRelaxed
-            ? kRelax[previous_count - 1][count - 1](before, round_trip, made.service_time_us, sum + begin[call + 1],
-                                                    from + begin[call + 1])
-            : RelaxAnyLayer(previous_count, count, before, round_trip, made.service_time_us, sum + begin[call + 1],
-                            from + begin[call + 1]);
+            ? kRelax[previous_count - 1][count - 1](before, round_trip, made.service_time_us, sum + next, from + next)
+            : RelaxAnyLayer(previous_count, count, before, round_trip, made.service_time_us, sum + next, from + next);
     if (!any) {
       static const Chain kNoPins{};
       if (Unplaced(snapshot, kNoPins, call, made.service, failed_facility, unplaced)) {
         for (int j = 0; j < previous_count; ++j) {
-          if (before[j] < kFar) unplaced.unreached_from.push_back(unfailed[begin[call] + j].facility);
+          if (before[j] < kFar) unplaced.unreached_from.push_back(unfailed[at + j].facility);
         }
       }
       return false;
     }
+    at = next;
     previous_count = count;
   }
 
-  // The best last entry, then back through the layers: those after `first`
-  // as solved here, the others as they were.
+  // The best last entry (at `at`), then back through the layers: those
+  // after `first` as solved here, the others as they were.
   const int count = chain.calls;
-  const size_t last = begin[count];
   int position = 0;
   for (int j = 1; j < previous_count; ++j) {
-    if (sum[last + j] < sum[last + position]) position = j;
+    if (sum[at + j] < sum[at + position]) position = j;
   }
-  scratch.total_us = sum[last + position];
+  scratch.total_us = sum[at + position];
   if (scratch.replica.size() < static_cast<size_t>(count)) {  // only grown: sized for the longest chain yet
     scratch.replica.resize(count);
     scratch.from.resize(count);
@@ -310,13 +313,15 @@ bool SolveLayersOnBlocks(const Snapshot& snapshot, const LayerChain& chain, cons
   if (scratch.rtt_us.size() < static_cast<size_t>(count)) scratch.rtt_us.resize(count);
   auto total_at = [&](int layer, size_t k) { return layer >= first ? sum[k] : unfailed[k].total_us; };
   for (int call = count; call-- > 0;) {
-    const size_t k = begin[call + 1] + position;
+    const size_t k = at + position;
+    const size_t before = at - size(call);  // layer call's offset
     const int caller = call + 1 > first ? from[k] : unfailed[k].from;
-    const size_t called_from = begin[call] + caller;
+    const size_t called_from = before + caller;
     scratch.replica[call] = unfailed[k].facility;
     scratch.from[call] = unfailed[called_from].facility;
     scratch.rtt_us[call] = total_at(call + 1, k) - calls[call].service_time_us - total_at(call, called_from);
     position = caller;
+    at = before;
   }
   return true;
 }
