@@ -144,8 +144,17 @@ void ChainBackupPlacer::KeepLayers(int c, const ChainPlan& plan, bool just_place
   // SolveLayers read are still the unfailed ones); per call, the best
   // placement that does not make it the primary's way (every placement
   // makes call i from one entry of layer i to one of layer i + 1).
+  // Where each layer's kept entries start, and an entry's to_go_us there.
+  layer_at_.resize(static_cast<size_t>(chain.calls) + 1);
+  layer_at_[0] = head.entries_at;
+  for (int call = 0; call < chain.calls; ++call) {
+    layer_at_[call + 1] = layer_at_[call] + (call == 0 ? 1 : layer_calls_[head.calls_at + call - 1].count);
+  }
+  auto to_go = [&](int layer, int position) -> uint64_t& {
+    return layer_entries_[layer_at_[layer] + static_cast<size_t>(position)].to_go_us;
+  };
   for (size_t i = scratch.begin[chain.calls]; i < scratch.begin[chain.calls + 1]; ++i) {
-    ToGo(head, chain.calls, scratch.entries[i].position) = 0;
+    to_go(chain.calls, scratch.entries[i].position) = 0;
   }
   for (int call = chain.calls; call-- > 0;) {  // the layer of call - 1 (0: the origin) from call's
     LayerCall& made = layer_calls_[head.calls_at + call];
@@ -157,7 +166,7 @@ void ChainBackupPlacer::KeepLayers(int c, const ChainPlan& plan, bool just_place
       uint64_t best = kUnreachable;
       for (size_t j = scratch.begin[call + 1]; j < scratch.begin[call + 2]; ++j) {
         const SearchEntry& next = scratch.entries[j];
-        const uint64_t after = ToGo(head, call + 1, next.position);
+        const uint64_t after = to_go(call + 1, next.position);
         if (after == kUnreachable) continue;
         uint64_t network = 0;
         if (next.facility != entry.facility) {
@@ -171,15 +180,9 @@ void ChainBackupPlacer::KeepLayers(int c, const ChainPlan& plan, bool just_place
           made.others_us = std::min(made.others_us, entry.total_us + through);
         }
       }
-      ToGo(head, call, entry.position) = best;
+      to_go(call, entry.position) = best;
     }
   }
-}
-
-uint64_t& ChainBackupPlacer::ToGo(const LayerChain& head, int layer, int position) {
-  size_t at = head.entries_at;
-  for (int call = 0; call < layer; ++call) at += call == 0 ? 1 : layer_calls_[head.calls_at + call - 1].count;
-  return layer_entries_[at + position].to_go_us;
 }
 
 void ChainBackupPlacer::PrefetchLayers(int c) const {

@@ -139,9 +139,6 @@ class ChainBackupPlacer {
             heads_[c].pinned ? &snapshot_.chains()[c] : nullptr};
   }
 
-  // The to_go_us of chain `head`'s entry at `position` in layer `layer` (0:
-  // the origin, i: call i - 1's replicas).
-  uint64_t& ToGo(const LayerChain& head, int layer, int position);
   // Asks the memory for what PlaceBackup(c) reads of chain `c` ahead of
   // it: a failure's backups read chains all over the plan, and waiting for
   // each chain's layers in turn was most of their time.
@@ -203,6 +200,7 @@ class ChainBackupPlacer {
   std::vector<int> position_;  // per failure id marked: its place in touched_
   std::vector<TouchedFailure> touched_;
   std::vector<int> primary_position_;  // KeepLayers' scratch: per layer
+  std::vector<size_t> layer_at_;       // KeepLayers' scratch: per layer, where its entries start
   // The primaries' hops between two facilities, numbered (LayerCall::hop)
   // by (from, replica).
   absl::flat_hash_map<uint64_t, int> hop_ids_;
