@@ -78,7 +78,9 @@ FailureDistances::FailureDistances(const Snapshot& snapshot, const std::vector<c
       may_change_(snapshot.facility_count() * words_, 0) {
   const int n = snapshot.facility_count();
   in_begin_.assign(static_cast<size_t>(n) + 1, 0);
-  for (int link = 0; link < snapshot.link_count(); ++link) ++in_begin_[static_cast<size_t>(snapshot.link_dst(link)) + 1];
+  for (int link = 0; link < snapshot.link_count(); ++link) {
+    ++in_begin_[static_cast<size_t>(snapshot.link_dst(link)) + 1];
+  }
   for (int v = 0; v < n; ++v) in_begin_[v + 1] += in_begin_[v];
   in_arcs_.resize(in_begin_[n]);
   std::vector<uint32_t> fill(in_begin_.begin(), in_begin_.end() - 1);

@@ -483,8 +483,8 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
       const Run& run = runs[merged];
       std::vector<int>& ids = to_plan[static_cast<size_t>(run.worker)];
       for (size_t i = 0; i + 1 < run.new_begin.size(); ++i) {
-        ids.push_back(plan.paths.Intern(
-            std::span<const int>(run.new_links.data() + run.new_begin[i], run.new_links.data() + run.new_begin[i + 1])));
+        const int* links = run.new_links.data();
+        ids.push_back(plan.paths.Intern(std::span<const int>(links + run.new_begin[i], links + run.new_begin[i + 1])));
       }
     }
   };

@@ -61,7 +61,8 @@ class RoundTripBlocks {
   // Whether the failure with id `failure` may change any round trip of
   // `block` (false: all keep their unfailed values).
   bool MayChange(int block, int failure) const {
-    return (by_failure_[static_cast<size_t>(failure) * block_words_ + static_cast<size_t>(block >> 6)] >> (block & 63)) & 1;
+    const size_t word = static_cast<size_t>(failure) * block_words_ + static_cast<size_t>(block >> 6);
+    return (by_failure_[word] >> (block & 63)) & 1;
   }
   // A prepared block's unfailed round trips, row by row (kFar: no way
   // between the pair; 0 within a facility).
