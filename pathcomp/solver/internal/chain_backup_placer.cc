@@ -516,10 +516,8 @@ int ChainBackupPlacer::PlaceBackups(const std::vector<std::vector<BackupTask>>& 
         run.new_begin.push_back(static_cast<uint32_t>(run.new_links.size()));
       }
       placed[r].store(true, std::memory_order_release);
-      if (merging.try_lock()) {  // else the thread merging will find it, or the last merge below
-        merge_placed();
-        merging.unlock();
-      }
+      // Else the thread merging finds it, or the last merge below does.
+      if (std::unique_lock<std::mutex> lock(merging, std::try_to_lock); lock.owns_lock()) merge_placed();
     }
   });
   merge_placed();  // the runs placed last
