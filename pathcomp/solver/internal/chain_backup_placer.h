@@ -57,7 +57,8 @@ struct PathUnderFailure {
 };
 
 // What one thread places backups with: shortest paths under the failure it
-// is on (per pin mask), the primary hops under it, and scratch.
+// is on (per pin mask), the primary hops, path ids and round-trip blocks
+// under it, and scratch.
 struct BackupWorker {
   std::unique_ptr<FailureDistances> unpinned;
   std::vector<HopUnderFailure> hops;  // by LayerCall::hop
