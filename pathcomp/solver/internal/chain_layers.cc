@@ -50,7 +50,7 @@ size_t* LayOutLayers(const LayerChain& chain, const LayerCall* calls, LayerScrat
 // One layer of SolveLayersOnBlocks: each of the `count` entries called from
 // the lowest of the `previous` positions giving its least sum (`before` by
 // position, then the round trip, row by row from there), its service time
-// added; none below RoundTripBlocks::kFar when there is no way. Whether any
+// added (RoundTripBlocks::kFar or more: no way to it). Returns whether any
 // entry has a way. Sums of kFar or more stay below 2^64: a sum is at most
 // kFar plus a chain's real ones (RoundTripBlocks::usable) before a round
 // trip of at most kFar is added.
