@@ -142,12 +142,7 @@ constexpr std::array<std::array<RelaxFn, kRelaxed>, kRelaxed> kRelax = {RelaxRow
 bool SolveLayersAfter(const Snapshot& snapshot, const LayerChain& chain, const LayerCall* calls,
                       const LayerEntry* unfailed, const Chain* pinned, int failed_facility, uint64_t bound_us,
                       FailureDistances& paths, LayerScratch& scratch, ChainPlacement& unplaced) {
-  if (failed_facility == chain.origin) {
-    unplaced.failed_call = 0;
-    unplaced.why = ChainUnplacedWhy::kOriginDown;
-    unplaced.failed_facility = chain.origin;
-    return false;
-  }
+  if (OriginDown(chain.origin, failed_facility, unplaced)) return false;
   size_t* begin = LayOutLayers(chain, calls, scratch);
   uint64_t* sum = scratch.sum_us.data();
   int* from = scratch.called_from.data();
@@ -249,12 +244,7 @@ bool SolveLayersAfter(const Snapshot& snapshot, const LayerChain& chain, const L
 bool SolveLayersOnBlocks(const Snapshot& snapshot, const LayerChain& chain, const LayerCall* calls,
                          const LayerEntry* unfailed, int failed_facility, RoundTripBlocks::UnderFailure& round_trips,
                          LayerScratch& scratch, ChainPlacement& unplaced) {
-  if (failed_facility == chain.origin) {
-    unplaced.failed_call = 0;
-    unplaced.why = ChainUnplacedWhy::kOriginDown;
-    unplaced.failed_facility = chain.origin;
-    return false;
-  }
+  if (OriginDown(chain.origin, failed_facility, unplaced)) return false;
   // Sums with no way are RoundTripBlocks::kFar or more (a failed
   // facility's round trips are, even within it, so its entries need no test).
   // Layers as SolveLayersAfter lays them out, their offsets counted as the

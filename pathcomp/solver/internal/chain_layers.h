@@ -121,6 +121,16 @@ struct ChainView {
 bool Unplaced(const Snapshot& snapshot, const Chain& pins, int call, int service, int failed_facility,
               ChainPlacement& unplaced);
 
+// Whether `failed_facility` is the chain's `origin`: then nothing is
+// placed, which `unplaced` says.
+inline bool OriginDown(int origin, int failed_facility, ChainPlacement& unplaced) {
+  if (failed_facility != origin) return false;
+  unplaced.failed_call = 0;
+  unplaced.why = ChainUnplacedWhy::kOriginDown;
+  unplaced.failed_facility = origin;
+  return true;
+}
+
 // The least latency-sum placement of `chain` avoiding `failed_facility`
 // (-1: none), with one-way distances from `row(a)` (distances from a by
 // destination, which must already avoid the failure and keep to the chain's
@@ -132,12 +142,7 @@ bool SolveLayers(const Snapshot& snapshot, const ChainView& chain, int failed_fa
                  LayerScratch& scratch, ChainPlacement& unplaced) {
   static const Chain kNoPins{};
   const Chain& pins = chain.pins != nullptr ? *chain.pins : kNoPins;
-  if (failed_facility == chain.origin) {
-    unplaced.failed_call = 0;
-    unplaced.why = ChainUnplacedWhy::kOriginDown;
-    unplaced.failed_facility = chain.origin;
-    return false;
-  }
+  if (OriginDown(chain.origin, failed_facility, unplaced)) return false;
   std::vector<SearchEntry>& entries = scratch.entries;
   std::vector<size_t>& begin = scratch.begin;
   entries.clear();
