@@ -231,15 +231,6 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
     return memo.id;
   };
   auto path_ids = [&](int from, int replica) { return std::pair{path_id(from, replica), path_id(replica, from)}; };
-  auto primary_path_ids = [&](const LayerCall& made) {
-    if (!unpinned) return path_ids(made.from, made.replica);
-    HopUnderFailure& hop = worker.hops[static_cast<size_t>(made.hop)];
-    if (hop.paths_epoch != worker.epoch) {
-      std::tie(hop.there, hop.back) = path_ids(made.from, made.replica);
-      hop.paths_epoch = worker.epoch;
-    }
-    return std::pair{hop.there, hop.back};
-  };
   ChainPlan::CompactBackup backup;
   backup.failure = failure;
   backup.chain = c;
@@ -322,7 +313,7 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
       const int call = std::countr_zero(calls);
       const LayerCall& made = was[call];
       if (made.from == made.replica) continue;
-      const auto [there, back] = primary_path_ids(made);
+      const auto [there, back] = path_ids(made.from, made.replica);
       if (there == made.path_there && back == made.path_back) continue;
       sink.changed.push_back({call, made.replica, there, back, rtt_us[call]});
       ++backup.count;
@@ -340,7 +331,7 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
       if (!maybe_on_path && !paths.MovesUntouchedPaths(from) && !paths.MovesUntouchedPaths(replica)) continue;
     }
     int there = 0, back = 0;
-    if (from != replica) std::tie(there, back) = same_hop ? primary_path_ids(was[call]) : path_ids(from, replica);
+    if (from != replica) std::tie(there, back) = path_ids(from, replica);
     if (replica == was[call].replica && there == was[call].path_there && back == was[call].path_back) continue;
     // The round trip: the search's, or the bound's (the primary's where the
     // failure is not on its paths).

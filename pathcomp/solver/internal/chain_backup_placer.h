@@ -38,13 +38,12 @@ struct BackupTask {
 };
 
 // A primary hop (between two facilities) under the failure a worker is
-// on, on the unpinned paths: its round trip and its paths' ids, each worked
-// out at most once per failure (a failure's backups ask the same few hundred
-// primary hops over and over).
+// on, on the unpinned paths: its round trip, worked out at most once per
+// failure (a failure's backups ask the same few hundred primary hops over
+// and over; their path ids are remembered per pair, PathUnderFailure).
 struct HopUnderFailure {
   uint64_t rtt_us = 0;
-  uint32_t rtt_epoch = 0, paths_epoch = 0;  // valid when == BackupWorker::epoch
-  int there = 0, back = 0;
+  uint32_t rtt_epoch = 0;  // valid when == BackupWorker::epoch
 };
 
 // The id of a path between two facilities under the failure a worker is
