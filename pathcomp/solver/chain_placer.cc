@@ -358,7 +358,9 @@ ChainPlan ChainPlacer::Replan(ChainPlan previous, const Snapshot& before) {
   std::vector<char> layers_needed = std::move(scans[0].layers_needed);
   std::vector<FacilityDependency> kept_dependencies = std::move(scans[0].kept_dependencies);
   for (size_t t = 1; t < scans.size(); ++t) {
-    for (size_t id = 0; id < redo.size(); ++id) redo[id].insert(redo[id].end(), scans[t].redo[id].begin(), scans[t].redo[id].end());
+    for (size_t id = 0; id < redo.size(); ++id) {
+      redo[id].insert(redo[id].end(), scans[t].redo[id].begin(), scans[t].redo[id].end());
+    }
     for (int c = 0; c < chain_count; ++c) layers_needed[c] |= scans[t].layers_needed[c];
     kept_dependencies.insert(kept_dependencies.end(), scans[t].kept_dependencies.begin(),
                              scans[t].kept_dependencies.end());

@@ -270,7 +270,8 @@ void ChainPlan::Finish(int threads) {
     const auto [begin, end] = part_range(part);
     std::vector<uint32_t>& fill = from[part];
     for (size_t i = begin; i < end; ++i) {
-      if (backups[i].chain >= 0) backup_index_[fill[static_cast<size_t>(backups[i].chain)]++] = static_cast<uint32_t>(i);
+      if (backups[i].chain < 0) continue;
+      backup_index_[fill[static_cast<size_t>(backups[i].chain)]++] = static_cast<uint32_t>(i);
     }
   });
   // Dropped and replaced backups stay in storage until they are as many as

@@ -299,7 +299,8 @@ void FailureDistances::BuildTrees(const std::vector<int>& sources, int threads) 
   }
   // A tree writes only its own slot (and its irregular_ entry).
   constexpr size_t kTreesPerThread = 16;  // fewer are built before a thread would start
-  const int used = static_cast<int>(std::clamp<size_t>(missing.size() / kTreesPerThread, 1, static_cast<size_t>(std::max(threads, 1))));
+  const int used = static_cast<int>(
+      std::clamp<size_t>(missing.size() / kTreesPerThread, 1, static_cast<size_t>(std::max(threads, 1))));
   internal::OnThreads(used, [&](int t) {
     for (size_t i = static_cast<size_t>(t); i < missing.size(); i += static_cast<size_t>(used)) BuiltTree(missing[i]);
   });
