@@ -237,7 +237,7 @@ ChainPlan::CompactBackup ChainBackupPlacer::PlaceBackup(BackupWorker& worker, in
   const LayerCall* was = &layer_calls_[chain.calls_at];
   // The primary's hops under the failure, if it survives: a bound. A hop
   // whose paths the failure is not on keeps its round trip.
-  if (scratch.rtt_us.size() < static_cast<size_t>(chain.calls)) scratch.rtt_us.resize(chain.calls);
+  scratch.GrowCalls(chain.calls);
   uint64_t* rtt_us = scratch.rtt_us.data();
   uint64_t bound_us = 0;
   // The least unfailed sum of a placement that avoids a call the failure

@@ -225,11 +225,7 @@ bool SolveLayersAfter(const Snapshot& snapshot, const LayerChain& chain, const L
     if (sum[last + j] != kUnreachable && (position < 0 || sum[last + j] < sum[last + position])) position = j;
   }
   scratch.total_us = sum[last + position];
-  if (scratch.replica.size() < count) {  // only grown: sized for the longest chain yet
-    scratch.replica.resize(count);
-    scratch.from.resize(count);
-  }
-  if (scratch.rtt_us.size() < count) scratch.rtt_us.resize(count);
+  scratch.GrowCalls(count);
   for (size_t call = count; call-- > 0;) {
     const size_t k = begin[call + 1] + position;
     const int caller = from[k];
@@ -296,11 +292,7 @@ bool SolveLayersOnBlocks(const Snapshot& snapshot, const LayerChain& chain, cons
     if (sum[at + j] < sum[at + position]) position = j;
   }
   scratch.total_us = sum[at + position];
-  if (scratch.replica.size() < static_cast<size_t>(count)) {  // only grown: sized for the longest chain yet
-    scratch.replica.resize(count);
-    scratch.from.resize(count);
-  }
-  if (scratch.rtt_us.size() < static_cast<size_t>(count)) scratch.rtt_us.resize(count);
+  scratch.GrowCalls(count);
   auto total_at = [&](int layer, size_t k) { return layer >= first ? sum[k] : unfailed[k].total_us; };
   for (int call = count; call-- > 0;) {
     const size_t k = at + position;

@@ -51,6 +51,14 @@ struct LayerScratch {
     called_from.resize(positions);
     kept.resize(positions);
   }
+  // The arrays per call (replica, from, rtt_us) made at least this long,
+  // likewise: sized for the longest chain yet.
+  void GrowCalls(size_t calls) {
+    if (rtt_us.size() >= calls) return;
+    replica.resize(calls);
+    from.resize(calls);
+    rtt_us.resize(calls);
+  }
 };
 
 // A placed chain's unfailed layered graph, kept for its backups
